@@ -1,0 +1,107 @@
+/** Every text of the spec that a user reads (§2, §5, §8), defined once. */
+export const messages = {
+  required: 'This field is required.',
+  invalidEmail: 'Enter a valid e-mail address.',
+  passwordTooShort: (min: number) => `The password must be at least ${min} characters long.`,
+  passwordsDoNotMatch: 'The passwords do not match.',
+  noSpaces: 'Spaces not allowed',
+  alphaDashCustom: 'Only alphanumeric, hyphen and underscore characters allowed.',
+  sessionRenameHint: 'Only alphanumeric characters and underscores are allowed.',
+  uniqueTrialName: 'A trial with this name already exists in the session. Please choose a different name.',
+  codeDigits: (digits: number) => `The code has ${digits} digits.`,
+  mustAgree: 'You must agree to continue.',
+  deleteConfirmMismatch: 'Type your username exactly to confirm.',
+
+  // §5 subject rules
+  subjectWeightTooLarge:
+    "It seems unlikely that the subject's weight exceeds 200 kg. Please ensure that you are using the correct units. The weight should be specified in kilograms (kg).",
+  subjectWeightTooSmall:
+    "It seems unlikely that the subject's weight is less than 1 kg. Please ensure that you are using the correct units. The weight should be specified in kilograms (kg).",
+  subjectHeightTooLarge:
+    "It seems unlikely that the subject's height exceeds 3 m. Please ensure that you are using the correct units. The height should be specified in meters (m).",
+  subjectHeightTooSmall:
+    "It seems unlikely that the subject's height is less than 0.1 m. Please ensure that you are using the correct units. The height should be specified in meters (m).",
+  subjectBirthYearInFuture: "The subject's birth year cannot be set in the future. Please enter a valid birth year.",
+  subjectBirthYearTooEarly: "It seems unlikely that the subject's birth year predates 1900. Please enter a valid birth year.",
+  subjectTagsRequired: "You must add at least one subject tag. For subjects with no conditions, select 'Unimpaired'.",
+  subjectTagsNotArray: 'The subject tags must be contained in an array.',
+  subjectConsentRequired: 'The subject must provide informed consent.',
+
+  // §5 names, recording and settings rules
+  trialNameReserved: "The names 'calibration' and 'neutral' are reserved. Please choose a different name.",
+  trialBusy: "You can't rename a trial while it's being uploaded or processed. Please wait until it has finished.",
+  neutralCannotBeRenamed: 'The neutral trial cannot be renamed.',
+  filterFrequencyTooLarge: (halfFramerateHz: number) =>
+    `Too large filter frequency. Using half the framerate (${halfFramerateHz} Hz) instead.`,
+  filterFrequencyInvalid: 'Invalid filter frequency. Using default.',
+  tagsNotArray: 'The tags must be contained in an array.',
+  sessionNotFound: 'Session not found.',
+  trialNotFound: 'Trial not found.',
+  subjectNotFound: 'Subject not found.',
+  taskNotFound: 'Download task not found.',
+  notOwner: 'Only the owner can change this.',
+
+  // §4.2, §4.3, §5, §8 capture and recording
+  devicesRequiredForCalibration: (connected: number) =>
+    `${connected} device(s) connected to the session and 2+ devices are required, please re-pair your devices using qr code at top of page.`,
+  videosMissing: (expected: number, uploaded: number) =>
+    `${expected} devices expected and ${uploaded} videos were uploaded. Please reconnect the missing ${expected - uploaded} devices to the session using the QR code at the top of the screen.`,
+  camerasConnectionTimeout: 'Connected cameras do not match calibrated cameras. Timeout while waiting for cameras to connect.',
+  noCalibratedCamerasForTrial: 'There are no calibrated cameras for this trial.',
+  noCamerasCalibrated: 'No cameras have been calibrated. Please go back and calibrate your cameras.',
+  onlyOneCalibratedCamera: 'There is only 1 calibrated camera, but at least 2 cameras are necessary. Please go back and calibrate your cameras.',
+  camerasCalibrated: (count: number) => `${count} devices calibrated successfully.`,
+  recordingTimeLimit: 'Recording finished upon reaching time limit',
+  trialBeingRecorded: 'The trial is being recorded',
+  trialQueued: 'Trial is in the queue to be processed.',
+  trialQueuedForReprocessing: 'Trial is in the queue to be reprocessed.',
+  trialProcessingError: 'Error in processing, you may want to re-record this trial.',
+  videosNotSynchronized: 'Showing uploaded videos (not synchronized).',
+  processing: 'Processing.',
+  processingSubjectCanRelax: 'Processing: the subject can relax.',
+  subjectMustAgree: 'The subject must agree to continue!',
+  finishedWithError: 'Finished with error',
+  neutralProcessingError: 'Error in processing neutral pose',
+  captureAppNotice:
+    'No app to install: open the camera of each phone, scan the QR code and allow the camera in the page that opens.',
+  videoUnreadable: (camera: string, reason: string) =>
+    `The video from camera ${camera} could not be read (${reason}). Please record this trial again.`,
+  trialNotRecording: 'This trial is not waiting for videos.',
+  videoAlreadyUploaded: 'This camera has already uploaded its video for this trial.',
+  pairingInvalid: 'This pairing link is no longer valid. Scan the QR code of the session again.',
+  recordingInProgress: 'A trial is already being recorded in this session.',
+
+  networkFailure: 'Could not reach server. Check your internet connection and try again.',
+  userInfoFailure: 'Error retrieving user info.',
+  userDoesNotExist: (username: string) => `The user "${username}" does not exist.`,
+  copyProfileUrlFailure: 'Error while copying profile URL to clipboard',
+  profilePictureFailureContext: 'updating profile picture.',
+  profileSaveFailureContext: 'updating profile.',
+
+  userCreated: 'New user successfully created',
+  profileUpdated: 'Profile updated.',
+  profilePictureUpdated: 'Profile picture updated.',
+  passwordRecoveryEmailSent: 'Password recovery email sent.',
+  passwordChanged: 'Password changed successfully.',
+  profileUrlCopied: 'Profile URL copied to clipboard!',
+  accountDeleted: 'Your account and all its data have been removed.',
+
+  invalidCredentials: 'Unable to log in with provided credentials.',
+  invalidCode: 'The code is not valid.',
+  codeExpired: 'The code has expired. Request a new code.',
+  tooManyWrongCodes: 'Too many wrong codes. Request a new code.',
+  tooManyAttempts: 'Too many attempts. Please wait a few minutes and try again.',
+  invalidResetLink: 'This password reset link is invalid or has expired. Request a new one.',
+  notAuthenticated: 'Authentication credentials were not provided or have expired.',
+  notVerified: 'Enter the code sent to your e-mail to continue.',
+  notFound: 'Not found.',
+  usernameTaken: 'A user with that username already exists.',
+  emailTaken: 'A user with that e-mail address already exists.',
+  pictureNotImage: 'The file is not an image. Choose a JPEG, PNG, GIF or WebP picture.',
+  pictureTooLarge: (maxMb: number) => `The picture is larger than ${maxMb} MB.`,
+  licenseNotPermitted:
+    'This use is not a permitted use of this software. If you want to use it for this purpose, please contact the provider to purchase a license.',
+  licensePreviousNotPermitted:
+    'Your previous answer was a use that is not permitted without a license. Please confirm how you use this software.',
+} as const;
+

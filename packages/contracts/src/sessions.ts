@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { SESSIONS_PAGE_SIZE } from './constants.ts';
+import { alphaDashName } from './fields.ts';
+import { booleanQuery, pagingQuerySchema } from './paging.ts';
+import {
+  AUGMENTER_MODELS,
+  CHECKERBOARD_PLACEMENTS,
+  DATA_SHARING_OPTIONS,
+  FRAMERATES,
+  OPENSIM_MODELS,
+  POSE_MODELS,
+  SCALING_SETUPS,
+} from './session-settings.ts';
+import { trialSchema } from './trials.ts';
+
+const keysOf = <T extends Record<string, string>>(options: T) => Object.keys(options) as [keyof T & string, ...(keyof T & string)[]];
+
+export const checkerboardSchema = z.object({
+  rows: z.number().int(),
+  cols: z.number().int(),
+  squareSize: z.number(),
+  placement: z.enum(CHECKERBOARD_PLACEMENTS),
+});
+
+export const sessionSettingsSchema = z.object({
+  data_sharing: z.enum(DATA_SHARING_OPTIONS).optional(),
+  scaling_setup: z.enum(keysOf(SCALING_SETUPS)).optional(),
+  pose_model: z.enum(keysOf(POSE_MODELS)).optional(),
+  framerate: z.number().int().optional(),
+  openSimModel: z.enum(keysOf(OPENSIM_MODELS)).optional(),
+  augmenter_model: z.enum(keysOf(AUGMENTER_MODELS)).optional(),
+  filter_frequency: z.union([z.literal('default'), z.number().positive()]).optional(),
+});
+
+export const sessionMetaSchema = z
+  .object({
+    sessionName: z.string().optional(),
+    checkerboard: checkerboardSchema.optional(),
+    settings: sessionSettingsSchema.optional(),
+  })
+  .catchall(z.unknown());
+export type SessionMeta = z.infer<typeof sessionMetaSchema>;
+
+export const sessionSchema = z.object({
+  id: z.string(),
+  user: z.number().int(),
+  subject: z.number().int().nullable(),
+  /** The subject's name. */
+  name: z.string().nullable(),
+  public: z.boolean(),
+  /** The pairing QR code as an image data URL; only the owner receives it. */
+  qrcode: z.string().nullable(),
+  meta: sessionMetaSchema,
+  created_at: z.string(),
+  updated_at: z.string(),
+  trashed: z.boolean(),
+  trashed_at: z.string().nullable(),
+  trials_count: z.number().int(),
+  trials: z.array(trialSchema),
+  is_owner: z.boolean(),
+});
+export type Session = z.infer<typeof sessionSchema>;
+
+/** A row of the session list (§2.8). */
+export const sessionRowSchema = z.object({
+  id: z.string(),
+  sessionName: z.string(),
+  name: z.string().nullable(),
+  subject: z.number().int().nullable(),
+  trials_count: z.number().int(),
+  created_at: z.string(),
+  trashed: z.boolean(),
+  trashed_at: z.string().nullable(),
+  public: z.boolean(),
+});
+export type SessionRow = z.infer<typeof sessionRowSchema>;
+
+export const SESSION_SORT_FIELDS = ['id', 'sessionName', 'name', 'trials_count', 'created_at', 'trashed'] as const;
+
+export const validSessionsRequestSchema = pagingQuerySchema.extend({
+  quantity: z.coerce.number().int().min(-1).max(1000).default(SESSIONS_PAGE_SIZE),
+  sort: z.enum(SESSION_SORT_FIELDS).default('created_at'),
+  sort_desc: booleanQuery.default(true),
+  include_trashed: booleanQuery,
+  only_trashed: booleanQuery,
+  subject_id: z.coerce.number().int().positive().optional(),
+  /** Leave out sessions with no trial other than calibration and neutral. */
+  skip_no_trials: booleanQuery,
+  /** A public session anyone may list (anonymous viewers of a shared session). */
+  public_session_id: z.string().uuid().optional(),
+  /** With subject_id, lets a viewer holding the subject's share token list its sessions. */
+  share_token: z.string().max(200).optional(),
+});
+export type ValidSessionsRequest = z.input<typeof validSessionsRequestSchema>;
+
+export const validSessionsResponseSchema = z.object({ sessions: z.array(sessionRowSchema), total: z.number().int() });
+
+export const searchSessionsQuerySchema = z.object({
+  text: z.string().trim().max(200).optional().default(''),
+  include_trashed: booleanQuery,
+});
+
+/** Session names follow the trial-name rule (letters, digits, hyphen, underscore). */
+export const renameSessionRequestSchema = z.object({ sessionNewName: alphaDashName(100) });
+
+export const patchSessionRequestSchema = z.object({ public: z.boolean() });
+
+export const setSubjectQuerySchema = z.object({ subject_id: z.coerce.number().int().positive() });
+
+/** GET /sessions/{id}/set_metadata/: calibration keys (cb_*) or neutral settings keys (settings_*). */
+export const setMetadataQuerySchema = z.object({
+  cb_rows: z.coerce.number().int().min(2).max(50).optional(),
+  cb_cols: z.coerce.number().int().min(2).max(50).optional(),
+  cb_square: z.coerce.number().positive().max(1000).optional(),
+  cb_placement: z.enum(CHECKERBOARD_PLACEMENTS).optional(),
+  settings_data_sharing: z.enum(DATA_SHARING_OPTIONS).optional(),
+  settings_scaling_setup: z.enum(keysOf(SCALING_SETUPS)).optional(),
+  settings_pose_model: z.enum(keysOf(POSE_MODELS)).optional(),
+  settings_framerate: z.coerce
+    .number()
+    .int()
+    .refine((fps) => (FRAMERATES as readonly number[]).includes(fps), `Choose one of ${FRAMERATES.join(', ')} fps.`)
+    .optional(),
+  settings_session_name: z.union([z.literal(''), alphaDashName(100)]).optional(),
+  settings_openSimModel: z.enum(keysOf(OPENSIM_MODELS)).optional(),
+  settings_augmenter_model: z.enum(keysOf(AUGMENTER_MODELS)).optional(),
+  /** 'default' or Hz; clamped to half the framerate, invalid values become 'default' with a warning. */
+  settings_filter_frequency: z.string().max(50).optional(),
+});
+export type SetMetadataQuery = z.input<typeof setMetadataQuerySchema>;
+
+export const setMetadataResponseSchema = z.object({ meta: sessionMetaSchema, warnings: z.array(z.string()) });
+
+export const sessionSettingsResponseSchema = z.object({ framerates: z.array(z.number().int()) });
+
+export const asyncDownloadResponseSchema = z.object({ task_id: z.string() });
+export const downloadReadyResponseSchema = z.object({ url: z.string() });
+export const downloadPendingResponseSchema = z.object({ status: z.string(), progress: z.number().optional() });
+
+export const emptyTrashResponseSchema = z.object({ trials: z.number().int(), sessions: z.number().int() });
