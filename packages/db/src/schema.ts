@@ -1,0 +1,243 @@
+import { sql } from 'drizzle-orm';
+import { boolean, doublePrecision, index, integer, jsonb, pgTable, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
+/**
+ * The one schema of Kinetrace, used on PGlite and PostgreSQL alike. Secrets (passwords, tokens,
+ * codes) are stored only as hashes.
+ */
+
+export const users = pgTable(
+  'users',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    username: text('username').notNull(),
+    email: text('email').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    firstName: text('first_name').notNull(),
+    lastName: text('last_name').notNull(),
+    country: text('country').notNull(),
+    institution: text('institution').notNull(),
+    profession: text('profession').notNull(),
+    reason: text('reason').notNull(),
+    website: text('website').notNull().default(''),
+    newsletter: boolean('newsletter').notNull().default(true),
+    institutionalUse: text('institutional_use'),
+    /** Storage key of the profile picture, null for the default image. */
+    profilePictureKey: text('profile_picture_key'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex('users_username_lower_idx').on(sql`lower(${table.username})`),
+    uniqueIndex('users_email_lower_idx').on(sql`lower(${table.email})`),
+  ],
+);
+
+/** A login: the bearer token's hash, whether its second factor was passed, and its lifetime. */
+export const authTokens = pgTable(
+  'auth_tokens',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    verified: boolean('verified').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (table) => [uniqueIndex('auth_tokens_hash_idx').on(table.tokenHash), index('auth_tokens_user_idx').on(table.userId)],
+);
+
+/** The e-mailed code for one login; a new challenge replaces the previous one. */
+export const otpChallenges = pgTable(
+  'otp_challenges',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    authTokenId: integer('auth_token_id')
+      .notNull()
+      .references(() => authTokens.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    wrongAttempts: integer('wrong_attempts').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (table) => [index('otp_challenges_token_idx').on(table.authTokenId)],
+);
+
+/** A browser that passed the second factor with "remember this device": skips the code for 90 days. */
+export const rememberedDevices = pgTable(
+  'remembered_devices',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [uniqueIndex('remembered_devices_hash_idx').on(table.tokenHash)],
+);
+
+export const passwordResets = pgTable(
+  'password_resets',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (table) => [uniqueIndex('password_resets_hash_idx').on(table.tokenHash)],
+);
+
+/** Trash state shared by sessions, trials and subjects: restorable for 30 days, then removed. */
+const trashColumns = () => ({
+  trashed: boolean('trashed').notNull().default(false),
+  trashedAt: timestamp('trashed_at', { withTimezone: true }),
+});
+const timestamps = () => ({
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const subjects = pgTable(
+  'subjects',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    weightKg: doublePrecision('weight_kg').notNull(),
+    heightM: doublePrecision('height_m').notNull(),
+    birthYear: integer('birth_year').notNull(),
+    sexAtBirth: text('sex_at_birth'),
+    gender: text('gender'),
+    characteristics: text('characteristics').notNull().default(''),
+    subjectTags: jsonb('subject_tags').$type<string[]>().notNull().default([]),
+    terms: boolean('terms').notNull().default(false),
+    /** Read-only sharing: whoever holds it may read the subject and its sessions. */
+    shareToken: text('share_token'),
+    ...timestamps(),
+    ...trashColumns(),
+  },
+  (table) => [index('subjects_user_idx').on(table.userId), uniqueIndex('subjects_share_token_idx').on(table.shareToken)],
+);
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    subjectId: integer('subject_id').references(() => subjects.id, { onDelete: 'set null' }),
+    public: boolean('public').notNull().default(false),
+    /** The capability a phone presents to pair with this session (in the QR code). */
+    pairingToken: text('pairing_token').notNull(),
+    shareToken: text('share_token'),
+    meta: jsonb('meta').$type<Record<string, unknown>>().notNull().default({}),
+    ...timestamps(),
+    ...trashColumns(),
+  },
+  (table) => [
+    index('sessions_user_idx').on(table.userId, table.createdAt),
+    index('sessions_subject_idx').on(table.subjectId),
+    uniqueIndex('sessions_pairing_token_idx').on(table.pairingToken),
+    uniqueIndex('sessions_share_token_idx').on(table.shareToken),
+  ],
+);
+
+export const trials = pgTable(
+  'trials',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    status: text('status').notNull(),
+    tags: jsonb('tags').$type<string[]>().notNull().default([]),
+    meta: jsonb('meta').$type<Record<string, unknown>>().notNull().default({}),
+    ...timestamps(),
+    ...trashColumns(),
+  },
+  (table) => [index('trials_session_idx').on(table.sessionId, table.createdAt)],
+);
+
+/** One camera's video of a trial. */
+export const trialVideos = pgTable(
+  'trial_videos',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    trialId: uuid('trial_id')
+      .notNull()
+      .references(() => trials.id, { onDelete: 'cascade' }),
+    deviceId: text('device_id').notNull(),
+    storageKey: text('storage_key'),
+    parameters: jsonb('parameters').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [uniqueIndex('trial_videos_trial_device_idx').on(table.trialId, table.deviceId)],
+);
+
+/** A file or figure a trial's processing produced, by tag (visualizerTransforms-json, ik_results, …). */
+export const trialResults = pgTable(
+  'trial_results',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    trialId: uuid('trial_id')
+      .notNull()
+      .references(() => trials.id, { onDelete: 'cascade' }),
+    tag: text('tag').notNull(),
+    storageKey: text('storage_key'),
+    meta: jsonb('meta').$type<Record<string, unknown>>(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index('trial_results_trial_idx').on(table.trialId)],
+);
+
+/** Background work a user waits for (archive downloads), polled at /logs/{id}/on-ready/. */
+export const tasks = pgTable(
+  'tasks',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    status: text('status').notNull().default('pending'),
+    progress: real('progress').notNull().default(0),
+    resultKey: text('result_key'),
+    error: text('error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (table) => [index('tasks_user_idx').on(table.userId)],
+);
+
+/** Secrets of this installation shared by every server process (the media-URL signing key). */
+export const instanceSecrets = pgTable('instance_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+});
+
+/** A phone paired with a session through its QR code; "connected" while it polled recently. */
+export const sessionDevices = pgTable(
+  'session_devices',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    deviceId: text('device_id').notNull(),
+    capabilities: jsonb('capabilities').$type<Record<string, unknown>>().notNull().default({}),
+    connectedAt: timestamp('connected_at', { withTimezone: true }).notNull().defaultNow(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [uniqueIndex('session_devices_session_device_idx').on(table.sessionId, table.deviceId)],
+);
