@@ -1,0 +1,44 @@
+/**
+ * How inverse kinematics on video keypoints uses the default model: marker weights, the neutral
+ * pose the marker placer assumes, and weak priors for the directions keypoints cannot see.
+ */
+
+/**
+ * Marker weights. The face keypoints ride on the torso here although the head turns on the neck,
+ * so they steer the trunk only lightly.
+ */
+export const DEFAULT_KEYPOINT_WEIGHTS: Readonly<Record<string, number>> = {
+  Nose: 0.1, LEye: 0.1, REye: 0.1, LEar: 0.1, REar: 0.1,
+  Neck: 1, RShoulder: 1, LShoulder: 1, RElbow: 1, LElbow: 1, RWrist: 1, LWrist: 1,
+  midHip: 1, RHip: 1, LHip: 1, RKnee: 1, LKnee: 1, RAnkle: 1, LAnkle: 1,
+  RHeel: 1, LHeel: 1, RBigToe: 1, LBigToe: 1, RSmallToe: 1, LSmallToe: 1,
+};
+
+type CoordinateTask = { coordinate: string; weight: number; value: number };
+
+const SIDES = ['r', 'l'] as const;
+const JOINT_COORDINATES = [
+  ...SIDES.flatMap((s) => [`hip_flexion_${s}`, `hip_adduction_${s}`, `hip_rotation_${s}`, `knee_angle_${s}`, `ankle_angle_${s}`, `subtalar_angle_${s}`, `mtp_angle_${s}`]),
+  'lumbar_extension', 'lumbar_bending', 'lumbar_rotation',
+  ...SIDES.flatMap((s) => [`arm_flex_${s}`, `arm_add_${s}`, `arm_rot_${s}`, `elbow_flex_${s}`, `pro_sup_${s}`]),
+];
+
+/**
+ * The neutral trial is the subject standing upright, feet forward, arms by the sides (OpenCap's
+ * neutral pose), so the marker placer holds every joint near 0 with weight 0.1 per rad²: a 6°
+ * deviation costs as much as a 3 cm marker miss, so clear keypoint evidence still wins (OpenCap's
+ * own keypoint scaling setup, Setup_scaling_LaiUhlrich2022_openpose.xml, uses the same 0.1 for
+ * hips, knees, ankles and lumbar). Markers then move onto the measured keypoints and this
+ * subject's neutral becomes the model's zero.
+ */
+export const NEUTRAL_POSE_TASKS: readonly CoordinateTask[] = JOINT_COORDINATES.map((coordinate) => ({ coordinate, weight: 0.1, value: 0 }));
+
+/**
+ * Weak priors during motion for what keypoints barely constrain: pelvis tilt against lumbar
+ * extension (the three pelvis keypoints lie on one line, so the trunk can tilt at either joint),
+ * trunk bending and rotation, and forearm rotation (no hand keypoints). Weight 0.001 per rad²:
+ * 20° costs as much as a 1.1 cm marker miss.
+ */
+export const MOTION_PRIOR_TASKS: readonly CoordinateTask[] = ['lumbar_extension', 'lumbar_bending', 'lumbar_rotation', 'arm_rot_r', 'arm_rot_l', 'pro_sup_r', 'pro_sup_l'].map(
+  (coordinate) => ({ coordinate, weight: 0.001, value: 0 }),
+);

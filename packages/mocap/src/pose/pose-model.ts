@@ -1,0 +1,44 @@
+import type { PoseRegion } from './region.ts';
+import type { RgbImage } from './region-sampler.ts';
+
+/** The pose models Kinetrace can run; each name maps to one PoseModel implementation. */
+export const POSE_MODEL_NAMES = ['blazepose-lite', 'blazepose-full', 'blazepose-heavy'] as const;
+export type PoseModelName = (typeof POSE_MODEL_NAMES)[number];
+
+/**
+ * The default model: BlazePose full, the most accurate one that keeps the pipeline above 20 camera
+ * frames per second on 2 cores (see docs/pose.md for the measurements).
+ */
+export const DEFAULT_POSE_MODEL: PoseModelName = 'blazepose-full';
+
+/** What the caller asks of one frame. */
+export interface PoseRequest {
+  /** Where the tracked person is expected (from an earlier frame), or null to run the person detector. */
+  region: PoseRegion | null;
+  /** When detecting, prefer the person nearest to this region (the one tracked before it was lost). */
+  preferNear: PoseRegion | null;
+}
+
+/** One person's keypoints in one frame. */
+export interface PoseEstimate {
+  found: boolean;
+  /** Keypoints in VIDEO_KEYPOINTS order, x px, y px, confidence 0..1 each (image pixels). */
+  keypoints: Float32Array;
+  /** Where to look for this person in the next frame, or null when they were not found. */
+  trackingRegion: PoseRegion | null;
+}
+
+/**
+ * A 2D pose model behind one interface, so that another one (a GPU model, a different network) can
+ * be added without touching tracking, workers or the pipeline.
+ */
+export interface PoseModel {
+  readonly name: PoseModelName;
+  load(): Promise<void>;
+  /** Keypoints of the person in `request.region`, or of the detected person when there is none. */
+  infer(image: RgbImage, request: PoseRequest): Promise<PoseEstimate>;
+  dispose(): void;
+}
+
+/** The largest image side worth decoding for this model: frames are downscaled to it before pose. */
+export const POSE_INPUT_MAX_SIDE_PX = 640;

@@ -1,0 +1,28 @@
+import type { Measurement } from '../formats/scale-setup.ts';
+
+/**
+ * Segment measurements from video keypoints (Kinetrace's default model carries a marker at each
+ * keypoint): each body is scaled uniformly by the ratio of keypoint-pair distances, both sides
+ * averaged as OpenSim averages marker pairs. Trunk length comes from Neck–midHip (it spans torso
+ * and pelvis, so it sets the pelvis height and depth too), trunk breadth from the shoulders, pelvis
+ * breadth from the hip keypoints, the foot from heel to big toe.
+ * Order matters: a later measurement overrides the axes an earlier one set (torso Z from the
+ * shoulder breadth after the uniform torso length factor).
+ */
+const XYZ = [0, 1, 2] as (0 | 1 | 2)[];
+const bothSides = (make: (s: 'R' | 'L') => [string, string]): Array<[string, string]> => [make('R'), make('L')];
+const bodiesBothSides = (...names: string[]) => names.flatMap((name) => [`${name}_r`, `${name}_l`]).map((body) => ({ body, axes: XYZ }));
+
+export const KEYPOINT_MEASUREMENTS: Measurement[] = [
+  { name: 'trunk', apply: true, markerPairs: [['Neck', 'midHip']], bodyScales: [{ body: 'torso', axes: XYZ }, { body: 'pelvis', axes: [0, 1] }] },
+  { name: 'hip breadth', apply: true, markerPairs: [['RHip', 'LHip']], bodyScales: [{ body: 'pelvis', axes: [2] }] },
+  { name: 'shoulder breadth', apply: true, markerPairs: [['RShoulder', 'LShoulder']], bodyScales: [{ body: 'torso', axes: [2] }] },
+  { name: 'thigh', apply: true, markerPairs: bothSides((s) => [`${s}Hip`, `${s}Knee`]), bodyScales: bodiesBothSides('femur') },
+  { name: 'shank', apply: true, markerPairs: bothSides((s) => [`${s}Knee`, `${s}Ankle`]), bodyScales: bodiesBothSides('tibia', 'talus') },
+  { name: 'foot', apply: true, markerPairs: bothSides((s) => [`${s}Heel`, `${s}BigToe`]), bodyScales: bodiesBothSides('calcn', 'toes') },
+  { name: 'upper arm', apply: true, markerPairs: bothSides((s) => [`${s}Shoulder`, `${s}Elbow`]), bodyScales: bodiesBothSides('humerus') },
+  { name: 'forearm', apply: true, markerPairs: bothSides((s) => [`${s}Elbow`, `${s}Wrist`]), bodyScales: bodiesBothSides('ulna', 'radius', 'hand') },
+];
+
+/** The keypoints the measurements use: the still window is searched on these. */
+export const KEYPOINT_MEASUREMENT_MARKERS = [...new Set(KEYPOINT_MEASUREMENTS.flatMap((m) => m.markerPairs.flat()))];
