@@ -1,0 +1,145 @@
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
+import fastifyMultipart from '@fastify/multipart';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { API_PREFIX, PROFILE_PICTURE_MAX_BYTES } from '@kinetrace/contracts';
+import type { Backends } from './backends.ts';
+import type { ServerConfig } from './config.ts';
+import { registerAuthentication } from './http/authentication.ts';
+import { registerErrorHandler } from './http/error-handler.ts';
+import { registerTusUploads } from './http/tus-uploads.ts';
+import { serializeRequest } from './http/request-log.ts';
+import { createAuthRepository } from './repositories/auth-repository.ts';
+import { createDevicesRepository } from './repositories/devices-repository.ts';
+import { createSecretsRepository } from './repositories/secrets-repository.ts';
+import { createSessionsRepository } from './repositories/sessions-repository.ts';
+import { createSubjectsRepository } from './repositories/subjects-repository.ts';
+import { createTasksRepository } from './repositories/tasks-repository.ts';
+import { createTrialsRepository } from './repositories/trials-repository.ts';
+import { createUsersRepository } from './repositories/users-repository.ts';
+import { registerAccountRoutes } from './routes/account-routes.ts';
+import { registerInstanceRoutes } from './routes/instance-routes.ts';
+import { registerCaptureRoutes } from './routes/capture-routes.ts';
+import { registerMediaRoutes } from './routes/media-routes.ts';
+import { registerRecordingRoutes } from './routes/recording-routes.ts';
+import { registerSessionRoutes } from './routes/session-routes.ts';
+import { registerSubjectRoutes } from './routes/subject-routes.ts';
+import { registerTagListRoutes } from './routes/tag-list-routes.ts';
+import { registerTrialRoutes } from './routes/trial-routes.ts';
+import { registerWebApp } from './routes/web-app.ts';
+import { createAccountService } from './services/account-service.ts';
+import { createArchiveService } from './services/archive-service.ts';
+import { createAuthService } from './services/auth-service.ts';
+import { createCaptureService } from './services/capture-service.ts';
+import { createDownloadService } from './services/download-service.ts';
+import { createMediaUrlSigner } from './services/media-urls.ts';
+import { createRecordingService } from './services/recording-service.ts';
+import { createRemoval } from './services/removal.ts';
+import { createRetentionService } from './services/retention-service.ts';
+import { createSessionService } from './services/session-service.ts';
+import { createSubjectService } from './services/subject-service.ts';
+import { createTrialService } from './services/trial-service.ts';
+import { createVideoIntake } from './services/video-intake.ts';
+import { createMemoryRateLimiter } from './services/rate-limiter.ts';
+
+export interface AppOptions {
+  /** The clock the rules run on (tests move it to check expiries). */
+  now?: () => Date;
+  /** Where the log goes (standard output by default). */
+  logStream?: Writable;
+  /** TLS key and certificate when serving HTTPS. */
+  tls?: { key: string; cert: string };
+  /** Run background jobs in this process (the embedded default); false for a server whose workers run elsewhere. */
+  runJobs?: boolean;
+}
+
+/** Wires repositories, services and routes over the given backends into one Fastify app. */
+export async function buildApp(config: ServerConfig, backends: Backends, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(options.tls ? { https: options.tls } : {}),
+    logger: { level: config.logLevel, serializers: { req: serializeRequest }, ...(options.logStream ? { stream: options.logStream } : {}) },
+    trustProxy: config.trustProxy,
+    bodyLimit: 1024 * 1024,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app);
+
+  const { db } = backends.database;
+  const { files, queue } = backends;
+  const users = createUsersRepository(db);
+  const auth = createAuthRepository(db);
+  const sessions = createSessionsRepository(db);
+  const subjects = createSubjectsRepository(db);
+  const trials = createTrialsRepository(db);
+  const tasks = createTasksRepository(db);
+  const now = options.now ?? (() => new Date());
+  const media = createMediaUrlSigner(await createSecretsRepository(db).getOrCreate('media-url-signing'), now);
+  const rateLimiter = createMemoryRateLimiter(() => now().getTime());
+  const removal = createRemoval({ users, sessions, trials, subjects, files });
+  const common = { users, auth, mailer: backends.mailer, rateLimiter, providerName: config.instance.provider_name, now };
+  const authService = createAuthService(common);
+  const accountService = createAccountService({ ...common, files, removal, publicUrl: config.publicUrl });
+  const sessionService = createSessionService({
+    sessions,
+    subjects,
+    trials,
+    removal,
+    media,
+    captureUrl: (pairingToken) => `${config.publicUrl}/capture/${pairingToken}`,
+    now,
+  });
+  const trialService = createTrialService({ trials, sessionService, removal, media, now });
+  const subjectService = createSubjectService({ subjects, sessions, now });
+  const archives = createArchiveService({ sessions, subjects, trials, files });
+  const downloadService = createDownloadService({ tasks, files, queue, archives, sessionService, sessions, subjects, media, now });
+  const retention = createRetentionService({ trials, sessions, subjects, tasks, files, removal, now });
+  const devices = createDevicesRepository(db);
+  const intake = createVideoIntake({ trials, files, queue, now });
+  const recordingService = createRecordingService({ trials, devices, sessionService, intake, media, now });
+  const captureService = createCaptureService({ sessions, trials, devices, recording: recordingService, intake, now });
+
+  if (options.runJobs !== false) {
+    await queue.work({
+      'archive-download': (payload) => downloadService.runArchiveJob(payload),
+      'purge-trash': async () => {
+        const report = await retention.purge();
+        app.log.info({ report }, 'recycle bin purged');
+      },
+    }, ['process-trial']);
+    await queue.schedule('purge-trash', '17 * * * *', {});
+  }
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: { title: 'Kinetrace API', version: '0.1.0', description: 'Markerless motion capture from phone videos.' },
+      components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
+      security: [{ token: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+
+  await app.register(
+    async (api) => {
+      await api.register(fastifyMultipart, { limits: { fileSize: PROFILE_PICTURE_MAX_BYTES, files: 1, fields: 10 } });
+      registerAuthentication(api, authService);
+      registerInstanceRoutes(api, config.instance);
+      registerAccountRoutes(api, authService, accountService);
+      registerSessionRoutes(api, sessionService, downloadService);
+      registerTrialRoutes(api, trialService);
+      registerSubjectRoutes(api, subjectService, downloadService);
+      registerMediaRoutes(api, files, media);
+      registerRecordingRoutes(api, recordingService, trialService);
+      registerCaptureRoutes(api, captureService, now);
+    },
+    { prefix: API_PREFIX },
+  );
+  registerTusUploads(app, captureService, join(config.dataDir, 'uploads'), config.trustProxy);
+  registerTagListRoutes(app);
+  await registerWebApp(app);
+  return app;
+}

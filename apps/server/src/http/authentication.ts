@@ -1,0 +1,38 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { messages } from '@kinetrace/contracts';
+import type { AuthContext, AuthService } from '../services/auth-service.ts';
+import { forbidden, unauthorized } from './http-errors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller, when the request carries a live token (verified or not). */
+    auth: AuthContext | null;
+  }
+}
+
+/** "Authorization: Token <t>" (as the spec's client sends) or "Bearer <t>". */
+function bearerOf(request: FastifyRequest): string | undefined {
+  const match = /^(?:Token|Bearer)\s+(\S+)$/i.exec(request.headers.authorization ?? '');
+  return match?.[1];
+}
+
+export function registerAuthentication(app: FastifyInstance, authService: AuthService): void {
+  app.decorateRequest('auth', null);
+  app.addHook('onRequest', async (request) => {
+    const bearer = bearerOf(request);
+    request.auth = bearer ? await authService.authenticate(bearer) : null;
+  });
+}
+
+/** A logged-in caller, whether or not the e-mailed code was entered yet. */
+export function requireLogin(request: FastifyRequest): AuthContext {
+  if (!request.auth) throw unauthorized(messages.notAuthenticated);
+  return request.auth;
+}
+
+/** A caller who passed both factors: what every call of the main app needs. */
+export function requireVerified(request: FastifyRequest): AuthContext {
+  const context = requireLogin(request);
+  if (!context.token.verified) throw forbidden(messages.notVerified);
+  return context;
+}

@@ -1,0 +1,30 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { FieldErrors } from '@kinetrace/contracts';
+import { HttpError } from './http-errors.ts';
+
+/**
+ * One place turns failures into answers: field-keyed 400s for invalid input, the service's own
+ * status for rule violations, the framework's 4xx as `{ detail }`, and a bare 500 (logged) otherwise.
+ */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof HttpError) {
+      return reply.code(error.statusCode).headers(error.headers).send(error.body);
+    }
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const fields: FieldErrors = {};
+      for (const issue of error.validation) {
+        const path = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
+        (fields[path || 'non_field_errors'] ??= []).push(issue.message ?? 'Invalid value.');
+      }
+      return reply.code(400).send(fields);
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ detail: error.message });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send({ detail: 'Something went wrong on the server. Please try again.' });
+  });
+}

@@ -1,0 +1,66 @@
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { FileStore as TusFileStore } from '@tus/file-store';
+import { Server as TusServer, type Upload } from '@tus/server';
+import { API_PREFIX, capturePaths } from '@kinetrace/contracts';
+import type { CaptureService } from '../services/capture-service.ts';
+import { HttpError } from './http-errors.ts';
+
+/** Phone videos are large but bounded: 60 s of 4K at a phone's bitrate stays well under this. */
+const MAX_VIDEO_BYTES = 4 * 1024 ** 3;
+/** An upload left unfinished this long is dropped. */
+const UNFINISHED_UPLOAD_LIFETIME_MS = 24 * 3600_000;
+
+/** What tus sends back for a refused upload: the status and a `{ detail }` body like every other error. */
+function tusError(error: unknown): { status_code: number; body: string } {
+  if (error instanceof HttpError) return { status_code: error.statusCode, body: JSON.stringify(error.body) };
+  throw error;
+}
+
+/**
+ * Resumable video uploads with the tus protocol: a dropped connection or a reloaded page resumes
+ * from the last byte the server has, so a video arrives whole and is stored once. Chunks are staged
+ * under `stagingDir`; a complete upload goes through the capture service (probe, store, hand-off).
+ */
+export function registerTusUploads(app: FastifyInstance, capture: CaptureService, stagingDir: string, trustProxy: boolean): void {
+  const datastore = new TusFileStore({ directory: stagingDir, expirationPeriodInMilliseconds: UNFINISHED_UPLOAD_LIFETIME_MS });
+  const tus = new TusServer({
+    path: `${API_PREFIX}${capturePaths.uploads.replace(/\/$/, '')}`,
+    datastore,
+    maxSize: MAX_VIDEO_BYTES,
+    respectForwardedHeaders: trustProxy,
+    async onUploadCreate(_request, upload: Upload) {
+      await capture.uploadTarget(upload.metadata ?? {}).catch((error: unknown) => {
+        throw tusError(error);
+      });
+      return {};
+    },
+    async onUploadFinish(_request, upload: Upload) {
+      try {
+        const result = await capture.finishUpload(upload.metadata ?? {}, join(stagingDir, upload.id));
+        if (!result.stored) {
+          throw { status_code: result.reason === 'duplicate' ? 410 : 422, body: JSON.stringify({ detail: result.message }) };
+        }
+        return {};
+      } catch (error) {
+        throw error instanceof HttpError ? tusError(error) : error;
+      } finally {
+        await datastore.remove(upload.id).catch(() => undefined);
+      }
+    },
+  });
+
+  app.register(async (scope) => {
+    // tus reads the request body itself: Fastify must leave the stream alone.
+    scope.addContentTypeParser('application/offset+octet-stream', (_request, _payload, done) => done(null));
+    const handler = async (request: { raw: import('node:http').IncomingMessage }, reply: { hijack(): void; raw: import('node:http').ServerResponse }) => {
+      reply.hijack();
+      await tus.handle(request.raw, reply.raw);
+    };
+    const base = `${API_PREFIX}${capturePaths.uploads}`;
+    for (const url of [base, `${base}*`]) {
+      scope.route({ method: ['POST', 'PATCH', 'HEAD', 'OPTIONS', 'DELETE', 'GET'], url, handler, schema: { hide: true } });
+    }
+  });
+}
+

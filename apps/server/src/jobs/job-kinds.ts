@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+/** Every kind of background job, with its one payload schema. */
+export const jobKinds = {
+  /** Builds a session's or a subject's zip archive for an async download. */
+  'archive-download': z.object({
+    taskId: z.string().uuid(),
+    target: z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('session'), sessionId: z.string().uuid() }),
+      z.object({ kind: z.literal('subject'), subjectId: z.number().int() }),
+    ]),
+  }),
+  /** Runs the motion-capture pipeline on a trial whose videos are all in (taken by a worker). */
+  'process-trial': z.object({ trialId: z.string().uuid() }),
+  /** Removes what has been in the recycle bin longer than the retention period, with its files. */
+  'purge-trash': z.object({}),
+} as const;
+
+export type JobKind = keyof typeof jobKinds;
+export type JobPayload<K extends JobKind> = z.infer<(typeof jobKinds)[K]>;
+export type JobHandler<K extends JobKind> = (payload: JobPayload<K>) => Promise<void>;
+export type JobHandlers = { [K in JobKind]?: JobHandler<K> };

@@ -1,0 +1,130 @@
+import { and, asc, eq, ilike, inArray, isNotNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { schema, type Database } from '@kinetrace/db';
+import { RESERVED_TRIAL_NAMES } from '@kinetrace/contracts';
+
+export type SessionRowDb = typeof schema.sessions.$inferSelect;
+export type NewSession = typeof schema.sessions.$inferInsert;
+
+const { sessions, subjects } = schema;
+
+/** Movement trials of the session in the outer query: not trashed, not calibration or neutral (qualified names, see below). */
+const reservedNames = sql.raw(RESERVED_TRIAL_NAMES.map((name) => `'${name}'`).join(', '));
+const countedTrials = sql`t.session_id = "sessions"."id" and t.trashed = false and t.name not in (${reservedNames})`;
+// Correlated subqueries name their columns in full: Drizzle leaves columns unqualified in single-table selects.
+const trialsCount = sql<number>`(select count(*)::int from trials t where ${countedTrials})`;
+const sessionName = sql<string>`coalesce(nullif("sessions"."meta"->>'sessionName', ''), "sessions"."id"::text)`;
+
+const sortExpressions = {
+  id: sql`"sessions"."id"`,
+  sessionName,
+  name: sql`"subjects"."name"`,
+  trials_count: trialsCount,
+  created_at: sql`"sessions"."created_at"`,
+  trashed: sql`"sessions"."trashed"`,
+} as const;
+
+export interface SessionListFilter {
+  /** Whose sessions: the owner's own, or (for shared viewing) any owner's. */
+  userId?: number;
+  ids?: string[];
+  subjectId?: number;
+  includeTrashed: boolean;
+  onlyTrashed: boolean;
+  skipNoTrials: boolean;
+  search?: string;
+  sort: keyof typeof sortExpressions;
+  sortDesc: boolean;
+  start: number;
+  quantity: number;
+}
+
+export interface SessionListItem {
+  session: SessionRowDb;
+  subjectName: string | null;
+  trialsCount: number;
+}
+
+export function createSessionsRepository(db: Database) {
+  return {
+    async findById(id: string): Promise<SessionRowDb | undefined> {
+      const [row] = await db.select().from(sessions).where(eq(sessions.id, id));
+      return row;
+    },
+    async findByPairingToken(token: string): Promise<SessionRowDb | undefined> {
+      const [row] = await db.select().from(sessions).where(eq(sessions.pairingToken, token));
+      return row;
+    },
+    async insert(session: NewSession): Promise<SessionRowDb> {
+      const [row] = await db.insert(sessions).values(session).returning();
+      return row;
+    },
+    async update(id: string, changes: Partial<NewSession>): Promise<SessionRowDb> {
+      const [row] = await db
+        .update(sessions)
+        .set({ ...changes, updatedAt: new Date() })
+        .where(eq(sessions.id, id))
+        .returning();
+      return row;
+    },
+    async remove(id: string): Promise<void> {
+      await db.delete(sessions).where(eq(sessions.id, id));
+    },
+    async trialsCount(id: string): Promise<number> {
+      const [row] = await db.select({ count: trialsCount }).from(sessions).where(eq(sessions.id, id));
+      return row?.count ?? 0;
+    },
+    async subjectName(subjectId: number | null): Promise<string | null> {
+      if (subjectId === null) return null;
+      const [row] = await db.select({ name: subjects.name }).from(subjects).where(eq(subjects.id, subjectId));
+      return row?.name ?? null;
+    },
+    async list(filter: SessionListFilter): Promise<{ items: SessionListItem[]; total: number }> {
+      const conditions: SQL[] = [];
+      if (filter.userId !== undefined) conditions.push(eq(sessions.userId, filter.userId));
+      if (filter.ids) conditions.push(filter.ids.length ? inArray(sessions.id, filter.ids) : sql`false`);
+      if (filter.subjectId !== undefined) conditions.push(eq(sessions.subjectId, filter.subjectId));
+      if (filter.onlyTrashed) conditions.push(eq(sessions.trashed, true));
+      else if (!filter.includeTrashed) conditions.push(eq(sessions.trashed, false));
+      if (filter.skipNoTrials) conditions.push(sql`exists (select 1 from trials t where ${countedTrials})`);
+      if (filter.search) {
+        const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        conditions.push(or(sql`"sessions"."meta"->>'sessionName' ilike ${pattern}`, ilike(subjects.name, pattern), sql`"sessions"."id"::text ilike ${pattern}`)!);
+      }
+      const where = and(...conditions);
+      const order = sortExpressions[filter.sort];
+      const query = db
+        .select({ session: sessions, subjectName: subjects.name, trialsCount })
+        .from(sessions)
+        .leftJoin(subjects, eq(sessions.subjectId, subjects.id))
+        .where(where)
+        .orderBy(filter.sortDesc ? sql`${order} desc nulls last` : sql`${order} asc nulls last`, asc(sessions.id))
+        .offset(filter.start);
+      const items = filter.quantity === -1 ? await query : await query.limit(filter.quantity);
+      const [{ total }] = await db
+        .select({ total: sql<number>`count(*)::int` })
+        .from(sessions)
+        .leftJoin(subjects, eq(sessions.subjectId, subjects.id))
+        .where(where);
+      return { items, total };
+    },
+    async idsOfUser(userId: number): Promise<string[]> {
+      const rows = await db.select({ id: sessions.id }).from(sessions).where(eq(sessions.userId, userId));
+      return rows.map((row) => row.id);
+    },
+    async idsOfSubject(subjectId: number): Promise<string[]> {
+      const rows = await db.select({ id: sessions.id }).from(sessions).where(eq(sessions.subjectId, subjectId));
+      return rows.map((row) => row.id);
+    },
+    async trashedBefore(cutoff: Date): Promise<SessionRowDb[]> {
+      return db
+        .select()
+        .from(sessions)
+        .where(and(eq(sessions.trashed, true), isNotNull(sessions.trashedAt), lt(sessions.trashedAt, cutoff)));
+    },
+    async trashedOfUser(userId: number): Promise<SessionRowDb[]> {
+      return db.select().from(sessions).where(and(eq(sessions.userId, userId), eq(sessions.trashed, true)));
+    },
+  };
+}
+
+export type SessionsRepository = ReturnType<typeof createSessionsRepository>;

@@ -1,0 +1,89 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { messages, recordingStatusSchema, recordQuerySchema, recordResponseSchema, trialSchema } from '@kinetrace/contracts';
+import { requireVerified } from '../http/authentication.ts';
+import { invalidFields } from '../http/http-errors.ts';
+import type { RecordingService } from '../services/recording-service.ts';
+import type { TrialService } from '../services/trial-service.ts';
+
+const tags = ['Recording'];
+const idParams = z.object({ id: z.string().uuid() });
+/** One video per camera, each at most a long phone recording. */
+const IMPORT_LIMITS = { fileSize: 4 * 1024 ** 3, files: 16, fields: 5 };
+
+/** §7 recording calls of the researcher's page (owner only). */
+export function registerRecordingRoutes(app: FastifyInstance, recording: RecordingService, trials: TrialService): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.get('/sessions/:id/record/', { schema: { tags, params: idParams, querystring: recordQuerySchema, response: { 200: recordResponseSchema } } }, (request) =>
+    recording.record(requireVerified(request), request.params.id, request.query),
+  );
+
+  api.get(
+    '/sessions/:id/status/',
+    {
+      schema: {
+        tags,
+        params: idParams,
+        querystring: z.object({ ret_session: z.enum(['true', 'false']).optional() }),
+        response: { 200: recordingStatusSchema },
+      },
+    },
+    (request) => recording.status(requireVerified(request), request.params.id, request.query.ret_session === 'true'),
+  );
+
+  api.get('/sessions/:id/stop/', { schema: { tags, params: idParams, response: { 200: z.object({ status: z.string() }) } } }, (request) =>
+    recording.stop(requireVerified(request), request.params.id),
+  );
+
+  api.get('/sessions/:id/cancel_trial/', { schema: { tags, params: idParams, response: { 200: z.object({ status: z.literal('ready') }) } } }, (request) =>
+    recording.cancel(requireVerified(request), request.params.id),
+  );
+
+  api.get(
+    '/sessions/:id/get_n_calibrated_cameras/',
+    { schema: { tags, params: idParams, response: { 200: z.object({ data: z.number().int() }) } } },
+    async (request) => {
+      const context = requireVerified(request);
+      await recording.status(context, request.params.id, false);
+      return { data: await recording.calibratedCameras(request.params.id) };
+    },
+  );
+
+  for (const [path, trialName] of [
+    ['calibration_img', 'calibration'],
+    ['neutral_img', 'neutral'],
+  ] as const) {
+    api.get(
+      `/sessions/:id/${path}/`,
+      { schema: { tags, params: idParams, response: { 200: z.object({ status: z.string(), images: z.array(z.string()) }) } } },
+      (request) => recording.images(requireVerified(request), request.params.id, trialName),
+    );
+  }
+
+  api.post(
+    '/sessions/:id/import/',
+    { schema: { tags, params: idParams, consumes: ['multipart/form-data'], response: { 200: trialSchema } } },
+    async (request) => {
+      const context = requireVerified(request);
+      if (!request.isMultipart()) throw invalidFields({ video: [messages.required] });
+      const directory = await mkdtemp(join(tmpdir(), 'kinetrace-import-'));
+      try {
+        const { files, values } = await request.saveRequestFiles({ tmpdir: directory, limits: IMPORT_LIMITS });
+        const field = values.name as string | { value?: unknown } | undefined;
+        const raw = typeof field === 'object' ? field?.value : field;
+        const name = typeof raw === 'string' ? raw.trim() : '';
+        if (!name) throw invalidFields({ name: [messages.required] });
+        const videos = files.filter((file) => file.fieldname === 'video').map((file) => ({ fileName: file.filename, path: file.filepath }));
+        const trial = await recording.importVideos(context, request.params.id, name, videos);
+        return trials.get({ user: context.user }, trial.id);
+      } finally {
+        await rm(directory, { recursive: true, force: true });
+      }
+    },
+  );
+}

@@ -1,0 +1,152 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  asyncDownloadResponseSchema,
+  dataPaths,
+  emptyTrashResponseSchema,
+  downloadPendingResponseSchema,
+  downloadReadyResponseSchema,
+  patchSessionRequestSchema,
+  renameSessionRequestSchema,
+  searchSessionsQuerySchema,
+  sessionRowSchema,
+  sessionSchema,
+  sessionSettingsResponseSchema,
+  setMetadataQuerySchema,
+  setMetadataResponseSchema,
+  setSubjectQuerySchema,
+  validSessionsRequestSchema,
+  validSessionsResponseSchema,
+} from '@kinetrace/contracts';
+import { requireVerified } from '../http/authentication.ts';
+import { viewerOf } from '../http/viewer.ts';
+import type { Archive } from '../services/archive-service.ts';
+import type { DownloadService } from '../services/download-service.ts';
+import type { SessionService } from '../services/session-service.ts';
+
+const tags = ['Sessions'];
+const idParams = z.object({ id: z.string().uuid() });
+const shareQuery = z.object({ share_token: z.string().max(200).optional() });
+
+/** Streams an archive as a browser download; the zip is built while it is sent. */
+export async function sendArchive(reply: FastifyReply, archive: Archive): Promise<FastifyReply> {
+  reply.hijack();
+  reply.raw.writeHead(200, {
+    'content-type': 'application/zip',
+    'content-disposition': `attachment; filename="${archive.fileName}"`,
+    'cache-control': 'no-store',
+  });
+  await archive.write(reply.raw).catch((error: unknown) => {
+    reply.log.error({ err: error }, 'archive stream failed');
+    reply.raw.destroy(error as Error);
+  });
+  return reply;
+}
+
+export function registerSessionRoutes(app: FastifyInstance, sessions: SessionService, downloads: DownloadService): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.get(dataPaths.newSession, { schema: { tags, response: { 200: z.array(sessionSchema) } } }, async (request) => [
+    await sessions.create(requireVerified(request)),
+  ]);
+
+  api.post(
+    dataPaths.validSessions,
+    { schema: { tags, body: validSessionsRequestSchema, response: { 200: validSessionsResponseSchema } } },
+    (request) => sessions.listValid(viewerOf(request, request.body.share_token), request.body),
+  );
+
+  api.get(
+    dataPaths.searchSessions,
+    { schema: { tags, querystring: searchSessionsQuerySchema, response: { 200: z.array(sessionRowSchema) } } },
+    (request) => sessions.search(requireVerified(request), request.query.text, request.query.include_trashed),
+  );
+
+  api.post(
+    dataPaths.emptyTrash,
+    { schema: { tags, response: { 200: emptyTrashResponseSchema } } },
+    (request) => sessions.emptyTrash(requireVerified(request)),
+  );
+
+  api.get(
+    '/sessions/:id/',
+    { schema: { tags, params: idParams, querystring: shareQuery, response: { 200: sessionSchema } } },
+    (request) => sessions.get(viewerOf(request, request.query.share_token), request.params.id),
+  );
+
+  api.patch(
+    '/sessions/:id/',
+    { schema: { tags, params: idParams, body: patchSessionRequestSchema, response: { 200: sessionSchema } } },
+    (request) => sessions.setPublic(requireVerified(request), request.params.id, request.body.public),
+  );
+
+  api.get('/sessions/:id/get_qr/', { schema: { tags, params: idParams, response: { 200: z.object({ qr: z.string() }) } } }, async (request) => ({
+    qr: await sessions.qrCode(requireVerified(request), request.params.id),
+  }));
+
+  api.post(
+    '/sessions/:id/rename/',
+    { schema: { tags, params: idParams, body: renameSessionRequestSchema, response: { 200: sessionSchema } } },
+    (request) => sessions.rename(requireVerified(request), request.params.id, request.body.sessionNewName),
+  );
+
+  api.get(
+    '/sessions/:id/set_subject/',
+    { schema: { tags, params: idParams, querystring: setSubjectQuerySchema, response: { 200: sessionSchema } } },
+    (request) => sessions.setSubject(requireVerified(request), request.params.id, request.query.subject_id),
+  );
+
+  api.get(
+    '/sessions/:id/set_metadata/',
+    { schema: { tags, params: idParams, querystring: setMetadataQuerySchema, response: { 200: setMetadataResponseSchema } } },
+    (request) => sessions.setMetadata(requireVerified(request), request.params.id, request.query),
+  );
+
+  api.get(
+    '/sessions/:id/get_session_settings/',
+    { schema: { tags, params: idParams, querystring: shareQuery, response: { 200: sessionSettingsResponseSchema } } },
+    async (request) => {
+      await sessions.access(viewerOf(request, request.query.share_token), request.params.id);
+      return sessions.settings();
+    },
+  );
+
+  for (const action of ['trash', 'restore'] as const) {
+    api.post(`/sessions/:id/${action}/`, { schema: { tags, params: idParams, response: { 200: sessionSchema } } }, (request) =>
+      sessions[action](requireVerified(request), request.params.id),
+    );
+  }
+
+  api.post('/sessions/:id/permanent_remove/', { schema: { tags, params: idParams } }, async (request, reply) => {
+    await sessions.permanentRemove(requireVerified(request), request.params.id);
+    return reply.code(204).send();
+  });
+
+  api.get('/sessions/:id/download/', { schema: { tags, params: idParams, querystring: shareQuery } }, async (request, reply) =>
+    sendArchive(reply, await downloads.sessionArchive(viewerOf(request, request.query.share_token), request.params.id)),
+  );
+
+  api.get(
+    '/sessions/:id/async-download/',
+    { schema: { tags, params: idParams, querystring: shareQuery, response: { 200: asyncDownloadResponseSchema } } },
+    async (request) => ({
+      task_id: await downloads.startSessionArchive(viewerOf(request, request.query.share_token), request.params.id),
+    }),
+  );
+
+  api.get(
+    '/logs/:taskId/on-ready/',
+    {
+      schema: {
+        tags,
+        params: z.object({ taskId: z.string().uuid() }),
+        response: { 200: downloadReadyResponseSchema, 202: downloadPendingResponseSchema },
+      },
+    },
+    async (request, reply) => {
+      const state = await downloads.state(viewerOf(request), request.params.taskId);
+      return state.ready ? reply.code(200).send({ url: state.url }) : reply.code(202).send({ status: state.status, progress: state.progress });
+    },
+  );
+}

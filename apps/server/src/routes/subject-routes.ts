@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  asyncDownloadResponseSchema,
+  subjectInputSchema,
+  subjectListQuerySchema,
+  subjectListResponseSchema,
+  subjectSchema,
+  subjectTagItemSchema,
+} from '@kinetrace/contracts';
+import { requireVerified } from '../http/authentication.ts';
+import { viewerOf } from '../http/viewer.ts';
+import type { DownloadService } from '../services/download-service.ts';
+import type { SubjectService } from '../services/subject-service.ts';
+import { sendArchive } from './session-routes.ts';
+
+const tags = ['Subjects'];
+const idParams = z.object({ id: z.coerce.number().int().positive() });
+const shareQuery = z.object({ share_token: z.string().max(200).optional() });
+
+export function registerSubjectRoutes(app: FastifyInstance, subjects: SubjectService, downloads: DownloadService): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.get('/subjects/', { schema: { tags, querystring: subjectListQuerySchema, response: { 200: subjectListResponseSchema } } }, (request) =>
+    subjects.list(requireVerified(request), request.query),
+  );
+
+  api.post(
+    '/subjects/',
+    { schema: { tags, body: subjectInputSchema, response: { 201: subjectSchema } } },
+    async (request, reply) => reply.code(201).send(await subjects.create(requireVerified(request), request.body)),
+  );
+
+  api.get('/subjects/:id/', { schema: { tags, params: idParams, querystring: shareQuery, response: { 200: subjectSchema } } }, (request) =>
+    subjects.get(viewerOf(request, request.query.share_token), request.params.id),
+  );
+
+  api.put(
+    '/subjects/:id/',
+    { schema: { tags, params: idParams, body: subjectInputSchema, response: { 200: subjectSchema } } },
+    (request) => subjects.update(requireVerified(request), request.params.id, request.body),
+  );
+
+  for (const action of ['trash', 'restore'] as const) {
+    api.post(`/subjects/:id/${action}/`, { schema: { tags, params: idParams, response: { 200: subjectSchema } } }, (request) =>
+      subjects[action](requireVerified(request), request.params.id),
+    );
+  }
+
+  api.post('/subjects/:id/permanent_remove/', { schema: { tags, params: idParams } }, async (request, reply) => {
+    await subjects.permanentRemove(requireVerified(request), request.params.id);
+    return reply.code(204).send();
+  });
+
+  api.get(
+    '/subject-tags/:id/get_tags_subject/',
+    { schema: { tags, params: idParams, querystring: shareQuery, response: { 200: z.array(subjectTagItemSchema) } } },
+    (request) => subjects.tags(viewerOf(request, request.query.share_token), request.params.id),
+  );
+
+  api.get('/subjects/:id/download/', { schema: { tags, params: idParams, querystring: shareQuery } }, async (request, reply) =>
+    sendArchive(reply, await downloads.subjectArchive(viewerOf(request, request.query.share_token), request.params.id)),
+  );
+
+  api.get(
+    '/subjects/:id/async-download/',
+    { schema: { tags, params: idParams, querystring: shareQuery, response: { 200: asyncDownloadResponseSchema } } },
+    async (request) => ({
+      task_id: await downloads.startSubjectArchive(viewerOf(request, request.query.share_token), request.params.id),
+    }),
+  );
+}

@@ -1,0 +1,158 @@
+import { once } from 'node:events';
+import type { Readable, Writable } from 'node:stream';
+import { ZipArchive } from 'archiver';
+import { stringify } from 'yaml';
+import { messages } from '@kinetrace/contracts';
+import { notFound } from '../http/http-errors.ts';
+import type { SessionRowDb, SessionsRepository } from '../repositories/sessions-repository.ts';
+import type { SubjectRow, SubjectsRepository } from '../repositories/subjects-repository.ts';
+import type { TrialsRepository } from '../repositories/trials-repository.ts';
+import type { FileStore } from '../storage/file-store.ts';
+import { resultPath, safeName, videoPath } from './archive-layout.ts';
+import { sessionNameOf } from './presenters.ts';
+
+/** One file of an archive: its path inside the zip and where its bytes come from. */
+interface ArchiveEntry {
+  name: string;
+  content: Buffer | { key: string; sizeBytes: number };
+}
+
+export interface Archive {
+  fileName: string;
+  totalBytes: number;
+  /** Streams the zip into `output`, one stored file open at a time, so memory stays flat whatever the size. */
+  write(output: Writable, onProgress?: (doneBytes: number, totalBytes: number) => void): Promise<void>;
+}
+
+/** Already-compressed media are stored as they are; text is deflated. */
+const STORED_EXTENSIONS = /\.(mp4|mov|webm|mkv|avi|jpe?g|png|gif|webp|zip|gz)$/i;
+
+export function createArchiveService(deps: {
+  sessions: SessionsRepository;
+  subjects: SubjectsRepository;
+  trials: TrialsRepository;
+  files: FileStore;
+}) {
+  const { sessions, subjects, trials, files } = deps;
+
+  async function storedEntry(name: string, key: string | null): Promise<ArchiveEntry | null> {
+    if (!key) return null;
+    const sizeBytes = await files.size(key);
+    return sizeBytes === null ? null : { name, content: { key, sizeBytes } };
+  }
+
+  /** sessionMetadata.yaml, in OpenCap's keys so its tools read it, plus Kinetrace's own settings. */
+  function sessionMetadata(session: SessionRowDb, subject: SubjectRow | undefined, cameras: Map<string, number>, devices: Map<string, unknown>) {
+    const meta = session.meta as { checkerboard?: Record<string, unknown>; settings?: Record<string, unknown> };
+    const board = meta.checkerboard ?? {};
+    const settings = meta.settings ?? {};
+    return stringify({
+      sessionID: session.id,
+      sessionName: sessionNameOf(session),
+      subjectID: subject?.name ?? null,
+      mass_kg: subject?.weightKg ?? null,
+      height_m: subject?.heightM ?? null,
+      birth_year: subject?.birthYear ?? null,
+      sex_at_birth: subject?.sexAtBirth ?? null,
+      gender: subject?.gender ?? null,
+      subject_tags: subject?.subjectTags ?? [],
+      checkerBoard: {
+        black2BlackCornersHeight_n: board.rows ?? null,
+        black2BlackCornersWidth_n: board.cols ?? null,
+        squareSideLength_mm: board.squareSize ?? null,
+        placement: board.placement === 'Lying' ? 'ground' : board.placement === 'Perpendicular' ? 'backWall' : null,
+      },
+      posemodel: settings.pose_model ?? null,
+      openSimModel: settings.openSimModel ?? null,
+      augmentermodel: settings.augmenter_model ?? null,
+      filterfrequency: settings.filter_frequency ?? null,
+      framerate: settings.framerate ?? null,
+      scalingsetup: settings.scaling_setup ?? null,
+      datasharing: settings.data_sharing ?? null,
+      cameras: Object.fromEntries([...cameras].map(([deviceId, index]) => [`Cam${index}`, { deviceId, ...(devices.get(deviceId) as object) }])),
+      created_at: session.createdAt.toISOString(),
+    });
+  }
+
+  /** Every entry of one session, under `folder/`. Trashed trials are left out. */
+  async function sessionEntries(session: SessionRowDb, folder: string): Promise<ArchiveEntry[]> {
+    const rows = (await trials.ofSession(session.id)).filter((trial) => !trial.trashed);
+    const withFiles = await trials.withFiles(rows);
+    const cameras = new Map<string, number>();
+    const devices = new Map<string, unknown>();
+    const entries: (ArchiveEntry | null)[] = [];
+    for (const { trial, videos, results } of withFiles) {
+      for (const video of videos) {
+        if (!cameras.has(video.deviceId)) cameras.set(video.deviceId, cameras.size);
+        devices.set(video.deviceId, video.parameters.device ?? {});
+        const extension = video.storageKey?.split('.').at(-1) ?? 'mp4';
+        entries.push(await storedEntry(`${folder}/${videoPath(cameras.get(video.deviceId)!, trial.name, extension)}`, video.storageKey));
+      }
+      for (const result of results) {
+        const fileName = result.storageKey?.split('/').at(-1) ?? result.tag;
+        entries.push(await storedEntry(`${folder}/${resultPath(trial.name, result.tag, fileName)}`, result.storageKey));
+      }
+    }
+    const subject = session.subjectId === null ? undefined : await subjects.findById(session.subjectId);
+    return [
+      { name: `${folder}/sessionMetadata.yaml`, content: Buffer.from(sessionMetadata(session, subject, cameras, devices)) },
+      ...entries.filter((entry): entry is ArchiveEntry => entry !== null),
+    ];
+  }
+
+  function archiveOf(fileName: string, entries: ArchiveEntry[]): Archive {
+    const sizeOf = (entry: ArchiveEntry) => (Buffer.isBuffer(entry.content) ? entry.content.length : entry.content.sizeBytes);
+    const totalBytes = entries.reduce((sum, entry) => sum + sizeOf(entry), 0);
+    return {
+      fileName,
+      totalBytes,
+      async write(output, onProgress) {
+        const archive = new ZipArchive({ zlib: { level: 6 } });
+        const failed = new Promise<never>((_, reject) => archive.once('error', reject));
+        failed.catch(() => undefined);
+        archive.pipe(output);
+        let doneBytes = 0;
+        for (const entry of entries) {
+          let content: Buffer | Readable;
+          if (Buffer.isBuffer(entry.content)) content = entry.content;
+          else {
+            const file = await files.read(entry.content.key);
+            if (!file) continue; // removed meanwhile: leave it out rather than fail the whole archive
+            content = file.stream;
+          }
+          const added = once(archive, 'entry');
+          archive.append(content, { name: entry.name, store: STORED_EXTENSIONS.test(entry.name) });
+          await Promise.race([added, failed]);
+          doneBytes += sizeOf(entry);
+          onProgress?.(doneBytes, totalBytes);
+        }
+        const closed = once(output, 'close').catch(() => undefined);
+        await Promise.race([archive.finalize(), failed]);
+        await Promise.race([closed, failed, once(output, 'finish')]);
+      },
+    };
+  }
+
+  return {
+    async sessionArchive(session: SessionRowDb): Promise<Archive> {
+      const folder = safeName(sessionNameOf(session));
+      return archiveOf(`${folder}.zip`, await sessionEntries(session, folder));
+    },
+
+    /** `subject_results_{id}.zip`: every session of the subject, each in its own folder. */
+    async subjectArchive(subjectId: number, includeSession: (session: SessionRowDb) => boolean): Promise<Archive> {
+      const subject = await subjects.findById(subjectId);
+      if (!subject) throw notFound(messages.subjectNotFound);
+      const entries: ArchiveEntry[] = [];
+      for (const id of await sessions.idsOfSubject(subjectId)) {
+        const session = await sessions.findById(id);
+        if (session && !session.trashed && includeSession(session)) {
+          entries.push(...(await sessionEntries(session, `${safeName(sessionNameOf(session))}_${session.id.slice(0, 8)}`)));
+        }
+      }
+      return archiveOf(`subject_results_${subjectId}.zip`, entries);
+    },
+  };
+}
+
+export type ArchiveService = ReturnType<typeof createArchiveService>;

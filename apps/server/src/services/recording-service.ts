@@ -1,0 +1,220 @@
+import {
+  DEFAULT_FRAMERATE,
+  DEFAULT_RECORDING_LIMIT_S,
+  messages,
+  MIN_CALIBRATED_CAMERAS,
+  RECORDING_LIMIT_S,
+  RESERVED_TRIAL_NAMES,
+  trialNameField,
+  type RecordingStatus,
+  type RecordQuery,
+  type TrialStatus,
+} from '@kinetrace/contracts';
+import { badRequest, HttpError, invalidFields, notFound } from '../http/http-errors.ts';
+import type { DevicesRepository } from '../repositories/devices-repository.ts';
+import type { SessionRowDb } from '../repositories/sessions-repository.ts';
+import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
+import type { AuthContext } from './auth-service.ts';
+import type { MediaUrlSigner } from './media-urls.ts';
+import type { SessionService } from './session-service.ts';
+import { recordingMetaOf, type VideoIntake } from './video-intake.ts';
+
+/** A phone is connected while it polled within this time (it polls every 0.5 s). */
+export const DEVICE_CONNECTED_WINDOW_MS = 5_000;
+/** A phone that recorded but has not been seen for this long will not upload: the trial fails with §8's message. */
+export const DEVICE_LOST_AFTER_MS = 15_000;
+/** Phones start together this long after the order, so that every one has polled it (they poll every 0.5 s). */
+export const RECORDING_LEAD_MS = 1_500;
+/** Calibration and neutral videos are taken at 30 fps whatever the session's rate. */
+const STILL_TRIAL_FRAMERATE = 30;
+
+const isReserved = (name: string) => (RESERVED_TRIAL_NAMES as readonly string[]).includes(name);
+
+/** The recording side of the session screen and the wizard (§4.2, §4.3, §7 recording calls). */
+export function createRecordingService(deps: {
+  trials: TrialsRepository;
+  devices: DevicesRepository;
+  sessionService: SessionService;
+  intake: VideoIntake;
+  media: MediaUrlSigner;
+  now: () => Date;
+}) {
+  const { trials, devices, sessionService, intake, media, now } = deps;
+
+  const connectedSince = () => new Date(now().getTime() - DEVICE_CONNECTED_WINDOW_MS);
+
+  /** The session's newest live trial: what the recorder shows. */
+  async function currentTrial(sessionId: string): Promise<TrialRow | undefined> {
+    const live = (await trials.ofSession(sessionId)).filter((trial) => !trial.trashed);
+    return live.at(-1);
+  }
+
+  /**
+   * Moves a trial on when time says so: a recording past its limit stops by itself; an upload whose
+   * missing phones have gone away fails with the spec's message instead of waiting forever.
+   */
+  async function advance(trial: TrialRow): Promise<TrialRow> {
+    const meta = recordingMetaOf(trial);
+    const time = now().getTime();
+    if (trial.status === 'recording' && meta.start_at_ms !== undefined && meta.limit_s !== undefined) {
+      if (time > meta.start_at_ms + meta.limit_s * 1000 + 1000) {
+        return trials.update(trial.id, { status: 'uploading', meta: { ...meta, stop_at_ms: time, stopped_at_limit: true } });
+      }
+    }
+    if (trial.status === 'uploading') {
+      const expected = meta.expected_devices ?? [];
+      const uploaded = new Set((await trials.videosOf(trial.id)).map((video) => video.deviceId));
+      const waitingFor = expected.filter((device) => !uploaded.has(device));
+      if (waitingFor.length > 0) {
+        const seen = new Set((await devices.connected(trial.sessionId, new Date(time - DEVICE_LOST_AFTER_MS))).map((device) => device.deviceId));
+        if (waitingFor.some((device) => !seen.has(device))) {
+          const message = messages.videosMissing(expected.length, uploaded.size);
+          return trials.update(trial.id, { status: 'error', meta: { ...meta, error_msg: message } });
+        }
+      }
+    }
+    return trial;
+  }
+
+  /** A name for a new trial: calibration or neutral (they replace their predecessor), or a valid name no live trial has. */
+  async function assertNewTrialName(sessionId: string, name: string): Promise<void> {
+    if (isReserved(name)) return;
+    const check = trialNameField.safeParse(name);
+    if (!check.success) throw invalidFields({ name: check.error.issues.map((issue) => issue.message) });
+    const taken = (await trials.ofSession(sessionId)).some((trial) => !trial.trashed && trial.name.toLowerCase() === name.toLowerCase());
+    if (taken) throw invalidFields({ name: [messages.uniqueTrialName] });
+  }
+
+  async function calibratedCameras(sessionId: string): Promise<number> {
+    const calibrations = (await trials.ofSession(sessionId)).filter(
+      (trial) => trial.name === 'calibration' && !trial.trashed && trial.status === 'done',
+    );
+    const latest = calibrations.at(-1);
+    if (!latest) return 0;
+    const results = await trials.resultsOf(latest.id);
+    return new Set(results.filter((result) => result.tag === 'camera-parameters').map((result) => result.meta?.device_id ?? result.id)).size;
+  }
+
+  return {
+    advance,
+    currentTrial,
+    calibratedCameras,
+
+    async record(context: AuthContext, sessionId: string, query: RecordQuery): Promise<{ id: string }> {
+      const session = await sessionService.ownSession(context, sessionId);
+      const name = query.name;
+      await assertNewTrialName(sessionId, name);
+      const current = await currentTrial(sessionId);
+      if (current && (await advance(current)).status === 'recording') throw new HttpError(409, { detail: messages.recordingInProgress });
+
+      const connected = await devices.connected(sessionId, connectedSince());
+      if (connected.length < MIN_CALIBRATED_CAMERAS) throw badRequest(messages.devicesRequiredForCalibration(connected.length));
+
+      // A new calibration or neutral replaces the previous one (kept in the recycle bin).
+      if (isReserved(name)) {
+        for (const trial of await trials.ofSession(sessionId)) {
+          if (trial.name === name && !trial.trashed) await trials.update(trial.id, { trashed: true, trashedAt: now() });
+        }
+      }
+      const framerate = isReserved(name) ? STILL_TRIAL_FRAMERATE : sessionFramerate(session);
+      const trial = await trials.insert({
+        sessionId,
+        name,
+        status: 'recording',
+        meta: {
+          framerate,
+          start_at_ms: now().getTime() + RECORDING_LEAD_MS,
+          limit_s: RECORDING_LIMIT_S[framerate] ?? DEFAULT_RECORDING_LIMIT_S,
+          expected_devices: connected.map((device) => device.deviceId),
+          ...(name === 'neutral' && {
+            subject: {
+              id: query.subject_id ?? session.subjectId,
+              mass_kg: query.subject_mass,
+              height_m: query.subject_height,
+              sex: query.subject_sex,
+              gender: query.subject_gender,
+              data_sharing: query.subject_data_sharing,
+              pose_model: query.subject_pose_model,
+            },
+          }),
+        },
+      });
+      return { id: trial.id };
+    },
+
+    async status(context: AuthContext, sessionId: string, withSession: boolean): Promise<RecordingStatus> {
+      await sessionService.ownSession(context, sessionId);
+      const found = await currentTrial(sessionId);
+      const trial = found && (await advance(found));
+      const videos = trial ? await trials.videosOf(trial.id) : [];
+      const connected = await devices.connected(sessionId, connectedSince());
+      const status: RecordingStatus['status'] =
+        trial?.status === 'recording' ? 'recording' : trial?.status === 'uploading' ? 'processing' : 'ready';
+      const result: RecordingStatus = {
+        status,
+        trial_id: trial?.id ?? null,
+        trial_status: (trial?.status as TrialStatus | undefined) ?? null,
+        n_videos_uploaded: videos.length,
+        n_cameras_connected: connected.length,
+        n_videos_expected: trial ? (recordingMetaOf(trial).expected_devices?.length ?? 0) : 0,
+      };
+      if (withSession) {
+        const session = await sessionService.get({ user: context.user }, sessionId);
+        result.session = { trials: session.trials };
+      }
+      return result;
+    },
+
+    async stop(context: AuthContext, sessionId: string): Promise<{ status: string }> {
+      await sessionService.ownSession(context, sessionId);
+      const trial = await currentTrial(sessionId);
+      if (!trial || trial.status !== 'recording') return { status: trial?.status ?? 'ready' };
+      const stopped = await trials.update(trial.id, {
+        status: 'uploading',
+        meta: { ...trial.meta, stop_at_ms: now().getTime() },
+      });
+      return { status: stopped.status };
+    },
+
+    /** Drops the trial being recorded or uploaded: phones discard their video; the row goes to the recycle bin. */
+    async cancel(context: AuthContext, sessionId: string): Promise<{ status: 'ready' }> {
+      await sessionService.ownSession(context, sessionId);
+      const trial = await currentTrial(sessionId);
+      if (trial && (trial.status === 'recording' || trial.status === 'uploading')) {
+        await trials.update(trial.id, { status: 'stopped', trashed: true, trashedAt: now() });
+      }
+      return { status: 'ready' };
+    },
+
+    async images(context: AuthContext, sessionId: string, trialName: 'calibration' | 'neutral'): Promise<{ status: string; images: string[] }> {
+      await sessionService.ownSession(context, sessionId);
+      const trial = (await trials.ofSession(sessionId)).filter((row) => row.name === trialName && !row.trashed).at(-1);
+      if (!trial) throw notFound(messages.trialNotFound);
+      const tag = trialName === 'calibration' ? 'calibration-img' : 'neutral-img';
+      const results = (await trials.resultsOf(trial.id)).filter((result) => result.tag === tag && result.storageKey);
+      return { status: (await advance(trial)).status, images: results.map((result) => media.url(result.storageKey!)) };
+    },
+
+    /** A trial from existing video files, one per camera (labs with other cameras, earlier recordings). */
+    async importVideos(context: AuthContext, sessionId: string, name: string, files: { fileName: string; path: string }[]) {
+      await sessionService.ownSession(context, sessionId);
+      await assertNewTrialName(sessionId, name);
+      if (files.length < MIN_CALIBRATED_CAMERAS) throw invalidFields({ video: [messages.devicesRequiredForCalibration(files.length)] });
+      const deviceIds = files.map((file, index) => `import-${index}-${file.fileName.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 40)}`);
+      let trial = await trials.insert({ sessionId, name, status: 'uploading', meta: { expected_devices: deviceIds, imported: true } });
+      for (const [index, file] of files.entries()) {
+        const result = await intake.accept(trial, deviceIds[index], file.path, {});
+        if (!result.stored) throw invalidFields({ video: [result.message] });
+        trial = (await trials.findById(trial.id))!;
+      }
+      return trial;
+    },
+  };
+}
+
+function sessionFramerate(session: SessionRowDb): number {
+  const framerate = (session.meta as { settings?: { framerate?: unknown } }).settings?.framerate;
+  return typeof framerate === 'number' ? framerate : DEFAULT_FRAMERATE;
+}
+
+export type RecordingService = ReturnType<typeof createRecordingService>;

@@ -1,0 +1,237 @@
+import { randomBytes } from 'node:crypto';
+import QRCode from 'qrcode';
+import {
+  CHECKERBOARD_DEFAULTS,
+  clampFilterFrequency,
+  DEFAULT_SESSION_SETTINGS,
+  FRAMERATES,
+  messages,
+  type Session,
+  type SetMetadataQuery,
+  type validSessionsRequestSchema,
+} from '@kinetrace/contracts';
+import type { z } from 'zod';
+import { notFound } from '../http/http-errors.ts';
+import type { SessionRowDb, SessionsRepository } from '../repositories/sessions-repository.ts';
+import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
+import type { TrialsRepository } from '../repositories/trials-repository.ts';
+import { sessionAccess, type Access, type Viewer } from './access.ts';
+import type { AuthContext } from './auth-service.ts';
+import type { MediaUrlSigner } from './media-urls.ts';
+import { toSession, toSessionRow, toTrial } from './presenters.ts';
+import type { Removal } from './removal.ts';
+
+type ValidSessionsQuery = z.output<typeof validSessionsRequestSchema>;
+
+export interface SessionServiceDeps {
+  sessions: SessionsRepository;
+  subjects: SubjectsRepository;
+  trials: TrialsRepository;
+  removal: Removal;
+  media: MediaUrlSigner;
+  /** The phone capture page's address, completed by the pairing token (the QR code's content). */
+  captureUrl: (pairingToken: string) => string;
+  now: () => Date;
+}
+
+export function createSessionService(deps: SessionServiceDeps) {
+  const { sessions, subjects, trials, removal, media, captureUrl, now } = deps;
+
+  /** The session and how the viewer may use it; 404 when the viewer may not see it at all. */
+  async function access(viewer: Viewer, id: string): Promise<{ session: SessionRowDb; access: Access }> {
+    const session = await sessions.findById(id);
+    if (session) {
+      const subject = session.subjectId === null ? undefined : await subjects.findById(session.subjectId);
+      const level = sessionAccess(session, viewer, subject?.shareToken ?? null);
+      if (level) return { session, access: level };
+    }
+    throw notFound(messages.sessionNotFound);
+  }
+
+  /** The caller's own session (every change needs ownership). */
+  async function ownSession(context: AuthContext, id: string): Promise<SessionRowDb> {
+    const session = await sessions.findById(id);
+    if (!session || session.userId !== context.user.id) throw notFound(messages.sessionNotFound);
+    return session;
+  }
+
+  async function present(session: SessionRowDb, isOwner: boolean): Promise<Session> {
+    const rows = (await trials.ofSession(session.id)).filter((trial) => isOwner || !trial.trashed);
+    const withFiles = await trials.withFiles(rows);
+    return toSession(session, {
+      subjectName: await sessions.subjectName(session.subjectId),
+      trialsCount: await sessions.trialsCount(session.id),
+      trials: withFiles.map((trial) => toTrial(trial, media)),
+      isOwner,
+      qrcode: isOwner ? await QRCode.toDataURL(captureUrl(session.pairingToken), { margin: 1, width: 256 }) : null,
+    });
+  }
+
+  const newToken = () => randomBytes(24).toString('base64url');
+
+  return {
+    access,
+    ownSession,
+    present,
+
+    async create(context: AuthContext): Promise<Session> {
+      const session = await sessions.insert({
+        userId: context.user.id,
+        pairingToken: newToken(),
+        shareToken: newToken(),
+        meta: { settings: { ...DEFAULT_SESSION_SETTINGS } },
+      });
+      return present(session, true);
+    },
+
+    async get(viewer: Viewer, id: string): Promise<Session> {
+      const { session, access: level } = await access(viewer, id);
+      return present(session, level === 'owner');
+    },
+
+    async qrCode(context: AuthContext, id: string): Promise<string> {
+      const session = await ownSession(context, id);
+      return QRCode.toDataURL(captureUrl(session.pairingToken), { margin: 1, width: 256 });
+    },
+
+    async setPublic(context: AuthContext, id: string, isPublic: boolean): Promise<Session> {
+      await ownSession(context, id);
+      return present(await sessions.update(id, { public: isPublic }), true);
+    },
+
+    /** §2.8 list: the caller's sessions, or a public or shared session for someone else. */
+    async listValid(viewer: Viewer, query: ValidSessionsQuery) {
+      const page = {
+        includeTrashed: query.include_trashed,
+        onlyTrashed: query.only_trashed,
+        skipNoTrials: query.skip_no_trials,
+        sort: query.sort,
+        sortDesc: query.sort_desc,
+        start: query.start,
+        quantity: query.quantity,
+      };
+      if (query.public_session_id) {
+        const { session } = await access(viewer, query.public_session_id).catch(() => ({ session: undefined }));
+        const ids = session ? [session.id] : [];
+        const { items, total } = await sessions.list({ ...page, ids, includeTrashed: false, onlyTrashed: false });
+        return { sessions: items.map(toSessionRow), total };
+      }
+      if (query.subject_id && (!viewer.user || (await subjects.findById(query.subject_id))?.userId !== viewer.user.id)) {
+        // A subject's share token lists that subject's sessions (read only), never trashed ones.
+        const subject = await subjects.findById(query.subject_id);
+        const shared = subject && !subject.trashed && viewer.shareToken && viewer.shareToken === subject.shareToken;
+        if (!shared) return { sessions: [], total: 0 };
+        const { items, total } = await sessions.list({ ...page, subjectId: subject.id, includeTrashed: false, onlyTrashed: false });
+        return { sessions: items.map(toSessionRow), total };
+      }
+      if (!viewer.user) return { sessions: [], total: 0 };
+      const { items, total } = await sessions.list({ ...page, userId: viewer.user.id, subjectId: query.subject_id });
+      return { sessions: items.map(toSessionRow), total };
+    },
+
+    async search(context: AuthContext, text: string, includeTrashed: boolean) {
+      const { items } = await sessions.list({
+        userId: context.user.id,
+        search: text,
+        includeTrashed,
+        onlyTrashed: false,
+        skipNoTrials: false,
+        sort: 'created_at',
+        sortDesc: true,
+        start: 0,
+        quantity: 100,
+      });
+      return items.map(toSessionRow);
+    },
+
+    async rename(context: AuthContext, id: string, name: string): Promise<Session> {
+      const session = await ownSession(context, id);
+      return present(await sessions.update(id, { meta: { ...session.meta, sessionName: name } }), true);
+    },
+
+    async setSubject(context: AuthContext, id: string, subjectId: number): Promise<Session> {
+      await ownSession(context, id);
+      const subject = await subjects.findById(subjectId);
+      if (!subject || subject.userId !== context.user.id || subject.trashed) throw notFound(messages.subjectNotFound);
+      return present(await sessions.update(id, { subjectId }), true);
+    },
+
+    /** Stores calibration (cb_*) and neutral (settings_*) settings in the session's meta, with §5's clamps. */
+    async setMetadata(context: AuthContext, id: string, query: SetMetadataQuery) {
+      const session = await ownSession(context, id);
+      const meta = { ...session.meta } as Record<string, unknown> & {
+        checkerboard?: Record<string, unknown>;
+        settings?: Record<string, unknown>;
+      };
+      const warnings: string[] = [];
+      if (query.cb_rows !== undefined || query.cb_cols !== undefined || query.cb_square !== undefined || query.cb_placement !== undefined) {
+        const board = {
+          rows: CHECKERBOARD_DEFAULTS.rows,
+          cols: CHECKERBOARD_DEFAULTS.cols,
+          squareSize: CHECKERBOARD_DEFAULTS.squareSizeMm,
+          placement: CHECKERBOARD_DEFAULTS.placement,
+          ...meta.checkerboard,
+        };
+        meta.checkerboard = {
+          ...board,
+          ...(query.cb_rows !== undefined && { rows: Number(query.cb_rows) }),
+          ...(query.cb_cols !== undefined && { cols: Number(query.cb_cols) }),
+          ...(query.cb_square !== undefined && { squareSize: Number(query.cb_square) }),
+          ...(query.cb_placement !== undefined && { placement: query.cb_placement }),
+        };
+      }
+      const settings: Record<string, unknown> = { ...DEFAULT_SESSION_SETTINGS, ...meta.settings };
+      const assign = (key: string, value: unknown) => {
+        if (value !== undefined) settings[key] = value;
+      };
+      assign('data_sharing', query.settings_data_sharing);
+      assign('scaling_setup', query.settings_scaling_setup);
+      assign('pose_model', query.settings_pose_model);
+      assign('framerate', query.settings_framerate === undefined ? undefined : Number(query.settings_framerate));
+      assign('openSimModel', query.settings_openSimModel);
+      assign('augmenter_model', query.settings_augmenter_model);
+      if (query.settings_filter_frequency !== undefined || query.settings_framerate !== undefined) {
+        const decision = clampFilterFrequency(
+          (query.settings_filter_frequency ?? settings.filter_frequency) as string | number,
+          Number(settings.framerate),
+        );
+        settings.filter_frequency = decision.value;
+        if (decision.warning) warnings.push(decision.warning);
+      }
+      meta.settings = settings;
+      if (query.settings_session_name) meta.sessionName = query.settings_session_name;
+      const updated = await sessions.update(id, { meta });
+      return { meta: updated.meta, warnings };
+    },
+
+    settings(): { framerates: number[] } {
+      return { framerates: [...FRAMERATES] };
+    },
+
+    async trash(context: AuthContext, id: string): Promise<Session> {
+      await ownSession(context, id);
+      return present(await sessions.update(id, { trashed: true, trashedAt: now() }), true);
+    },
+
+    async restore(context: AuthContext, id: string): Promise<Session> {
+      await ownSession(context, id);
+      return present(await sessions.update(id, { trashed: false, trashedAt: null }), true);
+    },
+
+    async permanentRemove(context: AuthContext, id: string): Promise<void> {
+      await ownSession(context, id);
+      await removal.session(id);
+    },
+
+    /** §2.18 empty bin: every trashed trial of the caller first, then every trashed session. */
+    async emptyTrash(context: AuthContext): Promise<{ trials: number; sessions: number }> {
+      const trashedTrials = await trials.trashedOfUser(context.user.id);
+      for (const trial of trashedTrials) await removal.trial(trial.sessionId, trial.id);
+      const trashedSessions = await sessions.trashedOfUser(context.user.id);
+      for (const session of trashedSessions) await removal.session(session.id);
+      return { trials: trashedTrials.length, sessions: trashedSessions.length };
+    },
+  };
+}
+
+export type SessionService = ReturnType<typeof createSessionService>;

@@ -1,0 +1,94 @@
+import { createReadStream } from 'node:fs';
+import { probeVideo } from '@kinetrace/mocap/video/probe';
+import type { VideoInfo } from '@kinetrace/mocap/video/types';
+import { messages } from '@kinetrace/contracts';
+import type { JobQueue } from '../jobs/job-queue.ts';
+import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
+import type { FileStore } from '../storage/file-store.ts';
+import { trialFilesPrefix } from './storage-keys.ts';
+
+export type IntakeResult =
+  | { stored: true; info: VideoInfo }
+  | { stored: false; reason: 'unreadable' | 'duplicate'; message: string };
+
+/** Recording parameters a trial keeps in its meta. */
+export interface RecordingMeta {
+  framerate?: number;
+  start_at_ms?: number;
+  stop_at_ms?: number;
+  limit_s?: number;
+  expected_devices?: string[];
+  stopped_at_limit?: boolean;
+  error_msg?: string;
+}
+
+export const recordingMetaOf = (trial: TrialRow) => trial.meta as RecordingMeta & Record<string, unknown>;
+
+/**
+ * Where every video enters: probed with ffprobe (a file that is not a readable video is refused
+ * with a message on the trial and nothing else is lost), stored once per camera, and when the last
+ * expected camera's video is in, the trial is handed to processing.
+ */
+export function createVideoIntake(deps: { trials: TrialsRepository; files: FileStore; queue: JobQueue; now: () => Date }) {
+  const { trials, files, queue } = deps;
+
+  async function handOffWhenComplete(trial: TrialRow): Promise<void> {
+    const expected = recordingMetaOf(trial).expected_devices ?? [];
+    const videos = await trials.videosOf(trial.id);
+    const uploaded = new Set(videos.map((video) => video.deviceId));
+    if (trial.status === 'uploading' && expected.length > 0 && expected.every((device) => uploaded.has(device))) {
+      await startProcessing(trial);
+    }
+  }
+
+  async function startProcessing(trial: TrialRow): Promise<void> {
+    await trials.update(trial.id, { status: 'processing' });
+    await queue.send('process-trial', { trialId: trial.id });
+  }
+
+  return {
+    startProcessing,
+
+    /** Takes one camera's video file for a trial. The file at `path` is read, not moved. */
+    async accept(trial: TrialRow, deviceId: string, path: string, extras: { firstFrameMs?: number; mimeType?: string }): Promise<IntakeResult> {
+      let info: VideoInfo;
+      try {
+        info = await probeVideo(path);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message.replace(/^.*?:\s*/, '') : 'unknown reason';
+        const message = messages.videoUnreadable(deviceId, reason);
+        await trials.update(trial.id, { status: 'error', meta: { ...trial.meta, error_msg: message } });
+        return { stored: false, reason: 'unreadable', message };
+      }
+      const extension = info.container.includes('webm') ? 'webm' : 'mp4';
+      const key = `${trialFilesPrefix(trial.sessionId, trial.id)}/videos/${deviceId}.${extension}`;
+      const existing = (await trials.videosOf(trial.id)).find((video) => video.deviceId === deviceId);
+      if (existing) return { stored: false, reason: 'duplicate', message: messages.videoAlreadyUploaded };
+      await files.put(key, createReadStream(path));
+      const row = await trials.insertVideo({
+        trialId: trial.id,
+        deviceId,
+        storageKey: key,
+        parameters: {
+          first_frame_ms: extras.firstFrameMs ?? null,
+          mime_type: extras.mimeType ?? null,
+          width: info.width,
+          height: info.height,
+          fps: info.fps,
+          frame_count: info.frameCount,
+          duration_s: info.durationS,
+          codec: info.codec,
+          rotation_deg: info.rotationDeg,
+        },
+      });
+      if (!row) return { stored: false, reason: 'duplicate', message: messages.videoAlreadyUploaded };
+      const current = await trials.findById(trial.id);
+      if (current) await handOffWhenComplete(current);
+      return { stored: true, info };
+    },
+
+    handOffWhenComplete,
+  };
+}
+
+export type VideoIntake = ReturnType<typeof createVideoIntake>;

@@ -1,0 +1,293 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { estimateClockOffsetMs, messages, type CaptureState, type ClockSample, type RecordingStatus, type Session, type Trial } from '@kinetrace/contracts';
+import { markCalibrationProcessed } from './support/seed.ts';
+import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
+import { makeTestVideo } from './support/videos.ts';
+
+/** A phone as the server sees it: pairing, polling, uploading with raw tus requests. */
+class FakePhone {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly pairingToken: string,
+    readonly deviceId: string,
+  ) {}
+
+  async connect() {
+    const response = await fetch(`${this.baseUrl}/api/capture/${this.pairingToken}/connect/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        device_id: this.deviceId,
+        capabilities: { model: 'Test phone', max_width: 1920, max_height: 1080, framerates: [30, 60], mime_types: ['video/mp4'] },
+      }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  async state(): Promise<CaptureState> {
+    const response = await fetch(`${this.baseUrl}/api/capture/${this.pairingToken}/state/?device_id=${this.deviceId}`);
+    if (!response.ok) throw new Error(`state ${response.status}: ${await response.text()}`);
+    return (await response.json()) as CaptureState;
+  }
+
+  private metadata(trialId: string) {
+    const pairs = { pairing_token: this.pairingToken, trial_id: trialId, device_id: this.deviceId, first_frame_ms: String(Date.now()), filetype: 'video/mp4' };
+    return Object.entries(pairs)
+      .map(([key, value]) => `${key} ${Buffer.from(value).toString('base64')}`)
+      .join(',');
+  }
+
+  /** Creates a tus upload; answers its URL, or the refusal. */
+  async createUpload(trialId: string, length: number): Promise<{ status: number; location?: string; body: string }> {
+    const response = await fetch(`${this.baseUrl}/api/capture/uploads/`, {
+      method: 'POST',
+      headers: { 'tus-resumable': '1.0.0', 'upload-length': String(length), 'upload-metadata': this.metadata(trialId) },
+    });
+    const location = response.headers.get('location') ?? undefined;
+    return { status: response.status, location: location && new URL(location, this.baseUrl).toString(), body: await response.text() };
+  }
+
+  async offset(url: string): Promise<number> {
+    const response = await fetch(url, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
+    return Number(response.headers.get('upload-offset'));
+  }
+
+  async send(url: string, bytes: Buffer, offset: number): Promise<{ status: number; body: string }> {
+    const response = await fetch(url, {
+      method: 'PATCH',
+      headers: { 'tus-resumable': '1.0.0', 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
+      body: new Uint8Array(bytes),
+    });
+    return { status: response.status, body: await response.text() };
+  }
+
+  async upload(trialId: string, bytes: Buffer) {
+    const created = await this.createUpload(trialId, bytes.length);
+    if (!created.location) return { status: created.status, body: created.body };
+    return this.send(created.location, bytes, 0);
+  }
+}
+
+describe('capture: pairing, recording and uploads', () => {
+  let test: TestApp;
+  let baseUrl: string;
+  let owner: Awaited<ReturnType<typeof verifiedUser>>;
+  let videoDir: string;
+  let videoA: Buffer;
+  let videoB: Buffer;
+
+  beforeAll(async () => {
+    test = await startTestApp('pglite', { LOG_LEVEL: 'warn' });
+    baseUrl = (await test.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
+    owner = await verifiedUser(test);
+    videoDir = mkdtempSync(join(tmpdir(), 'kinetrace-videos-'));
+    videoA = readFileSync(makeTestVideo(videoDir, 'a', 1));
+    videoB = readFileSync(makeTestVideo(videoDir, 'b', 1, 'webm'));
+  });
+  afterAll(async () => {
+    await test?.close();
+    rmSync(videoDir, { recursive: true, force: true });
+  });
+
+  const api = (path: string) => test.call({ method: 'GET', url: `/api${path}`, headers: authHeader(owner.token) });
+  async function pairedSession(phones = 2) {
+    const session = ((await api('/sessions/new/')).json() as Session[])[0];
+    const { db } = test.backends.database;
+    const { schema } = await import('@kinetrace/db');
+    const { eq } = await import('drizzle-orm');
+    const [row] = await db.select().from(schema.sessions).where(eq(schema.sessions.id, session.id));
+    const list = Array.from({ length: phones }, (_, index) => new FakePhone(baseUrl, row.pairingToken, `phone-${index}-${session.id.slice(0, 8)}`));
+    for (const phone of list) expect((await phone.connect()).status).toBe(200);
+    return { session, phones: list, pairingToken: row.pairingToken };
+  }
+  const status = async (sessionId: string) => (await api(`/sessions/${sessionId}/status/`)).json() as RecordingStatus;
+
+  it('pairs phones through the QR code token and counts the connected ones', async () => {
+    const { session, phones, pairingToken } = await pairedSession(2);
+    expect(session.qrcode).toMatch(/^data:image\/png;base64,/);
+    const state = await phones[0].state();
+    expect(state).toMatchObject({ session_id: session.id, recording: null, n_cameras_connected: 2, uploads_expected: [] });
+    expect((await status(session.id)).n_cameras_connected).toBe(2);
+    const stranger = await fetch(`${baseUrl}/api/capture/not-a-real-token-at-all/connect/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ device_id: 'abcdefgh', capabilities: { model: 'x', max_width: 1, max_height: 1, framerates: [], mime_types: [] } }),
+    });
+    expect(stranger.status).toBe(404);
+    expect(await stranger.json()).toEqual({ detail: messages.pairingInvalid });
+    // A phone that stops polling is no longer counted after 5 s.
+    test.clock.offsetMs = 6_000;
+    try {
+      await phones[0].state();
+      expect((await status(session.id)).n_cameras_connected).toBe(1);
+    } finally {
+      test.clock.offsetMs = 0;
+    }
+    expect(pairingToken.length).toBeGreaterThan(20);
+  });
+
+  it('records with two phones: a common start time, stop, both uploads, then a processing job for a worker', async () => {
+    const { session, phones } = await pairedSession(2);
+    const recorded = await api(`/sessions/${session.id}/record/?name=calibration`);
+    expect(recorded.statusCode).toBe(200);
+    const trialId = (recorded.json() as { id: string }).id;
+    expect(await status(session.id)).toMatchObject({ status: 'recording', trial_id: trialId, n_videos_expected: 2 });
+
+    const orders = await Promise.all(phones.map((phone) => phone.state()));
+    for (const order of orders) {
+      expect(order.recording).toMatchObject({ trial_id: trialId, trial_name: 'calibration', framerate: 30 });
+      expect(order.recording!.start_at_ms).toBeGreaterThan(order.server_time_ms);
+    }
+    expect(orders[0].recording!.start_at_ms).toBe(orders[1].recording!.start_at_ms);
+    expect((await api(`/sessions/${session.id}/record/?name=calibration`)).statusCode).toBe(409);
+
+    expect((await api(`/sessions/${session.id}/stop/`)).json()).toEqual({ status: 'uploading' });
+    expect(await status(session.id)).toMatchObject({ status: 'processing', n_videos_uploaded: 0 });
+    expect((await phones[0].state()).uploads_expected).toEqual([{ trial_id: trialId, trial_name: 'calibration' }]);
+
+    expect((await phones[0].upload(trialId, videoA)).status).toBe(204);
+    expect(await status(session.id)).toMatchObject({ status: 'processing', n_videos_uploaded: 1 });
+    expect((await phones[0].upload(trialId, videoA)).status).toBe(410); // stored once
+    expect((await phones[1].upload(trialId, videoB)).status).toBe(204);
+    expect(await status(session.id)).toMatchObject({ status: 'ready', trial_status: 'processing', n_videos_uploaded: 2 });
+
+    const trial = (await api(`/trials/${trialId}/`)).json() as Trial;
+    expect(trial.videos.map((video) => video.device_id).sort()).toEqual(phones.map((phone) => phone.deviceId).sort());
+    expect(trial.videos.find((video) => video.device_id === phones[1].deviceId)!.parameters).toMatchObject({ codec: 'vp9', width: 320, height: 240 });
+    const jobs = await test.backends.database.executeSql(`select data from pgboss.job where name = 'process-trial'`);
+    expect(jobs.rows.map((row) => (row.data as { trialId: string }).trialId)).toContain(trialId);
+
+    expect((await api(`/sessions/${session.id}/get_n_calibrated_cameras/`)).json()).toEqual({ data: 0 });
+    await markCalibrationProcessed(test.backends, session.id);
+    expect((await api(`/sessions/${session.id}/get_n_calibrated_cameras/`)).json()).toEqual({ data: 2 });
+  });
+
+  it('resumes an upload cut half-way: one intact video, byte-identical to the source', async () => {
+    const { session, phones } = await pairedSession(2);
+    const trialId = ((await api(`/sessions/${session.id}/record/?name=walk`)).json() as { id: string }).id;
+    await api(`/sessions/${session.id}/stop/`);
+    const created = await phones[0].createUpload(trialId, videoA.length);
+    const half = Math.floor(videoA.length / 2);
+    const controller = new AbortController();
+    // The connection drops after half of the bytes: the body stream errors mid-way.
+    const cut = new ReadableStream<Uint8Array>({
+      start(stream) {
+        stream.enqueue(videoA.subarray(0, half));
+        setTimeout(() => controller.abort(), 200);
+      },
+    });
+    await fetch(created.location!, {
+      method: 'PATCH',
+      headers: { 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+      body: cut,
+      signal: controller.signal,
+      duplex: 'half',
+    } as RequestInit).catch(() => undefined);
+    let offset = 0;
+    for (let attempt = 0; attempt < 50 && offset === 0; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      offset = await phones[0].offset(created.location!);
+    }
+    expect(offset).toBeGreaterThan(0);
+    expect(offset).toBeLessThanOrEqual(half);
+    expect((await phones[0].send(created.location!, videoA.subarray(offset), offset)).status).toBe(204);
+
+    const trial = (await api(`/trials/${trialId}/`)).json() as Trial;
+    const stored = await fetch(`${baseUrl}${trial.videos[0].video}`);
+    expect(Buffer.from(await stored.arrayBuffer()).equals(videoA)).toBe(true);
+    expect(readdirSync(join(test.dataDir, 'uploads')).filter((name) => !name.endsWith('.json'))).toEqual([]);
+  });
+
+  it('refuses a file that is not a video and a truncated video with a message on the trial, and the session stays usable', async () => {
+    const { session, phones } = await pairedSession(2);
+    for (const [name, bytes] of [
+      ['notes', Buffer.from('these are not the frames you are looking for')],
+      ['truncated', videoA.subarray(0, Math.floor(videoA.length / 3))],
+    ] as const) {
+      const trialId = ((await api(`/sessions/${session.id}/record/?name=${name}`)).json() as { id: string }).id;
+      await api(`/sessions/${session.id}/stop/`);
+      const refused = await phones[0].upload(trialId, bytes);
+      expect(refused.status).toBe(422);
+      const trial = (await api(`/trials/${trialId}/`)).json() as Trial;
+      expect(trial.status).toBe('error');
+      expect(String(trial.meta.error_msg)).toMatch(new RegExp(`^The video from camera ${phones[0].deviceId} could not be read`));
+      expect(trial.videos).toEqual([]);
+    }
+    const next = await api(`/sessions/${session.id}/record/?name=after_errors`);
+    expect(next.statusCode).toBe(200);
+    await api(`/sessions/${session.id}/cancel_trial/`);
+  });
+
+  it("a phone that disconnects mid-recording gives §8's message instead of waiting forever", async () => {
+    const { session, phones } = await pairedSession(2);
+    const trialId = ((await api(`/sessions/${session.id}/record/?name=lost_phone`)).json() as { id: string }).id;
+    await api(`/sessions/${session.id}/stop/`);
+    await phones[0].upload(trialId, videoA);
+    test.clock.offsetMs = 20_000; // phone 1 has not been seen for 20 s; phone 0 keeps polling
+    try {
+      await phones[0].state();
+      const state = await status(session.id);
+      expect(state).toMatchObject({ status: 'ready', trial_status: 'error' });
+      const trial = (await api(`/trials/${trialId}/`)).json() as Trial;
+      expect(trial.meta.error_msg).toBe(messages.videosMissing(2, 1));
+      expect((await api(`/sessions/${session.id}/record/?name=next_try`)).statusCode).toBe(400); // only one phone left
+    } finally {
+      test.clock.offsetMs = 0;
+    }
+  });
+
+  it('stops by itself at the time limit, and a cancelled trial is dropped by the phones', async () => {
+    const { session, phones } = await pairedSession(2);
+    const trialId = ((await api(`/sessions/${session.id}/record/?name=long_one`)).json() as { id: string }).id;
+    test.clock.offsetMs = 63_000;
+    try {
+      await Promise.all(phones.map((phone) => phone.state())); // both phones still polling
+      expect(await status(session.id)).toMatchObject({ status: 'processing', trial_status: 'uploading' });
+      expect(((await api(`/trials/${trialId}/`)).json() as Trial).meta).toMatchObject({ stopped_at_limit: true });
+    } finally {
+      test.clock.offsetMs = 0;
+    }
+    expect((await api(`/sessions/${session.id}/cancel_trial/`)).json()).toEqual({ status: 'ready' });
+    expect((await phones[0].state()).cancelled_trial_ids).toContain(trialId);
+    expect((await phones[1].upload(trialId, videoB)).status).toBe(410);
+    expect((await status(session.id)).status).toBe('ready');
+  });
+
+  it('estimates a phone clock offset within 50 ms of a known injected offset', async () => {
+    const injectedMs = 3_217; // the phone's clock is this far behind the server's
+    const phoneNow = () => Date.now() - injectedMs;
+    const samples: ClockSample[] = [];
+    for (let index = 0; index < 8; index++) {
+      const sentAtLocalMs = phoneNow();
+      const { server_time_ms } = (await (await fetch(`${baseUrl}/api/capture/time/`)).json()) as { server_time_ms: number };
+      samples.push({ sentAtLocalMs, serverTimeMs: server_time_ms, receivedAtLocalMs: phoneNow() });
+    }
+    const { offsetMs, uncertaintyMs } = estimateClockOffsetMs(samples);
+    expect(Math.abs(offsetMs - injectedMs)).toBeLessThan(50);
+    expect(uncertaintyMs).toBeLessThan(50);
+  });
+
+  it('imports existing videos, one per camera, into a trial handed to processing', async () => {
+    const { session } = await pairedSession(0);
+    const form = new FormData();
+    form.append('name', 'lab_cameras');
+    form.append('video', new Blob([new Uint8Array(videoA)]), 'left.mp4');
+    form.append('video', new Blob([new Uint8Array(videoB)]), 'right.webm');
+    const imported = await fetch(`${baseUrl}/api/sessions/${session.id}/import/`, { method: 'POST', headers: authHeader(owner.token), body: form });
+    expect(imported.status, await imported.clone().text()).toBe(200);
+    expect(await imported.json()).toMatchObject({ name: 'lab_cameras', status: 'processing', videos: [{}, {}] });
+
+    const bad = new FormData();
+    bad.append('name', 'bad_import');
+    bad.append('video', new Blob([new Uint8Array(videoA)]), 'left.mp4');
+    bad.append('video', new Blob(['not a video']), 'right.mp4');
+    const refused = await fetch(`${baseUrl}/api/sessions/${session.id}/import/`, { method: 'POST', headers: authHeader(owner.token), body: bad });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { video: string[] }).video[0]).toMatch(/could not be read/);
+    const sessionAfter = (await api(`/sessions/${session.id}/`)).json() as Session;
+    expect(sessionAfter.trials.find((trial) => trial.name === 'lab_cameras')!.videos).toHaveLength(2);
+  });
+});

@@ -1,0 +1,68 @@
+import { eq } from 'drizzle-orm';
+import { schema } from '@kinetrace/db';
+import type { TestApp } from './test-app.ts';
+
+/**
+ * Trials as recording and processing will leave them (those calls arrive with the capture issue):
+ * rows plus files in the file store, written through the same backends the app uses.
+ */
+export async function seedTrial(
+  test: TestApp,
+  sessionId: string,
+  trial: {
+    name: string;
+    status?: string;
+    videos?: { deviceId: string; bytes: Buffer; extension?: string }[];
+    results?: { tag: string; fileName: string; bytes: Buffer }[];
+  },
+): Promise<string> {
+  const { db } = test.backends.database;
+  const [row] = await db
+    .insert(schema.trials)
+    .values({ sessionId, name: trial.name, status: trial.status ?? 'done' })
+    .returning();
+  for (const video of trial.videos ?? []) {
+    const key = `sessions/${sessionId}/trials/${row.id}/videos/${video.deviceId}.${video.extension ?? 'mp4'}`;
+    await test.backends.files.put(key, video.bytes);
+    await db.insert(schema.trialVideos).values({
+      trialId: row.id,
+      deviceId: video.deviceId,
+      storageKey: key,
+      parameters: { device: { model: 'Pixel 8' } },
+    });
+  }
+  for (const result of trial.results ?? []) {
+    const key = `sessions/${sessionId}/trials/${row.id}/results/${result.tag}/${result.fileName}`;
+    await test.backends.files.put(key, result.bytes);
+    await db.insert(schema.trialResults).values({ trialId: row.id, tag: result.tag, storageKey: key });
+  }
+  return row.id;
+}
+
+/** Moves a row's trash date into the past, as if it had been trashed `days` ago. */
+export async function backdateTrash(test: TestApp, table: 'sessions' | 'trials' | 'subjects', id: string | number, days: number) {
+  const { db } = test.backends.database;
+  const trashedAt = new Date(Date.now() - days * 86_400_000);
+  if (table === 'sessions') await db.update(schema.sessions).set({ trashedAt }).where(eq(schema.sessions.id, String(id)));
+  if (table === 'trials') await db.update(schema.trials).set({ trashedAt }).where(eq(schema.trials.id, String(id)));
+  if (table === 'subjects') await db.update(schema.subjects).set({ trashedAt }).where(eq(schema.subjects.id, Number(id)));
+}
+
+/**
+ * Does what the processing worker will do for a calibration trial (a later issue): marks the newest
+ * calibration trial done with one camera-parameters result per camera that uploaded a video.
+ */
+export async function markCalibrationProcessed(backends: TestApp['backends'], sessionId: string): Promise<string[]> {
+  const { db } = backends.database;
+  const calibrations = await db.select().from(schema.trials).where(eq(schema.trials.sessionId, sessionId));
+  const calibration = calibrations.filter((trial) => trial.name === 'calibration' && !trial.trashed).sort((a, b) => +a.createdAt - +b.createdAt).at(-1);
+  if (!calibration) throw new Error('no calibration trial');
+  const videos = await db.select().from(schema.trialVideos).where(eq(schema.trialVideos.trialId, calibration.id));
+  for (const video of videos) {
+    const key = `sessions/${sessionId}/trials/${calibration.id}/results/camera-parameters/${video.deviceId}.json`;
+    await backends.files.put(key, Buffer.from(JSON.stringify({ device_id: video.deviceId })));
+    await db.insert(schema.trialResults).values({ trialId: calibration.id, tag: 'camera-parameters', storageKey: key, meta: { device_id: video.deviceId } });
+  }
+  await db.update(schema.trials).set({ status: 'done' }).where(eq(schema.trials.id, calibration.id));
+  return videos.map((video) => video.deviceId);
+}

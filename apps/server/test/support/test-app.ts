@@ -1,0 +1,140 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { openBackends, type Backends } from '../../src/backends.ts';
+import { loadConfig } from '../../src/config.ts';
+import { codeIn, readOutbox } from './outbox.ts';
+
+/** Where the tests find a real PostgreSQL server (CI starts one; trust auth). */
+export const postgresAdminUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export type Backend = 'pglite' | 'postgres';
+
+export async function postgresAvailable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: postgresAdminUrl, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Backends to run the API tests on: PGlite always; PostgreSQL when reachable (required on CI). */
+export async function testBackends(): Promise<Backend[]> {
+  if (await postgresAvailable()) return ['pglite', 'postgres'];
+  if (process.env.CI) throw new Error(`PostgreSQL is required on CI but ${postgresAdminUrl} is not reachable`);
+  console.warn(`PostgreSQL tests skipped: ${postgresAdminUrl} is not reachable`);
+  return ['pglite'];
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  backends: Backends;
+  dataDir: string;
+  clock: { offsetMs: number };
+  logs: string[];
+  call(options: InjectOptions): Promise<LightMyRequestResponse>;
+  outbox(): { to: string; text: string }[];
+  close(): Promise<void>;
+}
+
+/** A fresh app on a fresh database of the chosen backend, with a movable clock and captured logs. */
+export async function startTestApp(backend: Backend, env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kinetrace-test-'));
+  let databaseUrl: string | undefined;
+  let dropDatabase = async () => {};
+  if (backend === 'postgres') {
+    const name = `kinetrace_test_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: postgresAdminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(postgresAdminUrl);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+    dropDatabase = async () => {
+      const client = new pg.Client({ connectionString: postgresAdminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    };
+  }
+  const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', PUBLIC_URL: 'http://kinetrace.test', ...env });
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const backends = await openBackends(config, (line) => logs.push(line));
+  const clock = { offsetMs: 0 };
+  const app = await buildApp(config, backends, { now: () => new Date(Date.now() + clock.offsetMs), logStream });
+  await app.ready();
+  return {
+    app,
+    backends,
+    dataDir,
+    clock,
+    logs,
+    call: (options) => app.inject(options),
+    outbox: () => readOutbox(join(dataDir, 'outbox')),
+    async close() {
+      await app.close();
+      await backends.close();
+      await dropDatabase();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+let userCounter = 0;
+export const PASSWORD = 'correct horse battery staple';
+
+export function newUserPayload(overrides: Record<string, unknown> = {}) {
+  userCounter++;
+  const username = `researcher_${userCounter}_${randomBytes(3).toString('hex')}`;
+  return {
+    username,
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    email: `${username}@lab.example.org`,
+    country: 'United States',
+    institution: 'Gait Lab',
+    profession: 'Researcher',
+    reason: 'Gait analysis',
+    website: '',
+    password: PASSWORD,
+    newsletter: true,
+    ...overrides,
+  };
+}
+
+export const authHeader = (token: string) => ({ authorization: `Token ${token}` });
+
+/** Registers a user, logs in and enters the e-mailed code: returns a verified token. */
+export async function verifiedUser(test: TestApp, overrides: Record<string, unknown> = {}) {
+  const payload = newUserPayload(overrides);
+  const registered = await test.call({ method: 'POST', url: '/api/register/', payload });
+  if (registered.statusCode !== 201) throw new Error(`register failed: ${registered.body}`);
+  const login = await test.call({ method: 'POST', url: '/api/login/', payload: { username: payload.username, password: PASSWORD } });
+  const { token } = login.json() as { token: string };
+  const mail = test.outbox().filter((message) => message.to.includes(payload.email)).at(-1);
+  if (!mail) throw new Error('no code e-mail');
+  const verified = await test.call({
+    method: 'POST',
+    url: '/api/verify/',
+    headers: authHeader(token),
+    payload: { otp_token: codeIn(mail.text) },
+  });
+  if (verified.statusCode !== 200) throw new Error(`verify failed: ${verified.body}`);
+  return { ...payload, token, userId: (login.json() as { user_id: number }).user_id };
+}
