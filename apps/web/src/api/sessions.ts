@@ -1,0 +1,96 @@
+import {
+  dataPaths,
+  emptyTrashResponseSchema,
+  sessionRowSchema,
+  sessionSchema,
+  validSessionsResponseSchema,
+  type Session,
+  type ValidSessionsRequest,
+} from '@kinetrace/contracts';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
+import { apiRequest } from '../app/api-client.ts';
+
+/** One TanStack Query hook per session call of §7 (paths and bodies from the contracts). */
+
+export const sessionsQueryKey = ['sessions'] as const;
+const sessionQueryKey = (id: string) => ['session', id] as const;
+
+/** A page of sessions (POST /sessions/valid/); the previous page stays on screen while the next loads. */
+export const useValidSessions = (request: ValidSessionsRequest, enabled = true) =>
+  useQuery({
+    queryKey: [...sessionsQueryKey, 'valid', request],
+    queryFn: () => apiRequest(dataPaths.validSessions, { body: request, schema: validSessionsResponseSchema }),
+    placeholderData: keepPreviousData,
+    enabled,
+  });
+
+/** Sessions whose name, subject or id contains `text`. */
+export const useSearchSessions = (text: string, includeTrashed: boolean) =>
+  useQuery({
+    queryKey: [...sessionsQueryKey, 'search', text, includeTrashed],
+    queryFn: () =>
+      apiRequest(`${dataPaths.searchSessions}?${new URLSearchParams({ text, include_trashed: String(includeTrashed) })}`, {
+        schema: z.array(sessionRowSchema),
+      }),
+    enabled: text !== '',
+    placeholderData: keepPreviousData,
+  });
+
+export const useSession = (id: string | null) =>
+  useQuery({
+    queryKey: sessionQueryKey(id ?? ''),
+    queryFn: () => apiRequest(dataPaths.session(id!), { schema: sessionSchema }),
+    enabled: id !== null,
+  });
+
+/** Every list and session view shows the answer of a change: refetch them all. */
+function useRefreshSessions() {
+  const queryClient = useQueryClient();
+  return (session?: Session) => {
+    if (session) queryClient.setQueryData(sessionQueryKey(session.id), session);
+    void queryClient.invalidateQueries({ queryKey: sessionsQueryKey });
+    void queryClient.invalidateQueries({ queryKey: ['session'] });
+  };
+}
+
+export const useNewSession = () =>
+  useMutation({
+    mutationFn: async () => (await apiRequest(dataPaths.newSession, { schema: z.array(sessionSchema).min(1) }))[0],
+  });
+
+export const useRenameSession = () => {
+  const refresh = useRefreshSessions();
+  return useMutation({
+    mutationFn: ({ id, sessionNewName }: { id: string; sessionNewName: string }) =>
+      apiRequest(dataPaths.sessionAction(id, 'rename'), { body: { sessionNewName }, schema: sessionSchema }),
+    onSuccess: refresh,
+  });
+};
+
+export const useTrashSession = () => {
+  const refresh = useRefreshSessions();
+  return useMutation({
+    mutationFn: ({ id, action }: { id: string; action: 'trash' | 'restore' }) =>
+      apiRequest(dataPaths.sessionAction(id, action), { method: 'POST', schema: sessionSchema }),
+    onSuccess: refresh,
+  });
+};
+
+export const usePermanentlyRemoveSession = () => {
+  const refresh = useRefreshSessions();
+  return useMutation({
+    mutationFn: (id: string) => apiRequest(dataPaths.sessionAction(id, 'permanent_remove'), { method: 'POST', schema: z.null() }),
+    onSuccess: () => refresh(),
+  });
+};
+
+/** The recycle bin's 'empty bin': every trashed trial, then every trashed session (§4.4). */
+export const useEmptyTrash = () => {
+  const refresh = useRefreshSessions();
+  return useMutation({
+    mutationFn: () =>
+      apiRequest(dataPaths.emptyTrash, { method: 'POST', schema: emptyTrashResponseSchema }),
+    onSuccess: () => refresh(),
+  });
+};

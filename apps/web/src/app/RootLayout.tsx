@@ -1,0 +1,61 @@
+import { AppShell } from '@mantine/core';
+import { useEffect } from 'react';
+import { Navigate, Outlet, useLocation, useMatches, useParams } from 'react-router';
+import { useActiveSessionId } from './active-session.ts';
+import { AppHeader } from './AppHeader.tsx';
+import { authStore, useAuth } from './auth-store.ts';
+import { guardRedirect } from './navigation-guard.ts';
+import { fixedPaths, type RouteHandle, type RouteName } from './route-names.ts';
+import { useLogout } from './use-logout.ts';
+
+/** The name of the route being shown, or null for a path the app does not know. */
+function useRouteName(): RouteName | null {
+  const matches = useMatches();
+  const params = useParams();
+  const handle = matches.at(-1)?.handle as RouteHandle | undefined;
+  if (!handle) return null;
+  // React Router matches whole segments only, so `/register-<suffix>` is a `/:slug` route checked here.
+  if (handle.name === 'Register' && !params.slug?.startsWith('register-')) return null;
+  return handle.name;
+}
+
+/** Restarts the 12-hour login timer on each route change and logs out when it runs out (§4.1, §9). */
+function useSessionExpiry(): void {
+  const location = useLocation();
+  const { token, validTill } = useAuth();
+  const logout = useLogout();
+  useEffect(() => authStore.touch(), [location.key]);
+  useEffect(() => {
+    if (!token || validTill === null) return;
+    const timer = setTimeout(() => void logout(), Math.max(0, validTill - Date.now()));
+    return () => clearTimeout(timer);
+  }, [token, validTill, logout]);
+}
+
+/** Every page: the navigation guard (§2.2), then the app shell (§2.3) around the screen. */
+export function RootLayout() {
+  const auth = useAuth();
+  const activeSessionId = useActiveSessionId();
+  const routeName = useRouteName();
+  useSessionExpiry();
+
+  if (routeName === null) return <Navigate to={fixedPaths.SelectSession} replace />;
+  const redirect = guardRedirect(routeName, {
+    loggedIn: auth.token !== null,
+    verified: auth.verified,
+    institutionalUse: auth.institutionalUse,
+    hasActiveSession: activeSessionId !== null,
+  });
+  if (redirect) return <Navigate to={fixedPaths[redirect]} replace />;
+
+  return (
+    <AppShell header={{ height: 60 }} padding="md">
+      <AppShell.Header>
+        <AppHeader routeName={routeName} />
+      </AppShell.Header>
+      <AppShell.Main>
+        <Outlet />
+      </AppShell.Main>
+    </AppShell>
+  );
+}

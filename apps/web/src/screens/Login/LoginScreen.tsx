@@ -1,0 +1,99 @@
+import { loginRequestSchema, type LoginRequest } from '@kinetrace/contracts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { Anchor, Button, Checkbox, Group, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { Link, useNavigate } from 'react-router';
+import { checkOtpVerified, useLogin } from '../../api/account.ts';
+import { useInstanceInfo } from '../../api/instance.ts';
+import { authStore, useAuth, validRememberedDeviceToken } from '../../app/auth-store.ts';
+import { afterVerification } from '../../app/navigation-guard.ts';
+import { reportError } from '../../app/report-error.ts';
+import { fixedPaths } from '../../app/route-names.ts';
+import { AuthCard } from '../../components/AuthCard.tsx';
+
+/**
+ * §2.4 and §4.1: after a login the user enters the e-mailed code on Verify, unless this device was
+ * remembered less than 90 days ago and the server confirms the login is verified by it.
+ */
+export function LoginScreen() {
+  const navigate = useNavigate();
+  const auth = useAuth();
+  const rememberedDeviceToken = validRememberedDeviceToken(auth);
+  const [rememberDevice, setRememberDevice] = useState(false);
+  const login = useLogin();
+  const instance = useInstanceInfo();
+  const form = useForm<LoginRequest>({ resolver: zodResolver(loginRequestSchema), defaultValues: { username: '', password: '' } });
+  const { errors } = form.formState;
+
+  const onSubmit = form.handleSubmit(async (credentials) => {
+    try {
+      const answer = await login.mutateAsync({ credentials, rememberedDeviceToken });
+      authStore.loggedIn({
+        token: answer.token,
+        userId: answer.user_id,
+        username: credentials.username,
+        institutionalUse: answer.institutional_use,
+        otpChallengeSent: answer.otp_challenge_sent,
+        rememberDevice,
+      });
+      if (rememberedDeviceToken && !answer.otp_challenge_sent) {
+        const { otp_verified } = await checkOtpVerified(rememberedDeviceToken);
+        if (otp_verified) {
+          authStore.update({ verified: true });
+          await navigate(fixedPaths[afterVerification(answer.institutional_use)]);
+          return;
+        }
+      }
+      await navigate(fixedPaths.Verify);
+    } catch (error) {
+      reportError(error, 'Login failed.', { setError: form.setError, fields: ['username', 'password'] });
+    }
+  });
+
+  const links = instance.data?.links;
+  return (
+    <AuthCard title="Log in">
+      <form onSubmit={onSubmit} noValidate>
+        <Stack>
+          <TextInput label="Username" autoComplete="username" {...form.register('username')} error={errors.username?.message} />
+          <PasswordInput
+            label="Password"
+            autoComplete="current-password"
+            visibilityToggleButtonProps={{ 'aria-label': 'Show or hide password' }}
+            {...form.register('password')}
+            error={errors.password?.message}
+          />
+          {!rememberedDeviceToken && (
+            <Checkbox
+              label="Remember this device for 90 days"
+              checked={rememberDevice}
+              onChange={(event) => setRememberDevice(event.currentTarget.checked)}
+            />
+          )}
+          <Button type="submit" loading={form.formState.isSubmitting}>
+            Login
+          </Button>
+          <Group justify="space-between">
+            <Anchor component={Link} to={fixedPaths.ResetPassword} size="sm">
+              Forgot password?
+            </Anchor>
+            <Anchor component={Link} to={fixedPaths.Register} size="sm">
+              Sign up
+            </Anchor>
+          </Group>
+          {links && (
+            <Group justify="space-between">
+              <Anchor href={links.get_started} target="_blank" rel="noreferrer" size="sm">
+                Get started
+              </Anchor>
+              <Anchor href={links.best_practices} target="_blank" rel="noreferrer" size="sm">
+                Best practices
+              </Anchor>
+            </Group>
+          )}
+        </Stack>
+      </form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,109 @@
+import {
+  AUGMENTER_MODELS,
+  DEFAULT_FRAMERATE,
+  OPENSIM_MODELS,
+  POSE_MODELS,
+  SCALING_SETUPS,
+  clampFilterFrequency,
+} from '@kinetrace/contracts';
+import { Button, Group, Modal, Select, Stack, TextInput } from '@mantine/core';
+import { useState } from 'react';
+import { toast } from '../../components/toasts.tsx';
+
+export interface AdvancedSettings {
+  scaling_setup: keyof typeof SCALING_SETUPS;
+  pose_model: keyof typeof POSE_MODELS;
+  framerate: number;
+  openSimModel: keyof typeof OPENSIM_MODELS;
+  augmenter_model: keyof typeof AUGMENTER_MODELS;
+  /** 'default' or Hz, as typed. */
+  filter_frequency: string;
+}
+
+const optionsOf = (options: Record<string, string>) => Object.entries(options).map(([value, label]) => ({ value, label }));
+
+/**
+ * §2.11 Advanced Settings: scaling setup, pose model, frame rate (only those the server records at),
+ * musculoskeletal model, marker augmenter and filter frequency, clamped to half the frame rate (§5).
+ */
+export function AdvancedSettingsDialog({
+  settings,
+  framerates,
+  onClose,
+  onSave,
+}: {
+  settings: AdvancedSettings;
+  framerates: readonly number[];
+  onClose: () => void;
+  onSave: (settings: AdvancedSettings) => void;
+}) {
+  const [draft, setDraft] = useState(settings);
+  const offered = framerates.length > 0 ? framerates : [DEFAULT_FRAMERATE];
+  const set = (change: Partial<AdvancedSettings>) => setDraft((current) => ({ ...current, ...change }));
+
+  /** A frequency checked against a frame rate: clamped or reset with the spec's warning. */
+  const clamped = (filterFrequency: string, framerate: number) => {
+    const decision = clampFilterFrequency(filterFrequency, framerate);
+    if (decision.warning) toast.warning(decision.warning);
+    return String(decision.value);
+  };
+
+  return (
+    <Modal opened onClose={onClose} title="Advanced Settings" centered>
+      <Stack>
+        <Select
+          label="Scaling setup"
+          data={optionsOf(SCALING_SETUPS)}
+          value={draft.scaling_setup}
+          onChange={(value) => value && set({ scaling_setup: value as AdvancedSettings['scaling_setup'] })}
+          allowDeselect={false}
+        />
+        <Select
+          label="Pose model"
+          data={optionsOf(POSE_MODELS)}
+          value={draft.pose_model}
+          onChange={(value) => value && set({ pose_model: value as AdvancedSettings['pose_model'] })}
+          allowDeselect={false}
+        />
+        <Select
+          label="Frame rate (fps)"
+          data={offered.map((fps) => ({ value: String(fps), label: `${fps} fps` }))}
+          value={String(draft.framerate)}
+          onChange={(value) => {
+            if (!value) return;
+            const framerate = Number(value);
+            set({ framerate, filter_frequency: clamped(draft.filter_frequency, framerate) });
+          }}
+          allowDeselect={false}
+        />
+        <Select
+          label="Musculoskeletal model"
+          data={optionsOf(OPENSIM_MODELS)}
+          value={draft.openSimModel}
+          onChange={(value) => value && set({ openSimModel: value as AdvancedSettings['openSimModel'] })}
+          allowDeselect={false}
+        />
+        <Select
+          label="Marker augmenter"
+          data={optionsOf(AUGMENTER_MODELS)}
+          value={draft.augmenter_model}
+          onChange={(value) => value && set({ augmenter_model: value as AdvancedSettings['augmenter_model'] })}
+          allowDeselect={false}
+        />
+        <TextInput
+          label="Filter frequency (Hz)"
+          description="'default' (12 Hz for gait, otherwise half the frame rate) or a number of Hz up to half the frame rate."
+          value={draft.filter_frequency}
+          onChange={(event) => set({ filter_frequency: event.currentTarget.value })}
+          onBlur={() => set({ filter_frequency: clamped(draft.filter_frequency, draft.framerate) })}
+        />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button onClick={() => onSave({ ...draft, filter_frequency: clamped(draft.filter_frequency, draft.framerate) })}>Save</Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}

@@ -1,0 +1,237 @@
+import {
+  DATA_SHARING_OPTIONS,
+  DEFAULT_SESSION_SETTINGS,
+  MIN_CALIBRATED_CAMERAS,
+  POLLING_INTERVAL_MS,
+  TOAST_DURATION_MS,
+  messages,
+  trialNameField,
+  type Subject,
+} from '@kinetrace/contracts';
+import { Alert, Button, Checkbox, Container, Group, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import {
+  fetchCalibratedCameraCount,
+  fetchRecordingStatus,
+  fetchSessionFramerates,
+  fetchTrial,
+  fetchTrialImages,
+  setSessionMetadata,
+  setSessionSubject,
+  useRecordingStatus,
+} from '../../api/capture.ts';
+import { useSession } from '../../api/sessions.ts';
+import { sessionPath } from '../../app/route-names.ts';
+import { reportError } from '../../app/report-error.ts';
+import { speak, useAuditoryFeedback } from '../../capture/auditory-feedback.ts';
+import { toast } from '../../components/toasts.tsx';
+import { VideosUploaded } from '../Calibration/VideosUploaded.tsx';
+import { runWizardTrial } from '../Calibration/wizard-trial.ts';
+import { AdvancedSettingsDialog, type AdvancedSettings } from './AdvancedSettingsDialog.tsx';
+import { NeutralImages } from './NeutralImages.tsx';
+import { SubjectPicker } from './SubjectPicker.tsx';
+
+type DataSharing = (typeof DATA_SHARING_OPTIONS)[number];
+type Stage = 'idle' | 'recording' | 'processing';
+
+const STAGE_CAPTIONS: Record<Stage, string> = { idle: 'Record', recording: 'Recording', processing: 'Processing' };
+
+/** §5: recording needs at least 2 calibrated cameras. */
+function calibratedCountError(count: number): string | null {
+  if (count >= MIN_CALIBRATED_CAMERAS) return null;
+  return count === 0 ? messages.noCamerasCalibrated : messages.onlyOneCalibratedCamera;
+}
+
+/** §2.11 wizard step 4: the subject, the session's settings and the neutral-pose recording (§4.2). */
+export function NeutralScreen() {
+  const { id: sessionId = '' } = useParams();
+  const navigate = useNavigate();
+  const session = useSession(sessionId);
+  const framerates = useQuery({ queryKey: ['session-framerates', sessionId], queryFn: () => fetchSessionFramerates(sessionId) });
+  const images = useQuery({ queryKey: ['neutral-images', sessionId], queryFn: () => fetchTrialImages(sessionId, 'neutral') });
+  const status = useRecordingStatus(sessionId, POLLING_INTERVAL_MS.neutralStatus);
+  const auditoryFeedback = useAuditoryFeedback();
+
+  const [subject, setSubject] = useState<Subject | null>(null);
+  const [sessionName, setSessionName] = useState('');
+  const [agreed, setAgreed] = useState(false);
+  const [dataSharing, setDataSharing] = useState<DataSharing | null>(null);
+  const [settings, setSettings] = useState<AdvancedSettings>({ ...DEFAULT_SESSION_SETTINGS });
+  const [editingSettings, setEditingSettings] = useState(false);
+  const [stage, setStage] = useState<Stage>('idle');
+  const abort = useRef(new AbortController());
+  useEffect(() => () => abort.current.abort(), []);
+
+  // The session's stored name and settings are the starting values (a re-recorded neutral keeps them).
+  const loaded = useRef(false);
+  useEffect(() => {
+    if (!session.data || loaded.current) return;
+    loaded.current = true;
+    const stored = session.data.meta.settings ?? {};
+    // A session without a name of its own is listed under its id: the field stays empty then.
+    const storedName = session.data.meta.sessionName ?? '';
+    setSessionName(storedName === session.data.id ? '' : storedName);
+    if (stored.data_sharing) setDataSharing(stored.data_sharing);
+    setSettings((current) => ({
+      ...current,
+      ...Object.fromEntries(Object.entries(stored).filter(([key]) => key !== 'data_sharing')),
+      filter_frequency: String(stored.filter_frequency ?? current.filter_frequency),
+    }));
+  }, [session.data]);
+
+  const nameCheck = sessionName === '' ? null : trialNameField.safeParse(sessionName);
+  const nameError = nameCheck && !nameCheck.success ? nameCheck.error.issues[0]?.message : undefined;
+  const busy = stage !== 'idle';
+  const ready = subject !== null && agreed && dataSharing !== null && !nameError;
+  const neutralImages = images.data?.images ?? [];
+
+  async function record() {
+    if (!subject || !dataSharing) return;
+    if (!agreed) {
+      toast.error(messages.subjectMustAgree);
+      return;
+    }
+    setStage('recording');
+    try {
+      const calibrated = await fetchCalibratedCameraCount(sessionId);
+      const problem = calibratedCountError(calibrated);
+      if (problem) {
+        toast.error(problem);
+        return;
+      }
+      const { warnings } = await setSessionMetadata(sessionId, {
+        settings_data_sharing: dataSharing,
+        settings_scaling_setup: settings.scaling_setup,
+        settings_pose_model: settings.pose_model,
+        settings_framerate: settings.framerate,
+        settings_session_name: sessionName,
+        settings_openSimModel: settings.openSimModel,
+        settings_augmenter_model: settings.augmenter_model,
+        settings_filter_frequency: settings.filter_frequency,
+      });
+      for (const warning of warnings) toast.warning(warning);
+      await setSessionSubject(sessionId, subject.id);
+      let relaxed = false;
+      const result = await runWizardTrial(
+        sessionId,
+        {
+          name: 'neutral',
+          subject_id: subject.id,
+          subject_mass: subject.weight,
+          subject_height: subject.height,
+          subject_sex: subject.sex_at_birth ?? undefined,
+          subject_gender: subject.gender ?? undefined,
+          subject_data_sharing: dataSharing,
+          subject_pose_model: settings.pose_model,
+        },
+        {
+          onTrialStatus: (trialStatus) => {
+            if (trialStatus === 'recording') return;
+            setStage('processing');
+            if (trialStatus === 'processing' && !relaxed) {
+              relaxed = true;
+              toast.info(messages.processingSubjectCanRelax, TOAST_DURATION_MS.neutralRelaxNotice);
+              if (auditoryFeedback) speak(messages.processingSubjectCanRelax);
+            }
+          },
+        },
+        abort.current.signal,
+      );
+      if (result.status === 'done') {
+        navigate(sessionPath(sessionId));
+        return;
+      }
+      const trial = await fetchTrial(result.trialId);
+      const errorMessage = trial.meta.error_msg;
+      toast.error(typeof errorMessage === 'string' && errorMessage ? errorMessage : messages.neutralProcessingError);
+      const { n_videos_uploaded: uploaded } = await fetchRecordingStatus(sessionId);
+      if (uploaded < calibrated) toast.error(messages.videosMissing(calibrated, uploaded));
+    } catch (error) {
+      if (!abort.current.signal.aborted) reportError(error, 'Could not record the neutral pose.');
+    } finally {
+      setStage('idle');
+      void images.refetch();
+    }
+  }
+
+  return (
+    <Container size="lg" my="md">
+      <Title order={2} mb="md">
+        Neutral pose
+      </Title>
+      <Group align="flex-start" gap="lg" wrap="wrap">
+        <Paper withBorder radius="md" p="lg" flex={1} miw={340}>
+          <Stack>
+            <SubjectPicker subject={subject} sessionId={sessionId} onChange={setSubject} disabled={busy} />
+            <TextInput
+              label="Session name (optional)"
+              value={sessionName}
+              onChange={(event) => setSessionName(event.currentTarget.value)}
+              error={nameError}
+              disabled={busy}
+            />
+            <Checkbox
+              label="The subject agrees to the data-sharing terms and to being recorded"
+              checked={agreed}
+              onChange={(event) => setAgreed(event.currentTarget.checked)}
+              error={!agreed && subject !== null ? messages.subjectMustAgree : undefined}
+              disabled={busy}
+            />
+            <Select
+              label="Data sharing"
+              placeholder="Choose what may be shared"
+              data={[...DATA_SHARING_OPTIONS]}
+              value={dataSharing}
+              onChange={(value) => setDataSharing(value as DataSharing | null)}
+              required
+              disabled={busy}
+            />
+            <Group justify="space-between">
+              <Button variant="default" onClick={() => setEditingSettings(true)} disabled={busy}>
+                Advanced Settings
+              </Button>
+              <Group>
+                {neutralImages.length > 0 && !busy && (
+                  <Button variant="default" onClick={() => void record()} disabled={!ready}>
+                    Re-record
+                  </Button>
+                )}
+                {neutralImages.length > 0 && !busy ? (
+                  <Button onClick={() => navigate(sessionPath(sessionId))}>Confirm</Button>
+                ) : (
+                  <Button onClick={() => void record()} disabled={!ready || busy} loading={false}>
+                    {STAGE_CAPTIONS[stage]}
+                  </Button>
+                )}
+              </Group>
+            </Group>
+          </Stack>
+        </Paper>
+        <Paper withBorder radius="md" p="lg" w={380}>
+          <Stack>
+            <Title order={4}>Neutral pose</Title>
+            <Alert color="blue">
+              The subject stands upright and still in view of every camera, feet shoulder-width apart and pointing forward,
+              arms straight at the sides, looking ahead, for the few seconds of the recording.
+            </Alert>
+            <VideosUploaded status={status.data} />
+            <NeutralImages images={neutralImages} />
+          </Stack>
+        </Paper>
+      </Group>
+      {editingSettings && (
+        <AdvancedSettingsDialog
+          settings={settings}
+          framerates={framerates.data ?? []}
+          onClose={() => setEditingSettings(false)}
+          onSave={(saved) => {
+            setSettings(saved);
+            setEditingSettings(false);
+          }}
+        />
+      )}
+    </Container>
+  );
+}

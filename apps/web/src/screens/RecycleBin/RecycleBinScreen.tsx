@@ -1,0 +1,189 @@
+import type { SessionRow, Trial } from '@kinetrace/contracts';
+import { Button, Container, Grid, Group, Paper, Table, Text, Title } from '@mantine/core';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { useEmptyTrash, usePermanentlyRemoveSession, useSession, useTrashSession, useValidSessions } from '../../api/sessions.ts';
+import { usePermanentlyRemoveTrial, useTrashTrial } from '../../api/trials.ts';
+import { formatDateTime } from '../../app/date-format.ts';
+import { reportError } from '../../app/report-error.ts';
+import { fixedPaths } from '../../app/route-names.ts';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
+
+type Pending =
+  | { kind: 'restore-session' | 'remove-session'; session: SessionRow }
+  | { kind: 'restore-trial' | 'remove-trial'; trial: Trial }
+  | { kind: 'empty' };
+
+const questionOf = (pending: Pending): { title: string; message: string } => {
+  switch (pending.kind) {
+    case 'restore-session':
+      return { title: 'Restore session', message: `Do you want to restore session ${pending.session.sessionName}?` };
+    case 'remove-session':
+      return { title: 'Remove session permanently', message: `Do you want to permanently remove session ${pending.session.sessionName}?` };
+    case 'restore-trial':
+      return { title: 'Restore trial', message: `Do you want to restore trial ${pending.trial.name}?` };
+    case 'remove-trial':
+      return { title: 'Remove trial permanently', message: `Do you want to permanently remove trial ${pending.trial.name}?` };
+    case 'empty':
+      return {
+        title: 'Empty bin',
+        message: 'Do you want to permanently remove every trashed trial and then every trashed session? This cannot be undone.',
+      };
+  }
+};
+
+/** §2.18 recycle bin: trashed sessions on the left, the selected session's trashed trials on the right. */
+export function RecycleBinScreen() {
+  const [selected, setSelected] = useState<string | null>(null);
+  const [pending, setPending] = useState<Pending | null>(null);
+  const trashedSessions = useValidSessions({ only_trashed: true, quantity: -1, sort: 'trashed', sort_desc: true });
+  const selectedSession = useSession(selected);
+  const trashSession = useTrashSession();
+  const removeSession = usePermanentlyRemoveSession();
+  const trashTrial = useTrashTrial();
+  const removeTrial = usePermanentlyRemoveTrial();
+  const emptyTrash = useEmptyTrash();
+  const trashedTrials = selectedSession.data?.trials.filter((trial) => trial.trashed) ?? [];
+  const busy = trashSession.isPending || removeSession.isPending || trashTrial.isPending || removeTrial.isPending || emptyTrash.isPending;
+
+  const confirm = async (action: Pending) => {
+    try {
+      if (action.kind === 'restore-session') await trashSession.mutateAsync({ id: action.session.id, action: 'restore' });
+      if (action.kind === 'remove-session') await removeSession.mutateAsync(action.session.id);
+      if (action.kind === 'restore-trial') await trashTrial.mutateAsync({ id: action.trial.id, action: 'restore' });
+      if (action.kind === 'remove-trial') await removeTrial.mutateAsync(action.trial.id);
+      if (action.kind === 'empty') await emptyTrash.mutateAsync();
+      if (action.kind === 'empty' || ('session' in action && action.session.id === selected)) setSelected(null);
+      setPending(null);
+    } catch (error) {
+      reportError(error, 'Could not change the recycle bin.');
+    }
+  };
+
+  return (
+    <Container fluid my="md">
+      <Group justify="space-between" mb="md">
+        <Title order={2}>Recycle bin</Title>
+        <Group>
+          <Button variant="default" component={Link} to={fixedPaths.SelectSession}>
+            Go back to sessions list
+          </Button>
+          <Button color="red" variant="light" onClick={() => setPending({ kind: 'empty' })}>
+            Empty bin
+          </Button>
+        </Group>
+      </Group>
+      <Grid columns={12}>
+        <Grid.Col span={7}>
+          <Paper withBorder radius="md" p="md">
+            <Title order={4} mb="sm">
+              Trashed sessions
+            </Title>
+            {trashedSessions.data?.total === 0 ? (
+              <Text c="dimmed" size="sm">
+                The recycle bin is empty.
+              </Text>
+            ) : (
+              <Table highlightOnHover aria-label="Trashed sessions">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Session Name</Table.Th>
+                    <Table.Th>Subject</Table.Th>
+                    <Table.Th>Trials</Table.Th>
+                    <Table.Th>Trashed</Table.Th>
+                    <Table.Th />
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {trashedSessions.data?.sessions.map((session) => (
+                    <Table.Tr
+                      key={session.id}
+                      onClick={() => setSelected(session.id)}
+                      aria-selected={session.id === selected}
+                      bg={session.id === selected ? 'var(--mantine-color-blue-light)' : undefined}
+                      style={{ cursor: 'pointer' }}
+                    >
+                      <Table.Td>{session.sessionName}</Table.Td>
+                      <Table.Td>{session.name ?? ''}</Table.Td>
+                      <Table.Td>{session.trials_count}</Table.Td>
+                      <Table.Td>{session.trashed_at ? formatDateTime(session.trashed_at) : ''}</Table.Td>
+                      <Table.Td onClick={(event) => event.stopPropagation()}>
+                        <RestoreOrRemove
+                          onRestore={() => setPending({ kind: 'restore-session', session })}
+                          onRemove={() => setPending({ kind: 'remove-session', session })}
+                        />
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            )}
+          </Paper>
+        </Grid.Col>
+        <Grid.Col span={5}>
+          <Paper withBorder radius="md" p="md">
+            <Title order={4} mb="sm">
+              Trashed trials
+            </Title>
+            {selected === null ? (
+              <Text c="dimmed" size="sm">
+                Select a session to see its trashed trials.
+              </Text>
+            ) : trashedTrials.length === 0 && selectedSession.isSuccess ? (
+              <Text c="dimmed" size="sm">
+                This session has no trashed trials.
+              </Text>
+            ) : (
+              <Table aria-label="Trashed trials">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Trial</Table.Th>
+                    <Table.Th>Trashed</Table.Th>
+                    <Table.Th />
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {trashedTrials.map((trial) => (
+                    <Table.Tr key={trial.id}>
+                      <Table.Td>{trial.name}</Table.Td>
+                      <Table.Td>{trial.trashed_at ? formatDateTime(trial.trashed_at) : ''}</Table.Td>
+                      <Table.Td>
+                        <RestoreOrRemove
+                          onRestore={() => setPending({ kind: 'restore-trial', trial })}
+                          onRemove={() => setPending({ kind: 'remove-trial', trial })}
+                        />
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            )}
+          </Paper>
+        </Grid.Col>
+      </Grid>
+      {pending && (
+        <ConfirmDialog
+          {...questionOf(pending)}
+          danger={pending.kind !== 'restore-session' && pending.kind !== 'restore-trial'}
+          busy={busy}
+          onClose={() => setPending(null)}
+          onConfirm={() => void confirm(pending)}
+        />
+      )}
+    </Container>
+  );
+}
+
+/** The two actions on anything in the bin. */
+function RestoreOrRemove({ onRestore, onRemove }: { onRestore: () => void; onRemove: () => void }) {
+  return (
+    <Group gap="xs" wrap="nowrap">
+      <Button size="compact-sm" variant="light" onClick={onRestore}>
+        Restore
+      </Button>
+      <Button size="compact-sm" variant="light" color="red" onClick={onRemove}>
+        Delete permanently
+      </Button>
+    </Group>
+  );
+}

@@ -1,0 +1,150 @@
+import { messages } from '@kinetrace/contracts';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createAccount,
+  editLocalStorage,
+  expectPath,
+  expectSessionListOrFirstSession,
+  expectToast,
+  launchBrowser,
+  loginWithCode,
+  makeUser,
+  newContext,
+  screenshot,
+  signIn,
+  startServer,
+  submitLogin,
+  textbox,
+  type RunningServer,
+} from './browser-harness.ts';
+
+let server: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe('a remembered device skips the e-mailed code', () => {
+  let page: Page;
+  const user = makeUser('remembered');
+
+  beforeAll(async () => {
+    await createAccount(server.baseUrl, user);
+    page = await (await newContext(browser, server.baseUrl)).newPage();
+  });
+
+  it('asks to remember the device at login, then logs in again without a code', async () => {
+    await signIn(page, server, user, { rememberDevice: true });
+    await page.getByRole('button', { name: 'Profile menu' }).click();
+    await page.getByRole('menuitem', { name: 'Logout' }).click();
+    await expectPath(page, '/login');
+
+    // The checkbox is hidden while the device is remembered.
+    await expect.poll(() => page.getByLabel('Remember this device for 90 days').count()).toBe(0);
+    await server.mailbox.skipAll();
+    await submitLogin(page, user);
+    await expectSessionListOrFirstSession(page);
+    expect(await server.mailbox.unreadCount(user.email)).toBe(0);
+  });
+
+  it('forgets the device after 90 days: the checkbox is back and the code is needed', async () => {
+    await page.getByRole('button', { name: 'Profile menu' }).click();
+    await page.getByRole('menuitem', { name: 'Logout' }).click();
+    await expectPath(page, '/login');
+    const ninetyOneDaysMs = 91 * 24 * 3_600_000;
+    await editLocalStorage(
+      page,
+      (ageMs) => {
+        const stamp = Number(localStorage.getItem('remember_device_timestamp'));
+        localStorage.setItem('remember_device_timestamp', String(stamp - ageMs));
+      },
+      ninetyOneDaysMs,
+    );
+    await page.goto('/login');
+    await page.getByLabel('Remember this device for 90 days').waitFor();
+    await loginWithCode(page, server, user);
+    await expectSessionListOrFirstSession(page);
+  });
+
+  it('another browser, which is not remembered, still needs the code', async () => {
+    const otherPage = await (await newContext(browser, server.baseUrl)).newPage();
+    await expect(otherPage.goto('/login').then(() => otherPage.getByLabel('Remember this device for 90 days').isVisible())).resolves.toBe(true);
+    await loginWithCode(otherPage, server, user);
+    await expectPath(otherPage, '/sessions');
+    await otherPage.context().close();
+  });
+});
+
+describe('a user who forgot their password chooses a new one from the e-mailed link', () => {
+  let page: Page;
+  const user = makeUser('forgetful');
+  const newPassword = 'a brand new and even longer passphrase';
+
+  beforeAll(async () => {
+    await createAccount(server.baseUrl, user);
+    page = await (await newContext(browser, server.baseUrl)).newPage();
+  });
+
+  it('asks for the reset e-mail from the login page', async () => {
+    await page.goto('/login');
+    await page.getByRole('link', { name: 'Forgot password?' }).click();
+    await expectPath(page, '/reset-password');
+    await textbox(page, 'E-mail').fill('not an e-mail');
+    await page.getByRole('button', { name: 'Send recovery e-mail' }).click();
+    await page.getByText(messages.invalidEmail).waitFor();
+    await screenshot(page, 'reset-password');
+    await textbox(page, 'E-mail').fill(user.email);
+    await page.getByRole('button', { name: 'Send recovery e-mail' }).click();
+    await expectToast(page, messages.passwordRecoveryEmailSent);
+    await expectPath(page, '/login');
+  });
+
+  it('opens the link, must confirm the new password, and can log in with it', async () => {
+    const link = await server.mailbox.nextLink(user.email);
+    expect(link.startsWith(`${server.baseUrl}/new-password/`)).toBe(true);
+    await page.goto(link);
+    await expectPath(page, /^\/new-password\/[^/]+$/);
+    await textbox(page, 'New password').fill('short');
+    await textbox(page, 'Confirm new password').fill('short');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText(messages.passwordTooShort(20)).waitFor();
+    await textbox(page, 'New password').fill(newPassword);
+    await textbox(page, 'Confirm new password').fill(`${newPassword}!`);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText(messages.passwordsDoNotMatch).waitFor();
+    await screenshot(page, 'new-password');
+    await textbox(page, 'Confirm new password').fill(newPassword);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expectToast(page, messages.passwordChanged);
+    await expectPath(page, '/login');
+
+    await submitLogin(page, user);
+    await expectToast(page, messages.invalidCredentials);
+    await signIn(page, server, { ...user, password: newPassword });
+  });
+
+  it('cannot use the same link twice', async () => {
+    await page.goto('/login');
+    const context = await newContext(browser, server.baseUrl);
+    const otherPage = await context.newPage();
+    await otherPage.goto('/reset-password');
+    await textbox(otherPage, 'E-mail').fill(user.email);
+    await otherPage.getByRole('button', { name: 'Send recovery e-mail' }).click();
+    await expectToast(otherPage, messages.passwordRecoveryEmailSent);
+    const link = await server.mailbox.nextLink(user.email);
+    for (const attempt of [1, 2]) {
+      await otherPage.goto(link);
+      await textbox(otherPage, 'New password').fill(`${newPassword} ${attempt}`);
+      await textbox(otherPage, 'Confirm new password').fill(`${newPassword} ${attempt}`);
+      await otherPage.getByRole('button', { name: 'Change password' }).click();
+      await expectToast(otherPage, attempt === 1 ? messages.passwordChanged : messages.invalidResetLink);
+    }
+    await context.close();
+  });
+});

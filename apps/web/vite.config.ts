@@ -1,0 +1,19 @@
+import react from '@vitejs/plugin-react';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+const webRoot = fileURLToPath(new URL('.', import.meta.url));
+
+/**
+ * `npm run build:web` (vite build apps/web) writes the app to apps/web/dist, which the server serves at `/`
+ * with a history-mode fallback to index.html. In development (`npx vite apps/web`) the dev server proxies
+ * `/api` to the server on http://localhost:8080, so the browser sees one origin as in production.
+ */
+export default defineConfig({
+  root: webRoot,
+  plugins: [react()],
+  build: { outDir: 'dist', emptyOutDir: true },
+  server: {
+    proxy: { '/api': 'http://localhost:8080' },
+  },
+});
