@@ -18,7 +18,11 @@ export interface Backends {
 }
 
 export async function openBackends(config: ServerConfig, log: (line: string) => void): Promise<Backends> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onConnectionError: (error) => log(`Database connection lost: ${error.message}`),
+  });
   const mailer = config.smtpUrl
     ? createSmtpMailer(config.smtpUrl, config.mailFrom)
     : createOutboxMailer(join(config.dataDir, 'outbox'), config.mailFrom, log);

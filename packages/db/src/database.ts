@@ -26,13 +26,17 @@ export interface DatabaseOptions {
   /** A PostgreSQL connection string; when absent, an embedded PGlite database under `dataDir`. */
   databaseUrl?: string;
   dataDir: string;
+  /** Told when PostgreSQL drops an idle pooled connection (a restart, an administrator): the pool reconnects. */
+  onConnectionError?: (error: Error) => void;
 }
 
 const migrationsFolder = fileURLToPath(new URL('../migrations', import.meta.url));
 
 /** Opens the configured database and brings its schema up to date. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(join(options.dataDir, 'pglite'));
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.onConnectionError ?? (() => undefined))
+    : openPglite(join(options.dataDir, 'pglite'));
 }
 
 async function openPglite(directory: string): Promise<DatabaseHandle> {
@@ -59,8 +63,10 @@ async function openPglite(directory: string): Promise<DatabaseHandle> {
   };
 }
 
-async function openPostgres(connectionString: string): Promise<DatabaseHandle> {
+async function openPostgres(connectionString: string, onConnectionError: (error: Error) => void): Promise<DatabaseHandle> {
   const pool = new pg.Pool({ connectionString, max: 10 });
+  // Without a listener, an idle client's error would crash the process (node-postgres' Pool docs).
+  pool.on('error', onConnectionError);
   const db = drizzlePostgres(pool, { schema });
   await migratePostgres(db, { migrationsFolder });
   return {

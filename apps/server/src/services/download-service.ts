@@ -78,16 +78,22 @@ export function createDownloadService(deps: {
         const key = `${downloadFilesPrefix(taskId)}/${archive.fileName}`;
         const pipe = new PassThrough();
         let lastReport = 0;
+        // Progress writes run one after another and end before the final state is written, so a late one
+        // cannot overwrite it; progress is advisory, and a failing database surfaces in the final write.
+        let progressSaved = Promise.resolve();
         await Promise.all([
           files.put(key, pipe),
           archive.write(pipe, (done, total) => {
             const time = now().getTime();
             if (time - lastReport > 1000) {
               lastReport = time;
-              void tasks.update(taskId, { progress: total > 0 ? done / total : 1 });
+              progressSaved = progressSaved
+                .then(() => tasks.update(taskId, { progress: total > 0 ? done / total : 1 }))
+                .catch(() => undefined);
             }
           }),
         ]);
+        await progressSaved;
         await tasks.update(taskId, { status: 'done', progress: 1, resultKey: key, finishedAt: now() });
       } catch (error) {
         await tasks.update(taskId, { status: 'failed', error: error instanceof Error ? error.message : String(error), finishedAt: now() });
