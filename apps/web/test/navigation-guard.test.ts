@@ -142,7 +142,7 @@ describe('the navigation guard sends each kind of visitor where they may be', ()
     await expectPath(page, `/profile/${user.username}/`);
     // 22 hours after login, but only 11 after the last route change: still signed in.
     await page.clock.fastForward('11:00:00');
-    await expect(page.getByRole('button', { name: 'Edit Profile' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('button', { name: 'Edit Profile' }).waitFor();
     await page.clock.fastForward('01:00:01');
     await expectPath(page, '/login');
     await expect(page.evaluate(() => localStorage.getItem('auth_token'))).resolves.toBeNull();

@@ -74,7 +74,8 @@ describe('a remembered device skips the e-mailed code', () => {
 
   it('another browser, which is not remembered, still needs the code', async () => {
     const otherPage = await (await newContext(browser, server.baseUrl)).newPage();
-    await expect(otherPage.goto('/login').then(() => otherPage.getByLabel('Remember this device for 90 days').isVisible())).resolves.toBe(true);
+    await otherPage.goto('/login');
+    await otherPage.getByLabel('Remember this device for 90 days').waitFor();
     await loginWithCode(otherPage, server, user);
     await expectPath(otherPage, '/sessions');
     await otherPage.context().close();
