@@ -5,8 +5,8 @@ import { ApiError } from './api-client.ts';
 
 interface FormTarget<Form extends FieldValues> {
   setError: UseFormSetError<Form>;
-  /** The form's field names: a 400's messages for these go on the fields, the rest to the toast. */
-  fields: readonly Path<Form>[];
+  /** The form's zod object schema: a 400's messages for its fields go on them, the rest to the toast. */
+  schema: { shape: Record<string, unknown> };
 }
 
 /**
@@ -22,7 +22,7 @@ export function reportError<Form extends FieldValues>(error: unknown, fallback: 
   if (error.status === 400 && form && fieldErrors.success) {
     const unplaced: Record<string, string[]> = {};
     for (const [field, fieldMessages] of Object.entries(fieldErrors.data)) {
-      if ((form.fields as readonly string[]).includes(field)) {
+      if (Object.hasOwn(form.schema.shape, field)) {
         form.setError(field as Path<Form>, { type: 'server', message: fieldMessages.join(' ') });
       } else unplaced[field] = fieldMessages;
     }

@@ -9,22 +9,10 @@ import {
 } from '@kinetrace/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { Button, Checkbox, Group, Modal, MultiSelect, NumberInput, Select, Stack, TextInput, Textarea } from '@mantine/core';
-import { Controller, useForm, type Path } from 'react-hook-form';
+import { Controller, useForm } from 'react-hook-form';
 import { useSaveSubject } from '../api/subjects.ts';
 import { useTagList } from '../api/tag-lists.ts';
 import { reportError } from '../app/report-error.ts';
-
-const SUBJECT_FIELDS: readonly Path<SubjectInput>[] = [
-  'name',
-  'weight',
-  'height',
-  'birth_year',
-  'sex_at_birth',
-  'gender',
-  'subject_tags',
-  'characteristics',
-  'terms',
-];
 
 const optionsOf = (options: Record<string, string>) => Object.entries(options).map(([value, label]) => ({ value, label }));
 
@@ -83,7 +71,7 @@ export function SubjectDialog({ subject, onClose, onSaved }: SubjectDialogProps)
       onSaved?.(saved);
       onClose();
     } catch (error) {
-      reportError(error, 'Could not save the subject.', { setError: form.setError, fields: SUBJECT_FIELDS });
+      reportError(error, 'Could not save the subject.', { setError: form.setError, schema: subjectInputSchema });
     }
   });
 

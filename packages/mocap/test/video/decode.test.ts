@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { decodeFrames, decodeImage } from '../../src/video/decode.ts';
 import { VideoReadError } from '../../src/video/errors.ts';
 import { probeVideo } from '../../src/video/probe.ts';

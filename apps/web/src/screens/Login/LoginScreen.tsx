@@ -47,7 +47,7 @@ export function LoginScreen() {
       }
       await navigate(fixedPaths.Verify);
     } catch (error) {
-      reportError(error, 'Login failed.', { setError: form.setError, fields: ['username', 'password'] });
+      reportError(error, 'Login failed.', { setError: form.setError, schema: loginRequestSchema });
     }
   });
 

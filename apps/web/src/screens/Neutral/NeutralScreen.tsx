@@ -8,7 +8,7 @@ import {
   trialNameField,
   type Subject,
 } from '@kinetrace/contracts';
-import { Alert, Button, Checkbox, Container, Group, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Checkbox, Container, Group, Paper, Select, Stack, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';

@@ -29,7 +29,7 @@ export function NewPasswordScreen() {
       toast.success(messages.passwordChanged);
       await navigate(fixedPaths.Login);
     } catch (error) {
-      reportError(error, 'Could not change the password.', { setError: form.setError, fields: ['password', 'confirm_password'] });
+      reportError(error, 'Could not change the password.', { setError: form.setError, schema: newPasswordFormSchema });
     }
   });
 

@@ -32,7 +32,7 @@ export function DeleteAccountDialog({ username, opened, onClose }: { username: s
       toast.success(answer.message);
       await logout();
     } catch (error) {
-      reportError(error, 'Could not delete the account.', { setError: form.setError, fields: ['confirm'] });
+      reportError(error, 'Could not delete the account.', { setError: form.setError, schema: schema });
     }
   });
 

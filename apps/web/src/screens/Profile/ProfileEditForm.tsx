@@ -1,23 +1,11 @@
 import { NOT_SELECTED_COUNTRY, messages, updateProfileRequestSchema, type UpdateProfileRequest, type UserProfile } from '@kinetrace/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { Button, Checkbox, Group, Paper, Stack, TextInput, Textarea, Title } from '@mantine/core';
-import { Controller, useForm, type Path } from 'react-hook-form';
+import { Controller, useForm } from 'react-hook-form';
 import { useUpdateProfile } from '../../api/account.ts';
 import { reportError } from '../../app/report-error.ts';
 import { CountrySelect } from '../../components/CountrySelect.tsx';
 import { toast } from '../../components/toasts.tsx';
-
-const PROFILE_FIELDS: readonly Path<UpdateProfileRequest>[] = [
-  'first_name',
-  'last_name',
-  'email',
-  'country',
-  'institution',
-  'profession',
-  'reason',
-  'website',
-  'newsletter',
-];
 
 /** §2.19 edit mode, 'Editing Profile'. */
 export function ProfileEditForm({ profile, onDone }: { profile: UserProfile; onDone: () => void }) {
@@ -45,7 +33,7 @@ export function ProfileEditForm({ profile, onDone }: { profile: UserProfile; onD
       toast.success(messages.profileUpdated);
       onDone();
     } catch (error) {
-      reportError(error, `Error ${messages.profileSaveFailureContext}`, { setError: form.setError, fields: PROFILE_FIELDS });
+      reportError(error, `Error ${messages.profileSaveFailureContext}`, { setError: form.setError, schema: updateProfileRequestSchema });
     }
   });
 

@@ -9,7 +9,7 @@ import {
 import { zodResolver } from '@hookform/resolvers/zod';
 import { Anchor, Button, Checkbox, Group, PasswordInput, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
 import type { ReactNode } from 'react';
-import { Controller, useForm, type Path } from 'react-hook-form';
+import { Controller, useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
 import { useRegister } from '../../api/account.ts';
 import { useInstanceInfo } from '../../api/instance.ts';
@@ -18,24 +18,6 @@ import { fixedPaths } from '../../app/route-names.ts';
 import { AuthCard } from '../../components/AuthCard.tsx';
 import { CountrySelect } from '../../components/CountrySelect.tsx';
 import { toast } from '../../components/toasts.tsx';
-
-const REGISTER_FIELDS: readonly Path<RegisterForm>[] = [
-  'username',
-  'first_name',
-  'last_name',
-  'email',
-  'country',
-  'institution',
-  'profession',
-  'reason',
-  'website',
-  'password',
-  'confirm_password',
-  'newsletter',
-  'accept_terms',
-  'accept_privacy',
-  'accept_non_commercial',
-];
 
 function ExternalLink({ href, children }: { href: string | undefined; children: ReactNode }) {
   return href ? (
@@ -78,7 +60,7 @@ export function RegisterScreen() {
       toast.success(messages.userCreated);
       await navigate(fixedPaths.Login);
     } catch (error) {
-      reportError(error, 'Registration failed.', { setError: form.setError, fields: REGISTER_FIELDS });
+      reportError(error, 'Registration failed.', { setError: form.setError, schema: registerFormSchema });
     }
   });
 

@@ -26,7 +26,7 @@ export function ResetPasswordScreen() {
       toast.success(messages.passwordRecoveryEmailSent);
       await navigate(fixedPaths.Login);
     } catch (error) {
-      reportError(error, 'Could not send the recovery e-mail.', { setError: form.setError, fields: ['email'] });
+      reportError(error, 'Could not send the recovery e-mail.', { setError: form.setError, schema: resetPasswordFormSchema });
     }
   });
 

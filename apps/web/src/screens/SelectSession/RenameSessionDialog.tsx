@@ -22,7 +22,7 @@ export function RenameSessionDialog({ session, onClose }: { session: { id: strin
       await rename.mutateAsync({ id: session.id, sessionNewName: values.sessionNewName });
       onClose();
     } catch (error) {
-      reportError(error, 'Could not rename the session.', { setError: form.setError, fields: ['sessionNewName'] });
+      reportError(error, 'Could not rename the session.', { setError: form.setError, schema: renameSessionRequestSchema });
     }
   });
 

@@ -1,5 +1,5 @@
 import { SESSIONS_PAGE_SIZE, type SESSION_SORT_FIELDS, type SessionRow } from '@kinetrace/contracts';
-import { ActionIcon, Button, Container, Group, Menu, Pagination, Paper, Table, Text, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Button, Container, Group, Menu, Pagination, Paper, Table, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -8,11 +8,19 @@ import { activeSessionStore } from '../../app/active-session.ts';
 import { formatDateTime } from '../../app/date-format.ts';
 import { reportError } from '../../app/report-error.ts';
 import { fixedPaths, sessionPath } from '../../app/route-names.ts';
-import { SortableHeader, type SortState } from '../../components/SortableHeader.tsx';
+import { SortableHeaders, type SortState } from '../../components/SortableHeaders.tsx';
 import { useDoubleClick } from '../../components/use-double-click.ts';
 import { RenameSessionDialog } from './RenameSessionDialog.tsx';
 
 type SessionSortField = (typeof SESSION_SORT_FIELDS)[number];
+const SESSION_COLUMNS: readonly (readonly [SessionSortField, string])[] = [
+  ['id', 'ID'],
+  ['sessionName', 'Session name'],
+  ['name', 'Subject'],
+  ['trials_count', 'Trials'],
+  ['created_at', 'Created'],
+  ['trashed', 'Trashed'],
+];
 
 /** The sessions to show: a server page of the valid sessions, or the search results paged here. */
 function useSessionPage(search: string, page: number, sort: SortState<SessionSortField>) {
@@ -122,24 +130,7 @@ export function SelectSessionScreen() {
           <Table highlightOnHover aria-label="Sessions">
             <Table.Thead>
               <Table.Tr>
-                <SortableHeader field="id" sort={sort} onSort={setSort}>
-                  ID
-                </SortableHeader>
-                <SortableHeader field="sessionName" sort={sort} onSort={setSort}>
-                  Session name
-                </SortableHeader>
-                <SortableHeader field="name" sort={sort} onSort={setSort}>
-                  Subject
-                </SortableHeader>
-                <SortableHeader field="trials_count" sort={sort} onSort={setSort}>
-                  Trials
-                </SortableHeader>
-                <SortableHeader field="created_at" sort={sort} onSort={setSort}>
-                  Created
-                </SortableHeader>
-                <SortableHeader field="trashed" sort={sort} onSort={setSort}>
-                  Trashed
-                </SortableHeader>
+                <SortableHeaders columns={SESSION_COLUMNS} sort={sort} onSort={setSort} />
                 <Table.Th />
               </Table.Tr>
             </Table.Thead>

@@ -33,7 +33,7 @@ export function RenameTrialDialog({ trial, sessionTrials, onClose }: { trial: Tr
       await rename.mutateAsync({ id: trial.id, trialNewName: values.trialNewName });
       onClose();
     } catch (error) {
-      reportError(error, 'Could not rename the trial.', { setError: form.setError, fields: ['trialNewName'] });
+      reportError(error, 'Could not rename the trial.', { setError: form.setError, schema: schema });
     }
   });
 

@@ -8,12 +8,20 @@ import { reportError } from '../../app/report-error.ts';
 import { fixedPaths } from '../../app/route-names.ts';
 import { ArchiveDownloadDialog } from '../../components/ArchiveDownloadDialog.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
-import { SortableHeader, type SortState } from '../../components/SortableHeader.tsx';
+import { SortableHeaders, type SortState } from '../../components/SortableHeaders.tsx';
 import { SubjectDialog } from '../../components/SubjectDialog.tsx';
 import { SubjectMenu, subjectArchiveName, type SubjectDialogKind } from './SubjectMenu.tsx';
 import { SubjectSessions } from './SubjectSessions.tsx';
 
 type SubjectSortField = (typeof SUBJECT_SORT_FIELDS)[number];
+const SUBJECT_COLUMNS: readonly (readonly [SubjectSortField, string])[] = [
+  ['name', 'Name'],
+  ['weight', 'Weight'],
+  ['height', 'Height'],
+  ['birth_year', 'Birth year'],
+  ['sex_at_birth', 'Sex'],
+  ['gender', 'Gender'],
+];
 
 /** §2.17 dialog questions. */
 const questions = {
@@ -83,24 +91,7 @@ export function SubjectsScreen() {
             <Table highlightOnHover aria-label="Subjects">
               <Table.Thead>
                 <Table.Tr>
-                  <SortableHeader field="name" sort={sort} onSort={setSort}>
-                    Name
-                  </SortableHeader>
-                  <SortableHeader field="weight" sort={sort} onSort={setSort}>
-                    Weight
-                  </SortableHeader>
-                  <SortableHeader field="height" sort={sort} onSort={setSort}>
-                    Height
-                  </SortableHeader>
-                  <SortableHeader field="birth_year" sort={sort} onSort={setSort}>
-                    Birth year
-                  </SortableHeader>
-                  <SortableHeader field="sex_at_birth" sort={sort} onSort={setSort}>
-                    Sex
-                  </SortableHeader>
-                  <SortableHeader field="gender" sort={sort} onSort={setSort}>
-                    Gender
-                  </SortableHeader>
+                  <SortableHeaders columns={SUBJECT_COLUMNS} sort={sort} onSort={setSort} />
                   <Table.Th>Subject Tags</Table.Th>
                   <Table.Th>Characteristics</Table.Th>
                   <Table.Th />

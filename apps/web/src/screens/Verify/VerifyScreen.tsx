@@ -40,7 +40,7 @@ export function VerifyScreen() {
       });
       await navigate(fixedPaths[afterVerification(institutionalUse)]);
     } catch (error) {
-      reportError(error, 'Verification failed.', { setError: form.setError, fields: ['otp_token'] });
+      reportError(error, 'Verification failed.', { setError: form.setError, schema: verifyRequestSchema });
     }
   });
 
