@@ -6,6 +6,7 @@ import { fitNeutral } from '../../src/model-fitting/fit-neutral.ts';
 import { fitTrial } from '../../src/model-fitting/fit-trial.ts';
 import { readOsim } from '../../src/model/read-osim.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
+import { rangeDeg } from './coordinate-range.ts';
 
 const DATA = 'marker_enhancer/test_data';
 const TRIALS = ['squats', 'sit_to_stand', 'drop_vertical_jump'] as const;
@@ -13,19 +14,6 @@ const TRIALS = ['squats', 'sit_to_stand', 'drop_vertical_jump'] as const;
 const SUBJECT = { heightM: 1.75, massKg: 70 };
 
 const load = (name: string) => readTrc(readFileSync(referencePath(DATA, `${name}.trc`), 'utf8'));
-
-function rangeDeg(fit: ReturnType<typeof fitTrial>, coordinate: string): [number, number] {
-  const { coordinateNames, values, timesS } = fit.ik.trajectories;
-  const c = coordinateNames.indexOf(coordinate);
-  let lo = Number.POSITIVE_INFINITY;
-  let hi = Number.NEGATIVE_INFINITY;
-  for (let f = 0; f < timesS.length; f++) {
-    const deg = (values[f * coordinateNames.length + c] * 180) / Math.PI;
-    lo = Math.min(lo, deg);
-    hi = Math.max(hi, deg);
-  }
-  return [lo, hi];
-}
 
 describeWithData('Default model on real OpenCap keypoint trials (same subject, 20 keypoints, 60 Hz)', TRIALS.map((t) => `${DATA}/${t}.trc`), () => {
   // The squats trial opens with the subject standing: its first second is the neutral trial.

@@ -12,6 +12,7 @@ import type { OsimModel } from '../../src/model/osim-model.ts';
 import { readOsim } from '../../src/model/read-osim.ts';
 import { scaleSettingsFromSetup } from '../../src/scaling/scale-model-to-subject.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
+import { rangeDeg } from './coordinate-range.ts';
 
 const PIPELINE = 'opencap_outputs/opencap-core@d5a5258954/opensimPipeline';
 const SQUATS = 'marker_enhancer/test_data/squats.trc';
@@ -22,19 +23,6 @@ function loadModel(markerSetFile: string): OsimModel {
   const generic = readOsim(readFileSync(referencePath(PIPELINE, 'Models/LaiUhlrich2022.osim'), 'utf8'));
   const markerSet = readMarkerSet(readFileSync(referencePath(PIPELINE, 'Models', markerSetFile), 'utf8'));
   return { ...generic, markers: markerSet.map(({ name, body, locationM }) => ({ name, body, locationM })) };
-}
-
-function rangeDeg(fit: ReturnType<typeof fitTrial>, coordinate: string): [number, number] {
-  const { coordinateNames, values, timesS } = fit.ik.trajectories;
-  const c = coordinateNames.indexOf(coordinate);
-  let lo = Number.POSITIVE_INFINITY;
-  let hi = Number.NEGATIVE_INFINITY;
-  for (let f = 0; f < timesS.length; f++) {
-    const deg = (values[f * coordinateNames.length + c] * 180) / Math.PI;
-    lo = Math.min(lo, deg);
-    hi = Math.max(hi, deg);
-  }
-  return [lo, hi];
 }
 
 describeWithData(
