@@ -6,10 +6,21 @@ import { boolean, doublePrecision, index, integer, jsonb, pgTable, real, text, t
  * codes) are stored only as hashes.
  */
 
+// Columns that many tables share, written once.
+const identityColumn = () => integer('id').primaryKey().generatedAlwaysAsIdentity();
+const createdAtColumn = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+/** The owning user: their rows go when the account is deleted. */
+const ownerUserId = () => integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' });
+/** When an expiring secret (login, code, remembered device, reset link) was made and when it stops working. */
+const lifetimeColumns = () => ({
+  createdAt: createdAtColumn(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});
+
 export const users = pgTable(
   'users',
   {
-    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    id: identityColumn(),
     username: text('username').notNull(),
     email: text('email').notNull(),
     passwordHash: text('password_hash').notNull(),
@@ -24,7 +35,7 @@ export const users = pgTable(
     institutionalUse: text('institutional_use'),
     /** Storage key of the profile picture, null for the default image. */
     profilePictureKey: text('profile_picture_key'),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAtColumn(),
   },
   (table) => [
     uniqueIndex('users_username_lower_idx').on(sql`lower(${table.username})`),
@@ -36,14 +47,11 @@ export const users = pgTable(
 export const authTokens = pgTable(
   'auth_tokens',
   {
-    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
-    userId: integer('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    id: identityColumn(),
+    userId: ownerUserId(),
     tokenHash: text('token_hash').notNull(),
     verified: boolean('verified').notNull().default(false),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    ...lifetimeColumns(),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
   },
   (table) => [uniqueIndex('auth_tokens_hash_idx').on(table.tokenHash), index('auth_tokens_user_idx').on(table.userId)],
@@ -53,14 +61,13 @@ export const authTokens = pgTable(
 export const otpChallenges = pgTable(
   'otp_challenges',
   {
-    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    id: identityColumn(),
     authTokenId: integer('auth_token_id')
       .notNull()
       .references(() => authTokens.id, { onDelete: 'cascade' }),
     codeHash: text('code_hash').notNull(),
     wrongAttempts: integer('wrong_attempts').notNull().default(0),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    ...lifetimeColumns(),
     usedAt: timestamp('used_at', { withTimezone: true }),
   },
   (table) => [index('otp_challenges_token_idx').on(table.authTokenId)],
@@ -70,13 +77,10 @@ export const otpChallenges = pgTable(
 export const rememberedDevices = pgTable(
   'remembered_devices',
   {
-    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
-    userId: integer('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    id: identityColumn(),
+    userId: ownerUserId(),
     tokenHash: text('token_hash').notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    ...lifetimeColumns(),
   },
   (table) => [uniqueIndex('remembered_devices_hash_idx').on(table.tokenHash)],
 );
@@ -84,13 +88,10 @@ export const rememberedDevices = pgTable(
 export const passwordResets = pgTable(
   'password_resets',
   {
-    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
-    userId: integer('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    id: identityColumn(),
+    userId: ownerUserId(),
     tokenHash: text('token_hash').notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    ...lifetimeColumns(),
     usedAt: timestamp('used_at', { withTimezone: true }),
   },
   (table) => [uniqueIndex('password_resets_hash_idx').on(table.tokenHash)],
@@ -102,17 +103,15 @@ const trashColumns = () => ({
   trashedAt: timestamp('trashed_at', { withTimezone: true }),
 });
 const timestamps = () => ({
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  createdAt: createdAtColumn(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
 export const subjects = pgTable(
   'subjects',
   {
-    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
-    userId: integer('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    id: identityColumn(),
+    userId: ownerUserId(),
     name: text('name').notNull(),
     weightKg: doublePrecision('weight_kg').notNull(),
     heightM: doublePrecision('height_m').notNull(),
@@ -134,9 +133,7 @@ export const sessions = pgTable(
   'sessions',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: integer('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: ownerUserId(),
     subjectId: integer('subject_id').references(() => subjects.id, { onDelete: 'set null' }),
     public: boolean('public').notNull().default(false),
     /** The capability a phone presents to pair with this session (in the QR code). */
@@ -175,14 +172,14 @@ export const trials = pgTable(
 export const trialVideos = pgTable(
   'trial_videos',
   {
-    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    id: identityColumn(),
     trialId: uuid('trial_id')
       .notNull()
       .references(() => trials.id, { onDelete: 'cascade' }),
     deviceId: text('device_id').notNull(),
     storageKey: text('storage_key'),
     parameters: jsonb('parameters').$type<Record<string, unknown>>().notNull().default({}),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAtColumn(),
   },
   (table) => [uniqueIndex('trial_videos_trial_device_idx').on(table.trialId, table.deviceId)],
 );
@@ -191,14 +188,14 @@ export const trialVideos = pgTable(
 export const trialResults = pgTable(
   'trial_results',
   {
-    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    id: identityColumn(),
     trialId: uuid('trial_id')
       .notNull()
       .references(() => trials.id, { onDelete: 'cascade' }),
     tag: text('tag').notNull(),
     storageKey: text('storage_key'),
     meta: jsonb('meta').$type<Record<string, unknown>>(),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAtColumn(),
   },
   (table) => [index('trial_results_trial_idx').on(table.trialId)],
 );
@@ -214,7 +211,7 @@ export const tasks = pgTable(
     progress: real('progress').notNull().default(0),
     resultKey: text('result_key'),
     error: text('error'),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAtColumn(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
   },
   (table) => [index('tasks_user_idx').on(table.userId)],
@@ -230,7 +227,7 @@ export const instanceSecrets = pgTable('instance_secrets', {
 export const sessionDevices = pgTable(
   'session_devices',
   {
-    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    id: identityColumn(),
     sessionId: uuid('session_id')
       .notNull()
       .references(() => sessions.id, { onDelete: 'cascade' }),
