@@ -337,6 +337,12 @@ export async function signIn(page: Page, server: RunningServer, user: TestUser, 
   }
 }
 
+/** Creates the user's account, then signs in on `page` as `signIn` does. */
+export async function signUpAndSignIn(page: Page, server: RunningServer, user: TestUser): Promise<void> {
+  await createAccount(server.baseUrl, user);
+  await signIn(page, server, user);
+}
+
 const sessionRowsOf = (page: Page) => page.getByRole('table', { name: 'Sessions' }).locator('tbody tr');
 
 /** Settled on the session list showing a session, or on the first wizard step showing the session it made. */

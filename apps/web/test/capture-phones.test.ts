@@ -19,7 +19,6 @@ import type { TestApp } from '../../server/test/support/test-app.ts';
 import {
   CHROMIUM_ARGS,
   callApi,
-  createAccount,
   ensureWebBuilt,
   expectPath,
   expectToast,
@@ -27,7 +26,7 @@ import {
   makeUser,
   newContext,
   screenshot,
-  signIn,
+  signUpAndSignIn,
   tokenOf,
   Mailbox,
   type RunningServer,
@@ -118,9 +117,8 @@ describeWithData('two phones pair by QR code and record calibration, neutral and
     workDir = await mkdtemp(join(tmpdir(), 'kinetrace-fake-cameras-'));
     for (const camera of ['cam01', 'cam02']) makeFakeCameraFile(referencePath(`${VIDEOS}/${camera}.mp4`), join(workDir, `${camera}.y4m`));
     [server, researcherBrowser] = await Promise.all([startCaptureServer(), launchBrowser()]);
-    await createAccount(server.baseUrl, user);
     researcher = await (await newContext(researcherBrowser, server.baseUrl)).newPage();
-    await signIn(researcher, server, user);
+    await signUpAndSignIn(researcher, server, user);
     token = await tokenOf(researcher);
   });
 

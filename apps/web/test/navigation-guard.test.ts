@@ -11,7 +11,7 @@ import {
   makeUser,
   newContext,
   screenshot,
-  signIn,
+  signUpAndSignIn,
   startServer,
   submitLogin,
   type RunningServer,
@@ -106,8 +106,7 @@ describe('the navigation guard sends each kind of visitor where they may be', ()
 
   it('verified with a permitted use: unknown paths go to the session list, setup steps need a session', async () => {
     const user = makeUser('researcher');
-    await createAccount(server.baseUrl, user);
-    await signIn(page, server, user);
+    await signUpAndSignIn(page, server, user);
     await page.goto('/no/such/page');
     await expectPath(page, '/sessions');
     for (const path of ['/12/calibration', '/12/neutral', '/12/connect-devices']) {
@@ -123,8 +122,7 @@ describe('the navigation guard sends each kind of visitor where they may be', ()
 
   it('a login older than 12 hours is over at start-up', async () => {
     const user = makeUser('expired');
-    await createAccount(server.baseUrl, user);
-    await signIn(page, server, user);
+    await signUpAndSignIn(page, server, user);
     await editLocalStorage(page, (validTill) => localStorage.setItem('valid_till', String(validTill)), Date.now() - 1);
     await page.goto('/sessions');
     await expectPath(page, '/login');
@@ -134,8 +132,7 @@ describe('the navigation guard sends each kind of visitor where they may be', ()
   it('the login ends 12 hours after the last route change, while the app stays open', async () => {
     await page.clock.install();
     const user = makeUser('sleepy');
-    await createAccount(server.baseUrl, user);
-    await signIn(page, server, user);
+    await signUpAndSignIn(page, server, user);
     await page.clock.fastForward('11:00:00');
     await page.getByRole('button', { name: 'Profile menu' }).click();
     await page.getByRole('menuitem', { name: 'Your Profile' }).click();
@@ -150,8 +147,7 @@ describe('the navigation guard sends each kind of visitor where they may be', ()
 
   it('a token revoked on the server is dropped at start-up', async () => {
     const user = makeUser('revoked');
-    await createAccount(server.baseUrl, user);
-    await signIn(page, server, user);
+    await signUpAndSignIn(page, server, user);
     const token = await page.evaluate(() => localStorage.getItem('auth_token'));
     const revoked = await fetch(`${server.baseUrl}/api/logout/`, { method: 'POST', headers: { Authorization: `Token ${token}` } });
     expect(revoked.ok).toBe(true);

@@ -3,14 +3,13 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   callApi,
-  createAccount,
   eventually,
   expectPath,
   launchBrowser,
   makeUser,
   newContext,
   screenshot,
-  signIn,
+  signUpAndSignIn,
   startServer,
   tokenOf,
   type RunningServer,
@@ -30,9 +29,8 @@ describe('the session list: paging, rename, trash and restore, opening a session
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-    await createAccount(server.baseUrl, user);
     page = await (await newContext(browser, server.baseUrl)).newPage();
-    await signIn(page, server, user);
+    await signUpAndSignIn(page, server, user);
     const token = await tokenOf(page);
     // Signing in without sessions passed through the first wizard step, which made one: start from
     // none, away from the list (which would send an empty account back to that step).

@@ -3,14 +3,13 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   callApi,
-  createAccount,
   eventually,
   expectPath,
   launchBrowser,
   makeUser,
   newContext,
   screenshot,
-  signIn,
+  signUpAndSignIn,
   startServer,
   tokenOf,
   type RunningServer,
@@ -35,9 +34,8 @@ describe('the Subjects screen and the subject dialog', () => {
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-    await createAccount(server.baseUrl, user);
     page = await (await newContext(browser, server.baseUrl)).newPage();
-    await signIn(page, server, user);
+    await signUpAndSignIn(page, server, user);
   });
   afterAll(async () => {
     await browser?.close();

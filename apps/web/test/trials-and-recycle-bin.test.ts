@@ -3,7 +3,6 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   callApi,
-  createAccount,
   eventually,
   expectPath,
   expectToast,
@@ -11,7 +10,7 @@ import {
   makeUser,
   newContext,
   screenshot,
-  signIn,
+  signUpAndSignIn,
   startServerInProcess,
   tokenOf,
   type SeedableServer,
@@ -45,9 +44,8 @@ describe('trial dialogs on the session screen, and the recycle bin', () => {
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([startServerInProcess(), launchBrowser()]);
-    await createAccount(server.baseUrl, user);
     page = await (await newContext(browser, server.baseUrl)).newPage();
-    await signIn(page, server, user);
+    await signUpAndSignIn(page, server, user);
     token = await tokenOf(page);
     visit = await newSession('visit_a');
     spare = await newSession('visit_b');
