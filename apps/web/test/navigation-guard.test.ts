@@ -137,6 +137,9 @@ describe('the navigation guard sends each kind of visitor where they may be', ()
     await page.getByRole('button', { name: 'Profile menu' }).click();
     await page.getByRole('menuitem', { name: 'Your Profile' }).click();
     await expectPath(page, `/profile/${user.username}/`);
+    // The route change restarted the 12 hours (the app does it just after rendering the new route).
+    const hoursLeft = () => page.evaluate(() => (Number(localStorage.getItem('valid_till')) - Date.now()) / 3_600_000);
+    await expect.poll(hoursLeft).toBeGreaterThan(11.9);
     // 22 hours after login, but only 11 after the last route change: still signed in.
     await page.clock.fastForward('11:00:00');
     await page.getByRole('button', { name: 'Edit Profile' }).waitFor();

@@ -27,7 +27,11 @@ function useSessionExpiry(): void {
   useEffect(() => authStore.touch(), [location.key]);
   useEffect(() => {
     if (!token || validTill === null) return;
-    const timer = setTimeout(() => void logout(), Math.max(0, validTill - Date.now()));
+    const timer = setTimeout(() => {
+      // A route change may have restarted the 12 hours after this timer fell due but before it was replaced.
+      const current = authStore.get().validTill;
+      if (current !== null && current <= Date.now()) void logout();
+    }, Math.max(0, validTill - Date.now()));
     return () => clearTimeout(timer);
   }, [token, validTill, logout]);
 }
