@@ -13,3 +13,4 @@ export * from './subjects.ts';
 export * from './tags.ts';
 export * from './trials.ts';
 export * from './capture.ts';
+export * from './processing.ts';
