@@ -1,0 +1,128 @@
+/**
+ * The seam between the engine and the processing runner (docs: briefs engine-api; spec §4.2,
+ * DESIGN §2): one function per trial kind — calibrateSession, processNeutral, processMovement —
+ * and the types they share. Nothing here knows of HTTP, databases or contracts; camera models
+ * cross the seam as Kinetrace camera JSON (camera/formats/kinetrace-json.ts) and user errors as
+ * ProcessingError (pipeline/processing-error.ts), whose message is shown as is.
+ */
+import type { CameraModel } from '../camera/camera.ts';
+import type { BoardSpec, CalibrationSolution } from '../calibration/camera-calibration.ts';
+import type { PoseModelName } from '../pose/pose-model.ts';
+import type { PoseWorkerPool } from '../pose/pose-worker-pool.ts';
+
+export type { BoardSpec, CalibrationSolution, CameraModel, PoseModelName, PoseWorkerPool };
+
+/** Stage names equal the keys of PROCESSING_STAGES in packages/contracts/src/processing.ts. */
+export type SessionStage = 'board' | 'pose' | 'sync' | 'triangulate' | 'filter' | 'scale_ik' | 'outputs';
+/** `fraction` is of the whole trial, 0..1, never decreasing. */
+export type SessionProgress = (stage: SessionStage, fraction: number) => void;
+
+export interface SessionVideo {
+  cameraName: string;
+  path: string;
+  /** Time of the first frame on the clock the phones share, seconds. */
+  firstFrameTimeS?: number;
+}
+
+/** A device model's lens calibration, used instead of the board's single-view estimate. */
+export interface LensIntrinsics {
+  intrinsics: Float64Array;
+  distortion: Float64Array;
+  imageSize: { width: number; height: number };
+}
+
+export interface ProcessingSettings {
+  /** rows, cols (inner corners), squareSizeMm, placement. */
+  board: BoardSpec;
+  /** Our pose model actually used. */
+  poseModel: PoseModelName;
+  /** What the session asked for (hrnet | openpose), for main_settings. */
+  requestedPoseModel?: string;
+  filterFrequency: 'default' | number;
+  isGait?: boolean;
+  scalingSetup: 'upright_standing_pose' | 'any_pose';
+  /** Installed augmenter weights for the session's augmenter_model, if the operator provided them. */
+  augmenterDir?: string;
+  requestedAugmenter?: string;
+  /** An installed .osim to use instead of Kinetrace's default model. */
+  modelPath?: string;
+  requestedModel?: string;
+}
+
+/** A file the engine wrote into `outDir`; `tag` equals a RESULT_TAGS value of packages/contracts/src/processing.ts. */
+export interface OutputFile {
+  tag: string;
+  path: string;
+  cameraName?: string;
+}
+
+export interface RunOptions {
+  onProgress?: SessionProgress;
+  /** A running pose worker pool to reuse (left open). */
+  pool?: PoseWorkerPool;
+  /** Pose worker threads when no pool is given (default: one per core). */
+  workers?: number;
+}
+
+export interface CalibrationInput {
+  videos: (SessionVideo & { lens?: LensIntrinsics })[];
+  board: BoardSpec;
+  outDir: string;
+}
+
+export interface CalibratedCamera {
+  cameraName: string;
+  /** Both IPPE solutions of the planar board, best board RMS first (1 when only one exists). */
+  solutions: CalibrationSolution[];
+  intrinsicsEstimated: boolean;
+  boardRmsPx: number;
+  /** JPEG: the frame used, detected corners and the world axes drawn. */
+  imagePath: string;
+}
+
+export interface CalibrationOutcome {
+  cameras: CalibratedCamera[];
+}
+
+export interface Subject {
+  heightM: number;
+  massKg: number;
+}
+
+export interface NeutralInput {
+  videos: SessionVideo[];
+  /** Per video (same order): the calibration's candidate cameras (2 from a board, 1 when imported). */
+  cameraSolutions: CameraModel[][];
+  subject: Subject;
+  settings: ProcessingSettings;
+  outDir: string;
+}
+
+export interface NeutralOutcome {
+  /** The chosen solution per video (same order); kept for the session's other trials. */
+  cameras: CameraModel[];
+  /** marker_data (.trc), opensim_model (scaled .osim), main_settings (.json), quality_report (.json), neutral-img (one JPEG per camera). */
+  files: OutputFile[];
+  /** The scaled model as .osim text (also in files), for the movement trials. */
+  scaledModelOsim: string;
+}
+
+export interface MovementInput {
+  videos: SessionVideo[];
+  /** The neutral's chosen cameras, same order as videos. */
+  cameras: CameraModel[];
+  scaledModelOsim: string;
+  subject: Subject;
+  settings: ProcessingSettings;
+  outDir: string;
+  trialName: string;
+}
+
+export interface MovementOutcome {
+  /**
+   * visualizerTransforms-json, ik_results (.mot, degrees), IK-json, marker_data (.trc),
+   * opensim_model (.osim), video-sync (one H.264 mp4 per camera, cameraName set), main_settings,
+   * quality_report.
+   */
+  files: OutputFile[];
+}
