@@ -238,3 +238,26 @@ export const sessionDevices = pgTable(
   },
   (table) => [uniqueIndex('session_devices_session_device_idx').on(table.sessionId, table.deviceId)],
 );
+
+/**
+ * A user's lens calibration of one device model (intrinsics and distortion at one image size), used
+ * instead of the board's single-view estimate when a phone of that model is calibrated. A new upload
+ * for the same model (compared case-insensitively) replaces the previous one.
+ */
+export const lensCalibrations = pgTable(
+  'lens_calibrations',
+  {
+    id: identityColumn(),
+    userId: ownerUserId(),
+    deviceModel: text('device_model').notNull(),
+    imageWidth: integer('image_width').notNull(),
+    imageHeight: integer('image_height').notNull(),
+    /** Row-major 3 x 3 camera matrix, pixels. */
+    intrinsics: jsonb('intrinsics').$type<number[]>().notNull(),
+    /** OpenCV's k1, k2, p1, p2, k3. */
+    distortion: jsonb('distortion').$type<number[]>().notNull(),
+    rmsErrorPx: doublePrecision('rms_error_px'),
+    ...timestamps(),
+  },
+  (table) => [uniqueIndex('lens_calibrations_user_model_idx').on(table.userId, sql`lower(${table.deviceModel})`)],
+);
