@@ -16,7 +16,8 @@ export class TrcFormatError extends Error {
   override name = 'TrcFormatError';
 }
 
-const METRES_PER_UNIT: Record<string, number> = { m: 1, mm: 0.001, cm: 0.01, dm: 0.1 };
+/** Metres in one unit of the length units .trc and .c3d files declare. */
+export const METRES_PER_UNIT: Record<string, number> = { m: 1, mm: 0.001, cm: 0.01, dm: 0.1 };
 
 function parseCell(cell: string | undefined): number {
   if (cell === undefined) return Number.NaN;
