@@ -48,6 +48,7 @@ export interface ServerConfig {
   logLevel: string;
   instance: {
     provider_name: string;
+    public_url: string;
     contact_email: string;
     links: {
       forum: string;
@@ -70,6 +71,7 @@ export function loadConfig(environment: Record<string, string | undefined>, argv
   );
   const https = env.HTTPS || argv.includes('--https');
   const defaultPublicUrl = https ? `https://${lanAddress() ?? 'localhost'}:${env.PORT}` : `http://localhost:${env.PORT}`;
+  const publicUrl = (env.PUBLIC_URL ?? defaultPublicUrl).replace(/\/+$/, '');
   return {
     port: env.PORT,
     host: env.HOST,
@@ -77,12 +79,13 @@ export function loadConfig(environment: Record<string, string | undefined>, argv
     databaseUrl: env.DATABASE_URL,
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM,
-    publicUrl: (env.PUBLIC_URL ?? defaultPublicUrl).replace(/\/+$/, ''),
+    publicUrl,
     https,
     trustProxy: env.TRUST_PROXY,
     logLevel: env.LOG_LEVEL,
     instance: {
       provider_name: env.PROVIDER_NAME,
+      public_url: publicUrl,
       contact_email: env.PROVIDER_CONTACT_EMAIL,
       links: {
         forum: env.LINK_FORUM,

@@ -166,6 +166,8 @@ export type MeResponse = z.infer<typeof meResponseSchema>;
 
 export const instanceInfoSchema = z.object({
   provider_name: z.string(),
+  /** PUBLIC_URL: where users and phones reach the app; the sessions' QR codes start with it. */
+  public_url: z.string(),
   contact_email: z.string(),
   links: z.object({
     forum: z.string(),
