@@ -14,3 +14,4 @@ export * from './tags.ts';
 export * from './trials.ts';
 export * from './capture.ts';
 export * from './processing.ts';
+export * from './viewer.ts';

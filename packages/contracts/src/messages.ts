@@ -57,6 +57,7 @@ export const messages = {
   trialQueuedForReprocessing: 'Trial is in the queue to be reprocessed.',
   trialProcessingError: 'Error in processing, you may want to re-record this trial.',
   videosNotSynchronized: 'Showing uploaded videos (not synchronized).',
+  resultNotFound: (tag: string) => `Result with tag "${tag}" not found`,
   processing: 'Processing.',
   processingSubjectCanRelax: 'Processing: the subject can relax.',
   subjectMustAgree: 'The subject must agree to continue!',
