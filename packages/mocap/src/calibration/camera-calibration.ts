@@ -59,9 +59,31 @@ export class BoardNotFoundError extends Error {
   constructor(
     readonly cameraName: string,
     message: string,
+    /** A board of other inner-corner counts that is visible instead (a miscounted board), when one is. */
+    readonly visibleBoard?: { rows: number; cols: number },
   ) {
     super(message);
   }
+}
+
+/**
+ * The usual miscounts of a board (rows and columns swapped needs no guess: detection accepts the
+ * grid either way round): squares counted instead of inner corners (one more each way than the
+ * board has), and the reverse.
+ */
+function miscountedBoards(board: BoardSpec): { rows: number; cols: number }[] {
+  return [
+    { rows: board.rows - 1, cols: board.cols - 1 },
+    { rows: board.rows + 1, cols: board.cols + 1 },
+  ].filter(({ rows, cols }) => rows >= 2 && cols >= 2);
+}
+
+function miscountMessage(board: BoardSpec, visible: { rows: number; cols: number }): string {
+  const advice =
+    visible.rows < board.rows
+      ? 'count the inner corners where four squares meet, not the squares.'
+      : `set the rows and columns to ${visible.rows} and ${visible.cols}, the inner corners where four squares meet.`;
+  return `A board with ${visible.rows} × ${visible.cols} inner corners is visible, but the session is set to ${board.rows} × ${board.cols}: ${advice}`;
 }
 
 /** Keeps the last `size` items of a stream. */
@@ -131,7 +153,17 @@ export async function calibrateCameraFromFrames(
     }
     if (detection && (!best || detection.sharpness > best.detection.sharpness)) best = { frame, detection };
   }
-  if (!best) throw new BoardNotFoundError(options.cameraName, notFoundMessage(options.cameraName, board, tried.length, largestGrid));
+  if (!best) {
+    for (const other of miscountedBoards(board)) {
+      if (!tried.some((frame) => findCheckerboard(frame.data, frame.width, frame.height, other.rows, other.cols).detection)) continue;
+      throw new BoardNotFoundError(
+        options.cameraName,
+        `Camera "${options.cameraName}": the ${board.rows} x ${board.cols} checkerboard was not found. ${miscountMessage(board, other)}`,
+        other,
+      );
+    }
+    throw new BoardNotFoundError(options.cameraName, notFoundMessage(options.cameraName, board, tried.length, largestGrid));
+  }
   return calibrateCameraFromDetection(best.detection, { width: best.frame.width, height: best.frame.height }, board, options, best.frame.index ?? 0);
 }
 
