@@ -37,15 +37,17 @@ export const useSearchSessions = (text: string, includeTrashed: boolean) =>
     placeholderData: keepPreviousData,
   });
 
-export const useSession = (id: string | null) =>
+/** A session with its trials; `refreshMs` asks again on that interval (the session screen's trial list, §9). */
+export const useSession = (id: string | null, refreshMs: number | false = false) =>
   useQuery({
     queryKey: sessionQueryKey(id ?? ''),
     queryFn: () => apiRequest(dataPaths.session(id!), { schema: sessionSchema }),
     enabled: id !== null,
+    refetchInterval: refreshMs,
   });
 
 /** Every list and session view shows the answer of a change: refetch them all. */
-function useRefreshSessions() {
+export function useRefreshSessions() {
   const queryClient = useQueryClient();
   return (session?: Session) => {
     if (session) queryClient.setQueryData(sessionQueryKey(session.id), session);

@@ -1,10 +1,10 @@
-import { AppShell } from '@mantine/core';
+import { AppShell, Center, Loader } from '@mantine/core';
 import { useEffect } from 'react';
 import { Navigate, Outlet, useLocation, useMatches, useParams } from 'react-router';
-import { useActiveSessionId } from './active-session.ts';
+import { useActiveSessionId, useSessionOfAddress } from './active-session.ts';
 import { AppHeader } from './AppHeader.tsx';
 import { authStore, useAuth } from './auth-store.ts';
-import { guardRedirect } from './navigation-guard.ts';
+import { guardRedirect, needsActiveSession } from './navigation-guard.ts';
 import { fixedPaths, type RouteHandle, type RouteName } from './route-names.ts';
 import { useLogout } from './use-logout.ts';
 
@@ -41,14 +41,24 @@ export function RootLayout() {
   const auth = useAuth();
   const activeSessionId = useActiveSessionId();
   const routeName = useRouteName();
+  const { id } = useParams();
   useSessionExpiry();
+  const signedIn = auth.token !== null && auth.verified;
+  const addressSession = useSessionOfAddress(signedIn && routeName !== null && needsActiveSession(routeName) ? (id ?? null) : null);
 
   if (routeName === null) return <Navigate to={fixedPaths.SelectSession} replace />;
+  if (addressSession === 'loading') {
+    return (
+      <Center h="100vh">
+        <Loader aria-label="Loading the session" />
+      </Center>
+    );
+  }
   const redirect = guardRedirect(routeName, {
     loggedIn: auth.token !== null,
     verified: auth.verified,
     institutionalUse: auth.institutionalUse,
-    hasActiveSession: activeSessionId !== null,
+    hasActiveSession: addressSession === null ? activeSessionId !== null : addressSession === 'active',
   });
   if (redirect) return <Navigate to={fixedPaths[redirect]} replace />;
 

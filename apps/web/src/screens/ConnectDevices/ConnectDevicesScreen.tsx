@@ -1,15 +1,21 @@
 import { POLLING_INTERVAL_MS, TOAST_DURATION_MS, messages } from '@kinetrace/contracts';
-import { Button, Container, Group, List, Paper, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, Code, Container, Group, List, Paper, Stack, Text, Title } from '@mantine/core';
 import { useEffect, useRef } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { useRecordingStatus } from '../../api/capture.ts';
+import { useInstanceInfo } from '../../api/instance.ts';
 import { useNewSession } from '../../api/sessions.ts';
 import { activeSessionStore, useActiveSessionId } from '../../app/active-session.ts';
 import { reportError } from '../../app/report-error.ts';
 import { toast } from '../../components/toasts.tsx';
+import { WizardStepper } from '../../components/WizardStepper.tsx';
+import { captureAddressProblem } from './capture-address.ts';
 import { SessionQrCode } from './SessionQrCode.tsx';
 
-/** Without a session in the URL or in progress, opening the step starts a new session (§2.8 New session). */
+/**
+ * The session in the URL (made active by the guard once loaded), else the one in progress; without either,
+ * opening the step starts a new session (§2.8 New session).
+ */
 function useSessionToConnect(): string | null {
   const { id } = useParams();
   const navigate = useNavigate();
@@ -17,9 +23,6 @@ function useSessionToConnect(): string | null {
   const newSession = useNewSession();
   const requested = useRef(false);
 
-  useEffect(() => {
-    if (id && id !== activeSessionStore.get()) activeSessionStore.set(id);
-  }, [id]);
   useEffect(() => {
     if (id || activeSessionId || requested.current) return;
     requested.current = true;
@@ -40,14 +43,23 @@ export function ConnectDevicesScreen() {
   const navigate = useNavigate();
   const sessionId = useSessionToConnect();
   const status = useRecordingStatus(sessionId, POLLING_INTERVAL_MS.calibrationStatus);
+  const publicUrl = useInstanceInfo().data?.public_url;
+  const addressProblem = publicUrl ? captureAddressProblem(publicUrl) : null;
 
   useEffect(() => toast.info(messages.captureAppNotice, TOAST_DURATION_MS.appStoreNotice), []);
 
   return (
     <Container size="md" my="md">
+      <WizardStepper sessionId={sessionId} step="Connect devices" />
       <Title order={2} mb="md">
         Connect devices
       </Title>
+      {addressProblem && (
+        <Alert color="orange" title="Phones cannot use this QR code" mb="md" data-testid="capture-address-warning">
+          {/* Commands and settings are quoted in backticks. */}
+          {addressProblem.split('`').map((part, index) => (index % 2 === 1 ? <Code key={index}>{part}</Code> : part))}
+        </Alert>
+      )}
       <Paper withBorder radius="md" p="lg">
         <Group align="flex-start" gap="xl" wrap="wrap">
           <Stack flex={1} miw={280}>
