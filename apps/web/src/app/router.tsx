@@ -2,6 +2,7 @@ import { Navigate, createBrowserRouter } from 'react-router';
 import { CalibrationScreen } from '../screens/Calibration/CalibrationScreen.tsx';
 import { CaptureScreen } from '../screens/Capture/CaptureScreen.tsx';
 import { ConnectDevicesScreen } from '../screens/ConnectDevices/ConnectDevicesScreen.tsx';
+import { DashboardScreen } from '../screens/Dashboard/DashboardScreen.tsx';
 import { LicenseScreen } from '../screens/License/LicenseScreen.tsx';
 import { LoginScreen } from '../screens/Login/LoginScreen.tsx';
 import { NeutralScreen } from '../screens/Neutral/NeutralScreen.tsx';
@@ -36,7 +37,7 @@ export const router = createBrowserRouter([
       { path: '/:id/calibration', element: <CalibrationScreen />, handle: named('Calibration') },
       { path: '/:id/neutral', element: <NeutralScreen />, handle: named('Neutral') },
       { path: '/session/:id', element: <SessionScreen />, handle: named('Session') },
-      { path: '/dashboard/:id?', element: <NotYetAvailableScreen title="Dashboard" />, handle: named('Dashboard') },
+      { path: '/dashboard/:id?', element: <DashboardScreen />, handle: named('Dashboard') },
       {
         path: '/analysis-dashboard/:id/',
         element: <NotYetAvailableScreen title="Analysis dashboard" />,

@@ -1,0 +1,68 @@
+import { PLAYBACK_SPEEDS } from '@kinetrace/contracts';
+import { ActionIcon, Checkbox, Group, NumberInput, Select, Slider, Tooltip } from '@mantine/core';
+import { useState } from 'react';
+import { usePlayback, type PlaybackClock, type PlaybackSpeed } from './playback-clock.ts';
+
+const decimalsOf = (stepS: number) => Math.max(2, Math.ceil(-Math.log10(stepS)));
+
+/** Time field and slider, play/pause, a frame back and forward, start and end, speed and looping (spec §2.13, §9). */
+export function PlaybackControls({ clock }: { clock: PlaybackClock }) {
+  const { timeS, playing, speed, loop } = usePlayback(clock);
+  const decimals = decimalsOf(clock.frameS);
+  // What is being typed in the time field; the clock seeks on Enter or when the field loses focus.
+  const [draft, setDraft] = useState<string | number | null>(null);
+  const commitDraft = () => {
+    if (draft !== null && draft !== '' && Number.isFinite(Number(draft))) clock.seek(Number(draft));
+    setDraft(null);
+  };
+  const button = (label: string, symbol: string, action: () => void) => (
+    <Tooltip label={label}>
+      <ActionIcon variant="default" size="lg" aria-label={label} onClick={action}>
+        {symbol}
+      </ActionIcon>
+    </Tooltip>
+  );
+  return (
+    <Group gap="xs" wrap="nowrap" align="center">
+      {button('Jump to start', '⏮', () => clock.seek(clock.startS))}
+      {button('Previous frame', '◀', () => clock.step(-1))}
+      {playing ? button('Pause', '⏸', () => clock.pause()) : button('Play', '▶', () => clock.play())}
+      {button('Next frame', '▶|', () => clock.step(1))}
+      {button('Jump to end', '⏭', () => clock.seek(clock.endS))}
+      <Slider
+        aria-label="Time slider"
+        style={{ flex: 1 }}
+        min={clock.startS}
+        max={clock.endS}
+        step={clock.frameS}
+        value={timeS}
+        onChange={(value) => clock.seek(value)}
+        label={(value) => `${value.toFixed(decimals)} s`}
+      />
+      <NumberInput
+        aria-label="Time (s)"
+        w={110}
+        size="xs"
+        suffix=" s"
+        min={clock.startS}
+        max={clock.endS}
+        step={clock.frameS}
+        decimalScale={decimals}
+        value={draft ?? Number(timeS.toFixed(decimals))}
+        onChange={setDraft}
+        onBlur={commitDraft}
+        onKeyDown={(event) => event.key === 'Enter' && commitDraft()}
+      />
+      <Select
+        aria-label="Speed"
+        w={90}
+        size="xs"
+        allowDeselect={false}
+        data={PLAYBACK_SPEEDS.map((option) => ({ value: String(option), label: `${option}×` }))}
+        value={String(speed)}
+        onChange={(value) => value && clock.setSpeed(Number(value) as PlaybackSpeed)}
+      />
+      <Checkbox label="Loop" checked={loop} onChange={(event) => clock.setLoop(event.currentTarget.checked)} />
+    </Group>
+  );
+}

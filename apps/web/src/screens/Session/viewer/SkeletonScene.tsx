@@ -1,0 +1,201 @@
+import { Grid, OrbitControls } from '@react-three/drei';
+import { Canvas, useFrame } from '@react-three/fiber';
+import { useMemo, useRef, type RefObject } from 'react';
+import * as THREE from 'three';
+import { deriveSkeleton, frameAtTime, skeletonGeometry, type Bone, type TrialMotion } from './body-motion.ts';
+import type { CameraPose } from './camera-poses.ts';
+import type { MarkerTrajectories as Keypoints } from '@kinetrace/mocap/formats/trc';
+import type { PlaybackClock } from './playback-clock.ts';
+
+const colours = {
+  background: '#1b1e23',
+  bone: '#e9e4d8',
+  joint: '#f08c00',
+  keypoint: '#40c057',
+  camera: '#74c0fc',
+  gridCell: '#353a42',
+  gridSection: '#4c5561',
+  floor: '#23272e',
+} as const;
+/** Drawn sizes, metres: joint spheres, and bone radius as a fraction of its length within bounds. */
+const JOINT_RADIUS_M = 0.03;
+const BONE_RADIUS = { perLength: 0.1, minM: 0.012, maxM: 0.035 } as const;
+const KEYPOINT_RADIUS_M = 0.015;
+/** Depth at which a camera's frustum is drawn. */
+const FRUSTUM_DEPTH_M = 0.4;
+
+const up = new THREE.Vector3(0, 1, 0);
+
+function BoneMesh({ bone }: { bone: Bone }) {
+  const { position, quaternion, lengthM, radiusM } = useMemo(() => {
+    const from = new THREE.Vector3(...bone.fromM);
+    const direction = new THREE.Vector3(...bone.toM).sub(from);
+    const lengthM = direction.length();
+    return {
+      position: from.clone().addScaledVector(direction, 0.5),
+      quaternion: new THREE.Quaternion().setFromUnitVectors(up, direction.clone().normalize()),
+      lengthM,
+      radiusM: Math.min(BONE_RADIUS.maxM, Math.max(BONE_RADIUS.minM, BONE_RADIUS.perLength * lengthM)),
+    };
+  }, [bone]);
+  return (
+    <mesh position={position} quaternion={quaternion} castShadow>
+      <capsuleGeometry args={[radiusM, lengthM, 6, 16]} />
+      <meshStandardMaterial color={colours.bone} roughness={0.6} />
+    </mesh>
+  );
+}
+
+/** Every body of the model, moved to the frame of the clock's time before each render. */
+function Bodies({ motion, clock, host }: { motion: TrialMotion; clock: PlaybackClock; host: RefObject<HTMLDivElement | null> }) {
+  const { bones, head } = useMemo(() => skeletonGeometry(motion, deriveSkeleton(motion)), [motion]);
+  const groups = useRef<(THREE.Group | null)[]>([]);
+  useFrame(() => {
+    const frame = frameAtTime(motion, clock.snapshot.timeS);
+    motion.bodies.forEach((body, i) => {
+      const group = groups.current[i];
+      if (!group) return;
+      group.position.fromArray(body.translationsM, frame * 3);
+      group.rotation.set(body.rotationsRad[frame * 3], body.rotationsRad[frame * 3 + 1], body.rotationsRad[frame * 3 + 2], 'XYZ');
+    });
+    if (host.current) host.current.dataset.frame = String(frame);
+  });
+  return motion.bodies.map((body, i) => (
+    <group key={body.name} name={body.name} ref={(group) => void (groups.current[i] = group)}>
+      <mesh castShadow>
+        <sphereGeometry args={[JOINT_RADIUS_M, 20, 14]} />
+        <meshStandardMaterial color={colours.joint} roughness={0.5} />
+      </mesh>
+      {bones.flatMap((bone, k) => (bone.body === i ? [<BoneMesh key={k} bone={bone} />] : []))}
+      {head?.body === i && (
+        <mesh position={head.centreM} castShadow>
+          <sphereGeometry args={[head.radiusM, 32, 24]} />
+          <meshStandardMaterial color={colours.bone} roughness={0.6} />
+        </mesh>
+      )}
+    </group>
+  ));
+}
+
+function KeypointCloud({ keypoints, clock }: { keypoints: Keypoints; clock: PlaybackClock }) {
+  const mesh = useRef<THREE.InstancedMesh>(null);
+  const matrix = useMemo(() => new THREE.Matrix4(), []);
+  useFrame(() => {
+    if (!mesh.current) return;
+    const frame = frameAtTime(keypoints, clock.snapshot.timeS);
+    const count = keypoints.markerNames.length;
+    for (let k = 0; k < count; k++) {
+      const at = (frame * count + k) * 3;
+      const [x, y, z] = [keypoints.positionsM[at], keypoints.positionsM[at + 1], keypoints.positionsM[at + 2]];
+      // A keypoint missing in this frame shrinks to nothing.
+      matrix.makeScale(...((Number.isFinite(x) ? [1, 1, 1] : [0, 0, 0]) as [number, number, number])).setPosition(x || 0, y || 0, z || 0);
+      mesh.current.setMatrixAt(k, matrix);
+    }
+    mesh.current.instanceMatrix.needsUpdate = true;
+  });
+  return (
+    <instancedMesh ref={mesh} args={[undefined, undefined, keypoints.markerNames.length]}>
+      <sphereGeometry args={[KEYPOINT_RADIUS_M, 10, 8]} />
+      <meshBasicMaterial color={colours.keypoint} />
+    </instancedMesh>
+  );
+}
+
+/** Each calibrated camera as a pyramid from its optical centre to its image corners at FRUSTUM_DEPTH_M. */
+function CameraFrustums({ cameras }: { cameras: CameraPose[] }) {
+  const geometry = useMemo(() => {
+    const points: number[] = [];
+    for (const camera of cameras) {
+      const corners = camera.imageCornersAt(FRUSTUM_DEPTH_M);
+      corners.forEach((corner, i) => points.push(...camera.centreM, ...corner, ...corner, ...corners[(i + 1) % 4]));
+    }
+    return new THREE.BufferGeometry().setAttribute('position', new THREE.Float32BufferAttribute(points, 3));
+  }, [cameras]);
+  return (
+    <lineSegments geometry={geometry}>
+      <lineBasicMaterial color={colours.camera} />
+    </lineSegments>
+  );
+}
+
+/** Writes the camera's projection (clip from world, column-major) on the host, for whoever lays marks over the picture. */
+function PublishProjection({ host }: { host: RefObject<HTMLDivElement | null> }) {
+  const clipFromWorld = useMemo(() => new THREE.Matrix4(), []);
+  useFrame(({ camera }) => {
+    if (!host.current) return;
+    camera.updateMatrixWorld();
+    clipFromWorld.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse);
+    const text = clipFromWorld.elements.map((value) => value.toPrecision(7)).join(' ');
+    if (host.current.dataset.clipFromWorld !== text) host.current.dataset.clipFromWorld = text;
+  });
+  return null;
+}
+
+export interface SceneProps {
+  motion: TrialMotion;
+  clock: PlaybackClock;
+  cameras: CameraPose[];
+  keypoints: Keypoints | undefined;
+}
+
+/**
+ * The 3D view: the model's bodies on a grid floor under a shadow-casting light, the calibrated
+ * cameras, optionally the 3D keypoints; orbit (left drag), pan (right drag) and zoom (wheel).
+ * The host element carries `data-frame` (the motion frame drawn) and `data-clip-from-world`.
+ */
+export function SkeletonScene({ motion, clock, cameras, keypoints }: SceneProps) {
+  const host = useRef<HTMLDivElement>(null);
+  const { target, floorY } = useMemo(() => {
+    const pelvis = motion.bodies[0].translationsM;
+    const frames = motion.timesS.length;
+    const mean = [0, 1, 2].map((k) => Array.from({ length: frames }, (_, f) => pelvis[f * 3 + k]).reduce((a, b) => a + b, 0) / frames);
+    let lowest = Number.POSITIVE_INFINITY;
+    for (const body of motion.bodies) for (let f = 0; f < frames; f++) lowest = Math.min(lowest, body.translationsM[f * 3 + 1]);
+    // The lowest joint centre (a toe or heel) sits about a joint radius above the ground.
+    return { target: new THREE.Vector3(mean[0], mean[1], mean[2]), floorY: lowest - JOINT_RADIUS_M };
+  }, [motion]);
+  const cameraPosition = useMemo(() => target.clone().add(new THREE.Vector3(1.2, 0.5, 3.2)).toArray(), [target]);
+  const lightTarget = useMemo(() => new THREE.Object3D(), []);
+  lightTarget.position.copy(target);
+
+  return (
+    <div ref={host} data-testid="viewer-scene" style={{ width: '100%', height: '100%' }}>
+      <Canvas shadows="soft" camera={{ position: cameraPosition, fov: 45, near: 0.05, far: 200 }} gl={{ preserveDrawingBuffer: true }}>
+        <color attach="background" args={[colours.background]} />
+        <hemisphereLight args={['#ffffff', '#445566', 0.8]} />
+        <primitive object={lightTarget} />
+        <directionalLight
+          target={lightTarget}
+          position={[target.x + 3, target.y + 5, target.z + 2]}
+          intensity={2}
+          castShadow
+          shadow-mapSize={[2048, 2048]}
+          shadow-radius={6}
+          shadow-camera-left={-4}
+          shadow-camera-right={4}
+          shadow-camera-top={4}
+          shadow-camera-bottom={-4}
+        />
+        <mesh rotation={[-Math.PI / 2, 0, 0]} position={[target.x, floorY, target.z]} receiveShadow>
+          <planeGeometry args={[40, 40]} />
+          <meshStandardMaterial color={colours.floor} />
+        </mesh>
+        <Grid
+          position={[target.x, floorY + 0.001, target.z]}
+          args={[40, 40]}
+          cellSize={0.25}
+          sectionSize={1}
+          cellColor={colours.gridCell}
+          sectionColor={colours.gridSection}
+          fadeDistance={25}
+          infiniteGrid
+        />
+        <Bodies motion={motion} clock={clock} host={host} />
+        {keypoints && <KeypointCloud keypoints={keypoints} clock={clock} />}
+        {cameras.length > 0 && <CameraFrustums cameras={cameras} />}
+        <OrbitControls makeDefault target={target} enableDamping={false} />
+        <PublishProjection host={host} />
+      </Canvas>
+    </div>
+  );
+}

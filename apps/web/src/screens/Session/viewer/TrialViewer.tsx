@@ -1,0 +1,127 @@
+import { DEFAULT_FRAMERATE, RESULT_TAGS, autoplayDelayMs, messages, type Session, type Trial } from '@kinetrace/contracts';
+import { readTrc } from '@kinetrace/mocap/formats/trc';
+import { Alert, Checkbox, Grid, Group, Loader, Paper, Stack, Text } from '@mantine/core';
+import { useQueries, useQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useState } from 'react';
+import { resultFileQuery, resultUrl } from '../../../api/trial-results.ts';
+import { parseTrialMotion } from './body-motion.ts';
+import { cameraPosesOf, type CameraPose } from './camera-poses.ts';
+import { PlaybackClock, usePlayback, usePlaybackLoop } from './playback-clock.ts';
+import { PlaybackControls } from './PlaybackControls.tsx';
+import { SkeletonScene } from './SkeletonScene.tsx';
+import { SyncedVideos, type TrialVideo } from './SyncedVideos.tsx';
+
+const allCameras = (results: { data?: CameraPose[] }[]) => results.flatMap((result) => result.data ?? []);
+
+/** The session's newest processed calibration: its camera-parameters results place the cameras. */
+function calibrationOf(session: Session): Trial | undefined {
+  return session.trials
+    .filter((trial) => trial.name === 'calibration' && trial.status === 'done' && !trial.trashed)
+    .sort((a, b) => a.created_at.localeCompare(b.created_at))
+    .at(-1);
+}
+
+/** Synchronised videos when processing made them, else the uploaded ones (then not in step with the scene). */
+function videosOf(trial: Trial): { videos: TrialVideo[]; synchronised: boolean } {
+  const synced = trial.results.filter((result) => result.tag === RESULT_TAGS.videoSync && result.media);
+  if (synced.length > 0) {
+    return {
+      synchronised: true,
+      videos: synced.map((result, i) => ({ label: String(result.meta?.camera ?? result.meta?.device_id ?? `Camera ${i + 1}`), url: result.media! })),
+    };
+  }
+  return { synchronised: false, videos: trial.videos.flatMap((video) => (video.video ? [{ label: video.device_id, url: video.video }] : [])) };
+}
+
+function TimeReadout({ clock, frameCount }: { clock: PlaybackClock; frameCount: number }) {
+  const { timeS } = usePlayback(clock);
+  return (
+    <Text size="xs" c="dimmed" data-testid="viewer-time" data-time={timeS.toFixed(4)}>
+      {frameCount} frames, {(1 / clock.frameS).toFixed(0)} Hz
+    </Text>
+  );
+}
+
+/**
+ * A processed trial (spec §2.13, §4.3): the 3D scene of its visualizerTransforms-json beside its
+ * videos, all on one clock that starts playing after the autoplay delay (spec §9). Read-only: it
+ * has no owner controls, so owners and visitors of a public session see the same.
+ */
+export function TrialViewer({ session, trial }: { session: Session; trial: Trial }) {
+  const transformsUrl = resultUrl(trial, RESULT_TAGS.visualizerTransforms);
+  const motion = useQuery(resultFileQuery(transformsUrl, async (response) => parseTrialMotion(await response.json())));
+  const [showKeypoints, setShowKeypoints] = useState(false);
+  const markersUrl = resultUrl(trial, RESULT_TAGS.markerData);
+  const keypoints = useQuery({ ...resultFileQuery(markersUrl, async (response) => readTrc(await response.text())), enabled: showKeypoints && Boolean(markersUrl) });
+  const cameras = useQueries({
+    queries: (calibrationOf(session)?.results ?? [])
+      .filter((result) => result.tag === RESULT_TAGS.cameraParameters)
+      .map((result) => resultFileQuery(result.media, async (response) => cameraPosesOf(await response.json()))),
+    combine: allCameras,
+  });
+  const { videos, synchronised } = videosOf(trial);
+
+  const clock = useMemo(() => {
+    const data = motion.data;
+    return data ? new PlaybackClock(data.timesS[0], data.timesS[data.timesS.length - 1], 1 / data.frameRateHz) : undefined;
+  }, [motion.data]);
+
+  if (!transformsUrl || motion.isError) {
+    return (
+      <Stack>
+        <Alert color="orange">{transformsUrl ? motion.error?.message : messages.resultNotFound(RESULT_TAGS.visualizerTransforms)}</Alert>
+        {!synchronised && videos.length > 0 && <Alert color="blue">{messages.videosNotSynchronized}</Alert>}
+        <Grid>
+          {videos.map((video) => (
+            <Grid.Col key={video.url} span={{ base: 12, sm: 6 }}>
+              <video src={video.url} controls muted playsInline aria-label={`Video ${video.label}`} style={{ width: '100%' }} />
+            </Grid.Col>
+          ))}
+        </Grid>
+      </Stack>
+    );
+  }
+  if (!clock || !motion.data) return <Loader aria-label="Loading the 3D result" />;
+
+  const videoFrameS = 1 / (session.meta.settings?.framerate ?? DEFAULT_FRAMERATE);
+  return (
+    <Paper withBorder radius="md" p="sm" data-testid="trial-viewer" aria-label={`Trial ${trial.name}`}>
+      <PlaybackLoop clock={clock} />
+      {!synchronised && videos.length > 0 && (
+        <Alert color="blue" mb="xs">
+          {messages.videosNotSynchronized}
+        </Alert>
+      )}
+      <Grid gap="sm">
+        <Grid.Col span={{ base: 12, md: videos.length > 0 ? 7 : 12 }}>
+          <div style={{ height: 520 }}>
+            <SkeletonScene motion={motion.data} clock={clock} cameras={cameras} keypoints={showKeypoints ? keypoints.data : undefined} />
+          </div>
+        </Grid.Col>
+        {videos.length > 0 && (
+          <Grid.Col span={{ base: 12, md: 5 }}>
+            <SyncedVideos videos={videos} clock={clock} toleranceS={videoFrameS} />
+          </Grid.Col>
+        )}
+      </Grid>
+      <Stack gap={4} mt="xs">
+        <PlaybackControls clock={clock} />
+        <Group justify="space-between">
+          <TimeReadout clock={clock} frameCount={motion.data.timesS.length} />
+          {markersUrl && <Checkbox size="xs" label="Show 3D keypoints" checked={showKeypoints} onChange={(event) => setShowKeypoints(event.currentTarget.checked)} />}
+        </Group>
+      </Stack>
+    </Paper>
+  );
+}
+
+/** Runs the clock and starts it after the autoplay delay: 2 s, or 10000/downlink ms where the browser knows the downlink (spec §9). */
+function PlaybackLoop({ clock }: { clock: PlaybackClock }) {
+  usePlaybackLoop(clock);
+  useEffect(() => {
+    const downlink = (navigator as Navigator & { connection?: { downlink?: number } }).connection?.downlink;
+    const timer = setTimeout(() => clock.play(), autoplayDelayMs(downlink));
+    return () => clearTimeout(timer);
+  }, [clock]);
+  return null;
+}
