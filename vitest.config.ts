@@ -8,6 +8,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'mocap', include: ['packages/mocap/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'contracts', include: ['packages/contracts/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'processing', include: ['packages/processing/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'server', include: ['apps/server/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'web', include: ['apps/web/test/**/*.test.ts'], fileParallelism: false } },
     ],

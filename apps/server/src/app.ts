@@ -12,6 +12,9 @@ import { registerAuthentication } from './http/authentication.ts';
 import { registerErrorHandler } from './http/error-handler.ts';
 import { registerTusUploads } from './http/tus-uploads.ts';
 import { serializeRequest } from './http/request-log.ts';
+import { createProcessingRepository } from './processing/processing-repository.ts';
+import { registerProcessingRoutes } from './processing/processing-routes.ts';
+import { createProcessingService } from './processing/processing-service.ts';
 import { createAuthRepository } from './repositories/auth-repository.ts';
 import { createDevicesRepository } from './repositories/devices-repository.ts';
 import { createSecretsRepository } from './repositories/secrets-repository.ts';
@@ -98,7 +101,20 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
   const downloadService = createDownloadService({ tasks, files, queue, archives, sessionService, sessions, subjects, media, now });
   const retention = createRetentionService({ trials, sessions, subjects, tasks, files, removal, now });
   const devices = createDevicesRepository(db);
-  const intake = createVideoIntake({ trials, files, queue, now });
+  const processing = createProcessingService({
+    trials,
+    sessions,
+    subjects,
+    files,
+    queue,
+    repository: createProcessingRepository(db),
+    sessionService,
+    dataDir: config.dataDir,
+    singleProcess: backends.database.kind === 'pglite',
+    log: app.log,
+    now,
+  });
+  const intake = createVideoIntake({ trials, files, processing, now });
   const recordingService = createRecordingService({ trials, devices, sessionService, intake, media, now });
   const captureService = createCaptureService({ sessions, trials, devices, recording: recordingService, intake, now });
 
@@ -109,7 +125,10 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
         const report = await retention.purge();
         app.log.info({ report }, 'recycle bin purged');
       },
-    }, ['process-trial']);
+      'process-trial': (payload, attempt) => processing.runJob(payload, attempt),
+    }, []);
+    await processing.startRecovery();
+    app.addHook('onClose', async () => processing.stop());
     await queue.schedule('purge-trash', '17 * * * *', {});
   }
 
@@ -135,6 +154,7 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
       registerMediaRoutes(api, files, media);
       registerRecordingRoutes(api, recordingService, trialService);
       registerCaptureRoutes(api, captureService, now);
+      registerProcessingRoutes(api, processing);
     },
     { prefix: API_PREFIX },
   );

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateClockOffsetMs, messages, type CaptureState, type ClockSample, type RecordingStatus, type Session, type Trial } from '@kinetrace/contracts';
-import { markCalibrationProcessed } from './support/seed.ts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
 import { makeTestVideo } from './support/videos.ts';
 
@@ -129,7 +128,7 @@ describe('capture: pairing, recording and uploads', () => {
     expect(pairingToken.length).toBeGreaterThan(20);
   });
 
-  it('records with two phones: a common start time, stop, both uploads, then a processing job for a worker', async () => {
+  it('records with two phones: a common start time, stop, both uploads, then processing, which finds no board in a test pattern', async () => {
     const { session, phones } = await pairedSession(2);
     const recorded = await api(`/sessions/${session.id}/record/?name=calibration`);
     expect(recorded.statusCode).toBe(200);
@@ -152,7 +151,7 @@ describe('capture: pairing, recording and uploads', () => {
     expect(await status(session.id)).toMatchObject({ status: 'processing', n_videos_uploaded: 1 });
     expect((await phones[0].upload(trialId, videoA)).status).toBe(410); // stored once
     expect((await phones[1].upload(trialId, videoB)).status).toBe(204);
-    expect(await status(session.id)).toMatchObject({ status: 'ready', trial_status: 'processing', n_videos_uploaded: 2 });
+    expect(await status(session.id)).toMatchObject({ status: 'ready', n_videos_uploaded: 2 });
 
     const trial = (await api(`/trials/${trialId}/`)).json() as Trial;
     expect(trial.videos.map((video) => video.device_id).sort()).toEqual(phones.map((phone) => phone.deviceId).sort());
@@ -160,9 +159,16 @@ describe('capture: pairing, recording and uploads', () => {
     const jobs = await test.backends.database.executeSql(`select data from pgboss.job where name = 'process-trial'`);
     expect(jobs.rows.map((row) => (row.data as { trialId: string }).trialId)).toContain(trialId);
 
+    // Processed in-process: ffmpeg's test pattern has no checkerboard, and the message names the phone.
+    let processed = trial;
+    for (let polls = 0; processed.status !== 'done' && processed.status !== 'error' && polls < 600; polls++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      processed = (await api(`/trials/${trialId}/`)).json() as Trial;
+    }
+    expect(processed.status).toBe('error');
+    expect(String(processed.meta.error_msg)).toMatch(new RegExp(`${phones[0].deviceId}|${phones[1].deviceId}`));
+    expect(processed.meta.progress).toBeUndefined();
     expect((await api(`/sessions/${session.id}/get_n_calibrated_cameras/`)).json()).toEqual({ data: 0 });
-    await markCalibrationProcessed(test.backends, session.id);
-    expect((await api(`/sessions/${session.id}/get_n_calibrated_cameras/`)).json()).toEqual({ data: 2 });
   });
 
   it('resumes an upload cut half-way: one intact video, byte-identical to the source', async () => {

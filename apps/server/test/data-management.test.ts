@@ -353,7 +353,7 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
         ],
         results: [
           { tag: 'ik_results', fileName: 'walk.mot', bytes: Buffer.from('time\tknee_angle_r\n0\t1\n') },
-          { tag: 'marker-data', fileName: 'walk.trc', bytes: Buffer.from('trc') },
+          { tag: 'marker_data', fileName: 'walk.trc', bytes: Buffer.from('trc') },
         ],
       });
       const trashed = await seedTrial(test, session.id, { name: 'gone', results: [{ tag: 'ik_results', fileName: 'gone.mot', bytes: Buffer.from('x') }] });

@@ -15,6 +15,7 @@ export const trialKindOf = (trialName: string): TrialKind =>
 /** Stages a user sees, in order. Calibration uses `board` and `outputs`; neutral and movement the rest. */
 export const PROCESSING_STAGES = {
   queued: 'Waiting in the queue',
+  waiting_for_calibration: 'Waiting for the calibration',
   waiting_for_neutral: 'Waiting for the neutral trial',
   board: 'Finding the checkerboard',
   pose: 'Detecting the person (decode and pose)',
@@ -69,6 +70,19 @@ export const processingPaths = {
   lensCalibrations: '/lens-calibrations/',
 } as const;
 
+/** What the runner tells users when processing cannot start or fails through no fault of theirs. */
+export const processingMessages = {
+  /** An internal failure after its last retry: never the error's own text, a stack or a path. */
+  internalFailure:
+    'Processing failed because of a problem on the server, not with your recording. Try Reprocess; if it fails again, report it with the trial id.',
+  calibrationMissing: 'This session has no calibrated cameras yet. Record (or import) the calibration first, then reprocess this trial.',
+  neutralMissing: 'This session has no processed neutral trial. Record the neutral pose first, then reprocess this trial.',
+  camerasNotCalibrated: (cameras: string[]) =>
+    `No calibration for camera${cameras.length === 1 ? '' : 's'} ${cameras.join(', ')}. Calibrate the session again with the cameras that recorded this trial.`,
+  subjectMissing: "The subject's mass and height are needed to scale the model. Choose the session's subject, then reprocess the neutral trial.",
+  notProcessable: 'Only a trial that has finished processing (done or error) can be reprocessed.',
+} as const;
+
 export const reprocessResponseSchema = z.object({ trials: z.array(z.string()) });
 
 /** A device model's lens calibration (intrinsics used instead of the board estimate). */
@@ -80,4 +94,57 @@ export const lensCalibrationSchema = z.object({
 });
 export type LensCalibration = z.infer<typeof lensCalibrationSchema>;
 
-export const deviceModelField = z.string().trim().min(1, 'Name the device model.').max(100);
+export const deviceModelField = z.string({ error: 'Name the device model.' }).trim().min(1, 'Name the device model.').max(100);
+
+/** Calibration files `importCalibration` reads, by how the file name ends (lower case). */
+export const CALIBRATION_FILE_EXTENSIONS = ['.json', '.toml', '.qca.txt', '.pickle', '.pkl'] as const;
+/** Lens-calibration board images `lensCalibrations` reads (or one `kinetrace calibrate` .json). */
+export const LENS_IMAGE_EXTENSIONS = ['.jpg', '.jpeg', '.png', '.bmp', '.tif', '.tiff', '.webp'] as const;
+/** Lens calibration needs the board in this many images at least (Zhang's method, as `kinetrace calibrate`). */
+export const LENS_MIN_VIEWS = 3;
+
+/** POST importCalibration answers with the calibration trial and its cameras (imported videos pair with these names). */
+export const importCalibrationResponseSchema = z.object({
+  trial_id: z.string(),
+  cameras: z.array(z.string()),
+});
+export type ImportCalibrationResponse = z.infer<typeof importCalibrationResponseSchema>;
+
+/** POST lensCalibrations multipart fields besides `file`; the board (inner corners) is only used for images. */
+export const lensCalibrationFieldsSchema = z.object({
+  device_model: deviceModelField,
+  cb_rows: z.coerce.number().int().min(2).max(50).optional(),
+  cb_cols: z.coerce.number().int().min(2).max(50).optional(),
+  cb_square: z.coerce.number().positive().max(1000).optional(),
+});
+export type LensCalibrationFields = z.infer<typeof lensCalibrationFieldsSchema>;
+export const lensCalibrationsResponseSchema = z.array(lensCalibrationSchema);
+
+/** What the import and lens-calibration calls say when they refuse a file (field `file`, or `video` for imports). */
+export const importMessages = {
+  calibrationFileType: (fileName: string) =>
+    `"${fileName}" is not a calibration file Kinetrace reads: use a Kinetrace .json, Pose2Sim .toml, Qualisys .qca.txt or OpenCap .pickle file.`,
+  calibrationFileUnreadable: (fileName: string, format: string) =>
+    `"${fileName}" could not be read as a ${format} calibration file. Upload the file your calibration software exported, unchanged.`,
+  calibrationCameraTwice: (camera: string, fileName: string) =>
+    `Camera "${camera}" is calibrated twice (again in "${fileName}"): upload each camera's calibration once.`,
+  calibrationTooFewCameras: (count: number) =>
+    `The files hold ${count} camera${count === 1 ? '' : 's'}, but at least 2 calibrated cameras are necessary.`,
+  newSubjectWhileRecording: (trialName: string) =>
+    `Trial "${trialName}" is still being recorded or uploaded: wait until its videos are in, then start the next subject.`,
+  neutralNeedsSubject:
+    "Choose the session's subject before importing a neutral trial: scaling the model needs the subject's height and mass.",
+  videosNotPaired: (videoCount: number, cameras: string[]) =>
+    `${videoCount} videos cannot be paired with the ${cameras.length} calibrated cameras (${cameras.join(', ')}): name each video after its camera (e.g. ${cameras[0]}.mp4), or import one video per calibrated camera.`,
+  lensFileType: (fileName: string) =>
+    `"${fileName}" is neither a \`kinetrace calibrate\` .json file nor a board image (${LENS_IMAGE_EXTENSIONS.join(', ')}).`,
+  lensOneJson: 'Upload one `kinetrace calibrate` .json file, or board images, not both.',
+  lensJsonUnreadable: (fileName: string) =>
+    `"${fileName}" is not a \`kinetrace calibrate\` file: it must be the Kinetrace camera .json the command wrote, with one camera.`,
+  lensImageUnreadable: (fileName: string) => `"${fileName}" could not be read as an image.`,
+  lensImageSizes: (fileName: string) => `"${fileName}" has another size or orientation than the first image: take every image with the same camera, held the same way.`,
+  lensTooFewViews: (found: number, total: number, cols: number, rows: number) =>
+    `The ${cols} x ${rows} board (inner corners) was found in ${found} of ${total} images; at least ${LENS_MIN_VIEWS} are needed. ` +
+    'Check the board size (inner corners, not squares), and photograph the whole board from several angles (tilted 20-45°, near the image corners too).',
+  lensFailed: 'The lens calibration did not converge: take sharper images of a flat board from more varied angles.',
+} as const;

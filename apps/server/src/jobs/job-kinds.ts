@@ -10,7 +10,7 @@ export const jobKinds = {
       z.object({ kind: z.literal('subject'), subjectId: z.number().int() }),
     ]),
   }),
-  /** Runs the motion-capture pipeline on a trial whose videos are all in (taken by a worker). */
+  /** Runs the motion-capture pipeline on a trial whose videos are all in (apps/server/src/processing/). */
   'process-trial': z.object({ trialId: z.string().uuid() }),
   /** Removes what has been in the recycle bin longer than the retention period, with its files. */
   'purge-trash': z.object({}),
@@ -18,5 +18,11 @@ export const jobKinds = {
 
 export type JobKind = keyof typeof jobKinds;
 export type JobPayload<K extends JobKind> = z.infer<(typeof jobKinds)[K]>;
-export type JobHandler<K extends JobKind> = (payload: JobPayload<K>) => Promise<void>;
+/** Which try of a job this is: `retryCount` of `retryLimit` retries have been used before it. */
+export interface JobAttempt {
+  id: string;
+  retryCount: number;
+  retryLimit: number;
+}
+export type JobHandler<K extends JobKind> = (payload: JobPayload<K>, attempt: JobAttempt) => Promise<void>;
 export type JobHandlers = { [K in JobKind]?: JobHandler<K> };

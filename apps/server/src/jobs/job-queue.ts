@@ -1,11 +1,27 @@
 import PgBoss from 'pg-boss';
 import type { DatabaseHandle } from '@kinetrace/db';
-import { jobKinds, type JobHandlers, type JobKind, type JobPayload } from './job-kinds.ts';
+import { jobKinds, type JobAttempt, type JobHandlers, type JobKind, type JobPayload } from './job-kinds.ts';
 
+/** How one job is queued; the defaults suit short jobs (archives, purges). */
+export interface SendOptions {
+  /** Higher runs first among waiting jobs of the same kind. */
+  priority?: number;
+  retryLimit?: number;
+  /** Seconds before the first retry; with `retryBackoff`, doubling each time (with jitter). */
+  retryDelayS?: number;
+  retryBackoff?: boolean;
+  /** An active job older than this is failed by the queue's maintenance (and retried while it may be). */
+  expireInSeconds?: number;
+}
+
+/** A job some process has taken and not finished. */
+export interface ActiveJob<K extends JobKind> extends JobAttempt {
+  payload: JobPayload<K>;
+}
 
 /** Named, typed background jobs; pg-boss keeps them in the same database on PGlite and PostgreSQL alike. */
 export interface JobQueue {
-  send<K extends JobKind>(kind: K, payload: JobPayload<K>): Promise<void>;
+  send<K extends JobKind>(kind: K, payload: JobPayload<K>, options?: SendOptions): Promise<void>;
   /**
    * Runs jobs in this process. Every kind must be either handled here or declared as taken by
    * workers elsewhere, never both and never neither, so a kind cannot be forgotten.
@@ -13,6 +29,10 @@ export interface JobQueue {
   work(handlers: JobHandlers, handledElsewhere: readonly JobKind[]): Promise<void>;
   /** Runs `kind` on a cron schedule (UTC). */
   schedule<K extends JobKind>(kind: K, cron: string, payload: JobPayload<K>): Promise<void>;
+  /** Jobs of `kind` taken by some process and not finished (a crashed process leaves them so). */
+  active<K extends JobKind>(kind: K): Promise<ActiveJob<K>[]>;
+  /** Fails an active job whose process is gone: it is retried like any failure while retries remain. */
+  failInterrupted(kind: JobKind, id: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -28,22 +48,43 @@ export async function createJobQueue(database: DatabaseHandle, onError: (error: 
   for (const kind of Object.keys(jobKinds)) await boss.createQueue(kind);
 
   return {
-    async send(kind, payload) {
-      await boss.send(kind, jobKinds[kind].parse(payload), { retryLimit: 2, retryDelay: 5, expireInSeconds: 6 * 3600 });
+    async send(kind, payload, options = {}) {
+      await boss.send(kind, jobKinds[kind].parse(payload), {
+        priority: options.priority ?? 0,
+        retryLimit: options.retryLimit ?? 2,
+        retryDelay: options.retryDelayS ?? 5,
+        retryBackoff: options.retryBackoff ?? false,
+        expireInSeconds: options.expireInSeconds ?? 6 * 3600,
+      });
     },
     async work(handlers, handledElsewhere) {
       for (const kind of Object.keys(jobKinds) as JobKind[]) {
-        const handler = handlers[kind] as ((payload: unknown) => Promise<void>) | undefined;
+        const handler = handlers[kind] as ((payload: unknown, attempt: JobAttempt) => Promise<void>) | undefined;
         if (handler && handledElsewhere.includes(kind)) throw new Error(`Job kind "${kind}" has a handler here and elsewhere`);
         if (!handler && !handledElsewhere.includes(kind)) throw new Error(`No handler for job kind "${kind}"`);
         if (!handler) continue;
-        await boss.work(kind, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
-          await handler(jobKinds[kind].parse(job.data));
+        await boss.work(kind, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) => {
+          await handler(jobKinds[kind].parse(job.data), { id: job.id, retryCount: job.retryCount, retryLimit: job.retryLimit });
         });
       }
     },
     async schedule(kind, cron, payload) {
       await boss.schedule(kind, cron, jobKinds[kind].parse(payload), { tz: 'UTC' });
+    },
+    async active(kind) {
+      const { rows } = await database.executeSql(
+        `select id, data, retry_count, retry_limit from pgboss.job where name = $1 and state = 'active'`,
+        [kind],
+      );
+      return rows.map((row) => ({
+        id: String(row.id),
+        payload: jobKinds[kind].parse(row.data) as JobPayload<typeof kind>,
+        retryCount: Number(row.retry_count),
+        retryLimit: Number(row.retry_limit),
+      }));
+    },
+    async failInterrupted(kind, id) {
+      await boss.fail(kind, id, { message: 'interrupted: its process stopped' });
     },
     async stop() {
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });

@@ -1,26 +1,30 @@
+import { extname } from 'node:path';
+import { RESULT_TAGS } from '@kinetrace/contracts';
+
 /**
  * The folder layout of session archives (documented in docs/downloads.md), close to OpenCap's so
  * that existing analysis scripts find their files:
  *
  *   <session>/sessionMetadata.yaml
  *   <session>/Videos/Cam<i>/InputMedia/<trial>/<trial>.<ext>     one folder per camera (device)
- *   <session>/MarkerData/<file>                                   .trc of each trial
- *   <session>/OpenSimData/Kinematics/<file>                       .mot of each trial
- *   <session>/OpenSimData/Model/<file>                            the scaled model
+ *   <session>/MarkerData/<trial>.trc                              3D keypoints of each trial
+ *   <session>/OpenSimData/Kinematics/<trial>.mot                  joint angles of each trial
+ *   <session>/OpenSimData/Model/<trial>/<file>                    the scaled model (neutral) and the one each trial used
  *   <session>/VisualizerJsons/<trial>/<file>                      3D viewer data
  *   <session>/CalibrationImages/<file>, NeutralImages/<file>
+ *   <session>/CameraParameters/<trial>/<file>                     calibration candidates; the neutral's chosen cameras
  *   <session>/Results/<trial>/<tag>/<file>                        anything else, by result tag
  */
-const resultFolders: Record<string, (trial: string) => string> = {
-  'marker-data': () => 'MarkerData',
-  ik_results: () => 'OpenSimData/Kinematics',
-  'opensim-model': () => 'OpenSimData/Model',
-  'visualizerTransforms-json': (trial) => `VisualizerJsons/${trial}`,
-  'video-sync': (trial) => `VisualizerVideos/${trial}`,
-  'calibration-img': () => 'CalibrationImages',
-  'neutral-img': () => 'NeutralImages',
-  'camera-parameters': () => 'CameraParameters',
-  'quality-report': (trial) => `QualityReports/${trial}`,
+const resultFolders: Record<string, (trial: string, fileName: string) => string> = {
+  [RESULT_TAGS.markerData]: (trial, fileName) => `MarkerData/${trial}${extname(fileName)}`,
+  [RESULT_TAGS.ikResults]: (trial, fileName) => `OpenSimData/Kinematics/${trial}${extname(fileName)}`,
+  [RESULT_TAGS.opensimModel]: (trial, fileName) => `OpenSimData/Model/${trial}/${fileName}`,
+  [RESULT_TAGS.visualizerTransforms]: (trial, fileName) => `VisualizerJsons/${trial}/${fileName}`,
+  [RESULT_TAGS.videoSync]: (trial, fileName) => `VisualizerVideos/${trial}/${fileName}`,
+  [RESULT_TAGS.calibrationImage]: (_, fileName) => `CalibrationImages/${fileName}`,
+  [RESULT_TAGS.neutralImage]: (_, fileName) => `NeutralImages/${fileName}`,
+  [RESULT_TAGS.cameraParameters]: (trial, fileName) => `CameraParameters/${trial}/${fileName}`,
+  [RESULT_TAGS.qualityReport]: (trial, fileName) => `QualityReports/${trial}/${fileName}`,
 };
 
 /** Keeps names portable across file systems (no separators, no control characters). */
@@ -29,8 +33,9 @@ export function safeName(name: string): string {
 }
 
 export function resultPath(trialName: string, tag: string, fileName: string): string {
-  const folder = resultFolders[tag]?.(safeName(trialName)) ?? `Results/${safeName(trialName)}/${safeName(tag)}`;
-  return `${folder}/${safeName(fileName)}`;
+  const trial = safeName(trialName);
+  const file = safeName(fileName);
+  return resultFolders[tag]?.(trial, file) ?? `Results/${trial}/${safeName(tag)}/${file}`;
 }
 
 export function videoPath(cameraIndex: number, trialName: string, extension: string): string {

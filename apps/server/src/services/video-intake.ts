@@ -2,7 +2,6 @@ import { createReadStream } from 'node:fs';
 import { probeVideo } from '@kinetrace/mocap/video/probe';
 import type { VideoInfo } from '@kinetrace/mocap/video/types';
 import { messages } from '@kinetrace/contracts';
-import type { JobQueue } from '../jobs/job-queue.ts';
 import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import { trialFilesPrefix } from './storage-keys.ts';
@@ -29,8 +28,14 @@ export const recordingMetaOf = (trial: TrialRow) => trial.meta as RecordingMeta 
  * with a message on the trial and nothing else is lost), stored once per camera, and when the last
  * expected camera's video is in, the trial is handed to processing.
  */
-export function createVideoIntake(deps: { trials: TrialsRepository; files: FileStore; queue: JobQueue; now: () => Date }) {
-  const { trials, files, queue } = deps;
+export function createVideoIntake(deps: {
+  trials: TrialsRepository;
+  files: FileStore;
+  /** Where a trial goes once its videos are in (processing/processing-service.ts). */
+  processing: { enqueue(trial: TrialRow): Promise<void> };
+  now: () => Date;
+}) {
+  const { trials, files, processing } = deps;
 
   async function handOffWhenComplete(trial: TrialRow): Promise<void> {
     const expected = recordingMetaOf(trial).expected_devices ?? [];
@@ -41,10 +46,7 @@ export function createVideoIntake(deps: { trials: TrialsRepository; files: FileS
     }
   }
 
-  async function startProcessing(trial: TrialRow): Promise<void> {
-    await trials.update(trial.id, { status: 'processing' });
-    await queue.send('process-trial', { trialId: trial.id });
-  }
+  const startProcessing = (trial: TrialRow) => processing.enqueue(trial);
 
   return {
     startProcessing,

@@ -47,22 +47,3 @@ export async function backdateTrash(test: TestApp, table: 'sessions' | 'trials' 
   if (table === 'trials') await db.update(schema.trials).set({ trashedAt }).where(eq(schema.trials.id, String(id)));
   if (table === 'subjects') await db.update(schema.subjects).set({ trashedAt }).where(eq(schema.subjects.id, Number(id)));
 }
-
-/**
- * Does what the processing worker will do for a calibration trial (a later issue): marks the newest
- * calibration trial done with one camera-parameters result per camera that uploaded a video.
- */
-export async function markCalibrationProcessed(backends: TestApp['backends'], sessionId: string): Promise<string[]> {
-  const { db } = backends.database;
-  const calibrations = await db.select().from(schema.trials).where(eq(schema.trials.sessionId, sessionId));
-  const calibration = calibrations.filter((trial) => trial.name === 'calibration' && !trial.trashed).sort((a, b) => +a.createdAt - +b.createdAt).at(-1);
-  if (!calibration) throw new Error('no calibration trial');
-  const videos = await db.select().from(schema.trialVideos).where(eq(schema.trialVideos.trialId, calibration.id));
-  for (const video of videos) {
-    const key = `sessions/${sessionId}/trials/${calibration.id}/results/camera-parameters/${video.deviceId}.json`;
-    await backends.files.put(key, Buffer.from(JSON.stringify({ device_id: video.deviceId })));
-    await db.insert(schema.trialResults).values({ trialId: calibration.id, tag: 'camera-parameters', storageKey: key, meta: { device_id: video.deviceId } });
-  }
-  await db.update(schema.trials).set({ status: 'done' }).where(eq(schema.trials.id, calibration.id));
-  return videos.map((video) => video.deviceId);
-}

@@ -1,0 +1,104 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { ProcessingProgress } from '@kinetrace/contracts';
+import { schema, type Database } from '@kinetrace/db';
+import type { TrialRow } from '../repositories/trials-repository.ts';
+
+const { trials, trialResults } = schema;
+
+/** A result row to register: its tag, where its file is stored, and per-camera details. */
+export interface NewResult {
+  tag: string;
+  storageKey: string;
+  meta: Record<string, unknown> | null;
+}
+
+/**
+ * The processing state of a trial in the database. Each attempt has an id kept in
+ * `meta.processing_attempt`; an attempt writes only while it is the trial's current one, so an
+ * attempt overtaken by a retry (after a restart or its time limit) can never add or replace results.
+ */
+export function createProcessingRepository(db: Database) {
+  /** `meta` with `patch` merged in and `drop` keys removed, in one statement (no read-modify-write race). */
+  const patchedMeta = (patch: Record<string, unknown>, drop: string[] = []) =>
+    sql`(${trials.meta} - ${sql.raw(`'{${drop.join(',')}}'::text[]`)}) || ${JSON.stringify(patch)}::jsonb`;
+  const isAttempt = (trialId: string, attemptId: string) =>
+    and(eq(trials.id, trialId), sql`${trials.meta}->>'processing_attempt' = ${attemptId}`);
+
+  return {
+    /** Queued (again): `status` processing or reprocess, the queue stage shown, any earlier error cleared. */
+    async markQueued(trialId: string, status: 'processing' | 'reprocess', progress: ProcessingProgress): Promise<void> {
+      await db
+        .update(trials)
+        .set({ status, meta: patchedMeta({ progress }, ['error_msg', 'processing_attempt']), updatedAt: new Date() })
+        .where(eq(trials.id, trialId));
+    },
+
+    /** The attempt takes the trial over: later writes of earlier attempts are ignored. */
+    async startAttempt(trialId: string, attemptId: string, progress: ProcessingProgress): Promise<void> {
+      await db
+        .update(trials)
+        .set({ status: 'processing', meta: patchedMeta({ progress, processing_attempt: attemptId }, ['error_msg']), updatedAt: new Date() })
+        .where(eq(trials.id, trialId));
+    },
+
+    /** Progress of the current attempt (also its heartbeat: `updated_at` moves). */
+    async setProgress(trialId: string, attemptId: string, progress: ProcessingProgress): Promise<void> {
+      await db
+        .update(trials)
+        .set({ meta: patchedMeta({ progress }), updatedAt: new Date() })
+        .where(isAttempt(trialId, attemptId));
+    },
+
+    /** Waiting for a prerequisite trial: no attempt runs. */
+    async markWaiting(trialId: string, progress: ProcessingProgress): Promise<void> {
+      await db
+        .update(trials)
+        .set({ status: 'processing', meta: patchedMeta({ progress }, ['processing_attempt']), updatedAt: new Date() })
+        .where(eq(trials.id, trialId));
+    },
+
+    /**
+     * Replaces the trial's results with the attempt's and marks it done, in one transaction: readers
+     * see the old results or the new ones, never a mix or both. Answers the storage keys of the
+     * results replaced (to remove their files), or null when the attempt is no longer current.
+     */
+    async commitResults(trialId: string, attemptId: string, results: NewResult[]): Promise<string[] | null> {
+      return db.transaction(async (tx) => {
+        const [current] = await tx.select().from(trials).where(isAttempt(trialId, attemptId)).for('update');
+        if (!current) return null;
+        const replaced = await tx.delete(trialResults).where(eq(trialResults.trialId, trialId)).returning({ storageKey: trialResults.storageKey });
+        if (results.length > 0) await tx.insert(trialResults).values(results.map((result) => ({ trialId, ...result })));
+        await tx
+          .update(trials)
+          .set({ status: 'done', meta: patchedMeta({}, ['progress', 'processing_attempt', 'error_msg']), updatedAt: new Date() })
+          .where(eq(trials.id, trialId));
+        return replaced.flatMap((row) => (row.storageKey ? [row.storageKey] : []));
+      });
+    },
+
+    /** Ends the current attempt (or, without one, the trial) in error with the message users read. */
+    async markError(trialId: string, attemptId: string | null, message: string): Promise<void> {
+      await db
+        .update(trials)
+        .set({ status: 'error', meta: patchedMeta({ error_msg: message }, ['progress', 'processing_attempt']), updatedAt: new Date() })
+        .where(attemptId === null ? eq(trials.id, trialId) : isAttempt(trialId, attemptId));
+    },
+
+    /** The session's trials waiting (status processing, no attempt) at `stage`. */
+    async waitingAt(sessionId: string, stage: 'waiting_for_calibration' | 'waiting_for_neutral'): Promise<TrialRow[]> {
+      return db
+        .select()
+        .from(trials)
+        .where(
+          and(
+            eq(trials.sessionId, sessionId),
+            eq(trials.status, 'processing'),
+            eq(trials.trashed, false),
+            sql`${trials.meta}->'progress'->>'stage' = ${stage}`,
+          ),
+        );
+    },
+  };
+}
+
+export type ProcessingRepository = ReturnType<typeof createProcessingRepository>;

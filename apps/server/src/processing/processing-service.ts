@@ -1,0 +1,234 @@
+import { join } from 'node:path';
+import { messages, processingMessages, trialKindOf, type ProcessingProgress, type TrialKind } from '@kinetrace/contracts';
+import type { PoseWorkerPool } from '@kinetrace/mocap/session/types';
+import { runTrial } from '@kinetrace/processing/run-trial';
+import { badRequest, notFound } from '../http/http-errors.ts';
+import type { JobAttempt } from '../jobs/job-kinds.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
+import type { SessionsRepository } from '../repositories/sessions-repository.ts';
+import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
+import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
+import type { AuthContext } from '../services/auth-service.ts';
+import type { SessionService } from '../services/session-service.ts';
+import type { FileStore } from '../storage/file-store.ts';
+import type { ProcessingRepository } from './processing-repository.ts';
+import { createServerTrialIO, type ServerTrialIODeps } from './server-trial-io.ts';
+
+/** Calibration, then neutral, then movement trials; reprocessing after everything recorded (pg-boss: higher first). */
+const PRIORITY: Record<TrialKind | 'reprocess', number> = { calibration: 30, neutral: 20, movement: 10, reprocess: 0 };
+/** Internal failures are retried twice, 10–20 s then 20–40 s later (pg-boss backoff with jitter); user errors never. */
+const RETRY = { retryLimit: 2, retryDelayS: 10, retryBackoff: true };
+/**
+ * Expected processing time from the videos' total length (all cameras), from `npm run bench`
+ * (apps/server/bench/processing.bench.ts) on a 2-core machine; the screens warn past a few times
+ * this, and an attempt is stopped (and retried) at TIME_LIMIT_FACTOR times it.
+ */
+const EXPECTED_BASE_S = 20;
+const EXPECTED_S_PER_VIDEO_S = 4;
+const TIME_LIMIT_FACTOR = 10;
+const MIN_TIME_LIMIT_S = 600;
+/** A running attempt touches its trial this often; one silent for STALE_AFTER_MS has lost its process. */
+const HEARTBEAT_MS = 10_000;
+const STALE_AFTER_MS = 60_000;
+const RECOVERY_INTERVAL_MS = 30_000;
+
+const IN_PROGRESS = ['recording', 'uploading', 'processing', 'reprocess'];
+
+export interface ProcessingServiceDeps {
+  trials: TrialsRepository;
+  sessions: SessionsRepository;
+  subjects: SubjectsRepository;
+  files: FileStore;
+  queue: JobQueue;
+  repository: ProcessingRepository;
+  sessionService: SessionService;
+  dataDir: string;
+  /** PGlite: one process owns the database, so a job active at start-up has lost its process. */
+  singleProcess: boolean;
+  pool?: PoseWorkerPool;
+  /** The owner's lens calibration of a device model, when lens calibrations are kept. */
+  lensFor?: ServerTrialIODeps['lensFor'];
+  log: { info(object: object, message: string): void; error(object: object, message: string): void };
+  now: () => Date;
+}
+
+/**
+ * The rules of processing (spec §4.2, §4.3; DESIGN §2): queueing by kind, movement trials waiting for
+ * the neutral (and the neutral for the calibration), retries of internal failures only, a time limit
+ * growing with the videos, and recovery of attempts whose process stopped.
+ */
+export function createProcessingService(deps: ProcessingServiceDeps) {
+  const { trials, sessions, queue, repository, log, now } = deps;
+  const running = new Set<string>();
+  let recoveryTimer: NodeJS.Timeout | undefined;
+
+  const progressAt = (stage: ProcessingProgress['stage'], expectedS?: number): ProcessingProgress => ({
+    stage,
+    percent: 0,
+    started_at: now().toISOString(),
+    ...(expectedS !== undefined && { expected_s: expectedS }),
+  });
+
+  async function expectedSeconds(trialId: string): Promise<number> {
+    const videos = await trials.videosOf(trialId);
+    const totalS = videos.reduce((sum, video) => sum + (typeof video.parameters.duration_s === 'number' ? video.parameters.duration_s : 0), 0);
+    return Math.round(EXPECTED_BASE_S + EXPECTED_S_PER_VIDEO_S * totalS);
+  }
+
+  async function send(trial: TrialRow, reprocess: boolean): Promise<void> {
+    const timeLimitS = Math.max(MIN_TIME_LIMIT_S, TIME_LIMIT_FACTOR * (await expectedSeconds(trial.id)));
+    await queue.send(
+      'process-trial',
+      { trialId: trial.id },
+      { priority: PRIORITY[reprocess ? 'reprocess' : trialKindOf(trial.name)], ...RETRY, expireInSeconds: timeLimitS + 120 },
+    );
+  }
+
+  /** Hands a trial to the queue: status processing (or reprocess), stage queued. */
+  async function enqueue(trial: TrialRow, reprocess = false): Promise<void> {
+    await repository.markQueued(trial.id, reprocess ? 'reprocess' : 'processing', progressAt('queued'));
+    await send(trial, reprocess);
+  }
+
+  /** What `trial` waits for before it can run, if anything: a calibration or neutral still on its way. */
+  async function prerequisiteStage(trial: TrialRow): Promise<'waiting_for_calibration' | 'waiting_for_neutral' | null> {
+    const kind = trialKindOf(trial.name);
+    if (kind === 'calibration') return null;
+    const needed = kind === 'neutral' ? 'calibration' : 'neutral';
+    const newest = (await trials.ofSession(trial.sessionId)).filter((row) => row.name === needed && !row.trashed).at(-1);
+    if (kind === 'neutral') return newest && IN_PROGRESS.includes(newest.status) ? 'waiting_for_calibration' : null;
+    return newest?.status === 'done' ? null : 'waiting_for_neutral';
+  }
+
+  /** After a calibration or neutral is done, the trials that waited for it run. */
+  async function releaseWaiting(trial: TrialRow): Promise<void> {
+    const kind = trialKindOf(trial.name);
+    if (kind === 'movement') return;
+    for (const waiting of await repository.waitingAt(trial.sessionId, kind === 'calibration' ? 'waiting_for_calibration' : 'waiting_for_neutral')) {
+      await enqueue(waiting);
+    }
+  }
+
+  async function timeLimitOf(trialId: string): Promise<{ expectedS: number; timeLimitS: number }> {
+    const expectedS = await expectedSeconds(trialId);
+    return { expectedS, timeLimitS: Math.max(MIN_TIME_LIMIT_S, TIME_LIMIT_FACTOR * expectedS) };
+  }
+
+  /** The 'process-trial' job: one attempt at one trial. Throws only to have pg-boss retry an internal failure. */
+  async function runJob({ trialId }: { trialId: string }, job: JobAttempt): Promise<void> {
+    let trial = await trials.findById(trialId);
+    if (!trial || trial.trashed || (trial.status !== 'processing' && trial.status !== 'reprocess')) return;
+    const waitFor = await prerequisiteStage(trial);
+    if (waitFor) {
+      await repository.markWaiting(trialId, progressAt(waitFor));
+      // The prerequisite may have finished between the check and the mark: look once more, so no trial waits for ever.
+      if (await prerequisiteStage(trial)) return;
+      trial = (await trials.findById(trialId))!;
+    }
+    const session = await sessions.findById(trial.sessionId);
+    if (!session) return;
+
+    const attemptId = `${job.id}.${job.retryCount}`;
+    const { expectedS, timeLimitS } = await timeLimitOf(trialId);
+    const progress = progressAt(trialKindOf(trial.name) === 'calibration' ? 'board' : 'pose', expectedS);
+    await repository.startAttempt(trialId, attemptId, progress);
+    running.add(job.id);
+    const heartbeat = setInterval(() => {
+      repository.setProgress(trialId, attemptId, progress).catch(() => undefined);
+    }, HEARTBEAT_MS);
+    try {
+      const io = createServerTrialIO(
+        {
+          trials,
+          subjects: deps.subjects,
+          files: deps.files,
+          repository,
+          installDir: deps.dataDir,
+          lensFor: deps.lensFor,
+          logInternalFailure: (id, error, willRetry) => log.error({ err: error, trialId: id, willRetry }, 'trial processing failed'),
+        },
+        { id: attemptId, trial, session, progress },
+      );
+      // Keep the reported progress as the heartbeat's base: the heartbeat must not move the stage back.
+      const reporting = { ...io, progress: async (stage: ProcessingProgress['stage'], percent: number) => {
+        Object.assign(progress, { stage, percent });
+        await io.progress(stage, percent);
+      } };
+      const outcome = await runTrial(trialId, reporting, {
+        workRoot: join(deps.dataDir, 'work'),
+        pool: deps.pool,
+        finalAttempt: job.retryCount >= job.retryLimit,
+        timeLimitS,
+      });
+      if (outcome.status === 'done') {
+        log.info({ trialId, attempt: attemptId }, 'trial processed');
+        await releaseWaiting(trial);
+      }
+      if (outcome.status === 'internal-error' && job.retryCount < job.retryLimit) throw new Error('Trial processing failed; retrying');
+    } finally {
+      clearInterval(heartbeat);
+      running.delete(job.id);
+    }
+  }
+
+  /**
+   * Attempts whose process stopped (a crash, a kill) stay active in the queue: they are failed so that
+   * the queue retries them, or, with no retry left, end in error.
+   */
+  async function recoverInterrupted(atStartup: boolean): Promise<void> {
+    for (const job of await queue.active('process-trial')) {
+      if (running.has(job.id)) continue;
+      const trial = await trials.findById(job.payload.trialId);
+      const silentMs = trial ? now().getTime() - trial.updatedAt.getTime() : Infinity;
+      if (!(atStartup && deps.singleProcess) && silentMs < STALE_AFTER_MS) continue;
+      if (trial && job.retryCount >= job.retryLimit) await repository.markError(trial.id, null, processingMessages.internalFailure);
+      else if (trial) await repository.markQueued(trial.id, trial.status === 'reprocess' ? 'reprocess' : 'processing', progressAt('queued'));
+      await queue.failInterrupted('process-trial', job.id);
+      log.info({ trialId: job.payload.trialId, job: job.id }, 'interrupted processing queued again');
+    }
+  }
+
+  /** Trials the owner may queue again: finished ones (done or error) with their videos. */
+  const reprocessable = (trial: TrialRow) => !trial.trashed && (trial.status === 'done' || trial.status === 'error');
+
+  return {
+    enqueue,
+    runJob,
+
+    /** Recovers interrupted attempts now and every 30 s until stop(). */
+    async startRecovery(): Promise<void> {
+      await recoverInterrupted(true);
+      recoveryTimer = setInterval(() => {
+        recoverInterrupted(false).catch((error: unknown) => log.error({ err: error }, 'processing recovery failed'));
+      }, RECOVERY_INTERVAL_MS);
+    },
+    stop(): void {
+      clearInterval(recoveryTimer);
+    },
+
+    async reprocessTrial(context: AuthContext, trialId: string): Promise<{ trials: string[] }> {
+      const trial = await trials.findById(trialId);
+      const session = trial && (await sessions.findById(trial.sessionId));
+      if (!trial || trial.trashed || session?.userId !== context.user.id) throw notFound(messages.trialNotFound);
+      if (!reprocessable(trial) || (await trials.videosOf(trial.id)).length === 0) throw badRequest(processingMessages.notProcessable);
+      await enqueue(trial, true);
+      return { trials: [trial.id] };
+    },
+
+    /** Every finished trial of the session, calibration first, then neutral, then movement trials in recording order. */
+    async reprocessSession(context: AuthContext, sessionId: string): Promise<{ trials: string[] }> {
+      await deps.sessionService.ownSession(context, sessionId);
+      const order = (trial: TrialRow) => PRIORITY[trialKindOf(trial.name)];
+      const candidates = (await trials.ofSession(sessionId)).filter(reprocessable);
+      const queued: string[] = [];
+      for (const trial of candidates.sort((a, b) => order(b) - order(a))) {
+        if ((await trials.videosOf(trial.id)).length === 0) continue;
+        await enqueue(trial, true);
+        queued.push(trial.id);
+      }
+      return { trials: queued };
+    },
+  };
+}
+
+export type ProcessingService = ReturnType<typeof createProcessingService>;

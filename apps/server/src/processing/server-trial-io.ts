@@ -1,0 +1,196 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { processingMessages, RESULT_TAGS, sessionMetaSchema, trialKindOf, type ProcessingProgress, type ProcessingStage } from '@kinetrace/contracts';
+import { readKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
+import type { CameraModel, LensIntrinsics, SessionVideo, Subject } from '@kinetrace/mocap/session/types';
+import { resolveProcessingSettings, boardOf } from '@kinetrace/processing/processing-settings';
+import { TrialInputError, type ResultFile, type TrialFailure, type TrialInputs, type TrialIO } from '@kinetrace/processing/trial-io';
+import type { SessionRowDb } from '../repositories/sessions-repository.ts';
+import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
+import type { TrialResultRow, TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
+import { trialFilesPrefix } from '../services/storage-keys.ts';
+import type { FileStore } from '../storage/file-store.ts';
+import type { NewResult, ProcessingRepository } from './processing-repository.ts';
+
+export interface ServerTrialIODeps {
+  trials: TrialsRepository;
+  subjects: SubjectsRepository;
+  files: FileStore;
+  repository: ProcessingRepository;
+  /** Where operators install augmenter weights and models (DATA_DIR). */
+  installDir: string;
+  logInternalFailure: (trialId: string, error: unknown, willRetry: boolean) => void;
+  /** The owner's lens calibration of a device model, when lens calibrations are kept. */
+  lensFor?: (userId: number, deviceModel: string) => Promise<LensIntrinsics | undefined>;
+}
+
+/** One attempt at one trial: who it is and where its progress starts from. */
+export interface Attempt {
+  id: string;
+  trial: TrialRow;
+  session: SessionRowDb;
+  progress: ProcessingProgress;
+}
+
+
+/**
+ * The in-process runner's TrialIO over the database and the file store. Cameras are named by the
+ * phones' device ids (an imported video by the calibrated camera it was paired with); the session's calibration is the newest done 'calibration' trial's
+ * camera-parameters results (one Kinetrace camera file per camera with its candidate poses, best
+ * first), whether a board calibration or an imported one stored the same way.
+ */
+export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): TrialIO {
+  const { trials, subjects, files, repository } = deps;
+  const { trial, session } = attempt;
+  const meta = sessionMetaSchema.parse(session.meta);
+
+  /** Each camera's device, by the camera name its video was given (an imported video's calibrated camera, else its phone). */
+  const deviceOf = new Map<string, string>();
+
+  async function fetchVideos(workDir: string): Promise<(SessionVideo & { deviceModel?: string })[]> {
+    await mkdir(workDir, { recursive: true });
+    const videos = await trials.videosOf(trial.id);
+    return Promise.all(
+      videos.map(async (video) => {
+        const stored = video.storageKey ? await files.read(video.storageKey) : null;
+        if (!stored) throw new Error(`The stored video of ${video.deviceId} is missing`);
+        const { first_frame_ms: firstFrameMs, camera_name: givenName, device_model: deviceModel } = video.parameters;
+        const cameraName = typeof givenName === 'string' && givenName ? givenName : video.deviceId;
+        deviceOf.set(cameraName, video.deviceId);
+        const path = join(workDir, `${video.deviceId}.${video.storageKey!.split('.').at(-1)}`);
+        await pipeline(stored.stream, createWriteStream(path));
+        return {
+          cameraName,
+          path,
+          ...(typeof firstFrameMs === 'number' && { firstFrameTimeS: firstFrameMs / 1000 }),
+          ...(typeof deviceModel === 'string' && deviceModel && { deviceModel }),
+        };
+      }),
+    );
+  }
+
+  /** Calibration videos with the lens calibration of their phone's model, when the owner keeps one. */
+  async function withLenses(videos: (SessionVideo & { deviceModel?: string })[]) {
+    return Promise.all(
+      videos.map(async ({ deviceModel, ...video }) => {
+        const lens = deviceModel && deps.lensFor ? await deps.lensFor(session.userId, deviceModel) : undefined;
+        return lens ? { ...video, lens } : video;
+      }),
+    );
+  }
+
+  /** The newest done trial of that name in the session, if any. */
+  async function newestDone(name: 'calibration' | 'neutral'): Promise<TrialRow | undefined> {
+    return (await trials.ofSession(trial.sessionId)).filter((row) => row.name === name && !row.trashed && row.status === 'done').at(-1);
+  }
+
+  async function storedText(result: TrialResultRow): Promise<string> {
+    const stored = result.storageKey ? await files.read(result.storageKey) : null;
+    if (!stored) throw new Error(`The stored result ${result.id} is missing`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of stored.stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  /**
+   * The camera-parameters of `source` for each video: by camera name or phone; when none matches (an
+   * imported calibration named otherwise) and the counts agree, in order.
+   */
+  async function camerasFor(source: TrialRow, videos: SessionVideo[]): Promise<CameraModel[][]> {
+    const results = (await trials.resultsOf(source.id)).filter((result) => result.tag === RESULT_TAGS.cameraParameters);
+    const shows = (result: TrialResultRow, video: SessionVideo) =>
+      result.meta?.camera_name === video.cameraName || result.meta?.device_id === deviceOf.get(video.cameraName);
+    let paired = videos.map((video) => results.find((result) => shows(result, video)));
+    if (paired.every((result) => result === undefined) && results.length === videos.length) paired = results;
+    const missing = videos.filter((_, index) => !paired[index]).map((video) => video.cameraName);
+    if (missing.length > 0) throw new TrialInputError(processingMessages.camerasNotCalibrated(missing));
+    return Promise.all(
+      paired.map(async (result, index) =>
+        readKinetraceCameras(await storedText(result!)).map((camera) => ({ ...camera, name: videos[index].cameraName })),
+      ),
+    );
+  }
+
+  /** Mass and height given with the neutral recording, else the session's subject's. */
+  async function subjectOf(neutral: TrialRow): Promise<Subject> {
+    const given = (neutral.meta as { subject?: { mass_kg?: unknown; height_m?: unknown } }).subject;
+    if (typeof given?.mass_kg === 'number' && typeof given.height_m === 'number') return { massKg: given.mass_kg, heightM: given.height_m };
+    const subject = session.subjectId === null ? undefined : await subjects.findById(session.subjectId);
+    if (!subject) throw new TrialInputError(processingMessages.subjectMissing);
+    return { massKg: subject.weightKg, heightM: subject.heightM };
+  }
+
+  const framerateOf = async () => {
+    const recorded = (trial.meta as { framerate?: unknown }).framerate;
+    if (typeof recorded === 'number') return recorded;
+    const [video] = await trials.videosOf(trial.id);
+    return typeof video?.parameters.fps === 'number' ? video.parameters.fps : 30;
+  };
+
+  /** Unique store keys under this attempt's folder: results of a retry never overwrite the files of the results they replace. */
+  function resultKeys(results: ResultFile[]): string[] {
+    const prefix = `${trialFilesPrefix(trial.sessionId, trial.id)}/results/${attempt.id.replace(/[^A-Za-z0-9_-]+/g, '_')}`;
+    const used = new Set<string>();
+    return results.map((result) => {
+      const name = basename(result.path).replace(/[^A-Za-z0-9_.-]+/g, '_');
+      let key = `${prefix}/${result.tag}/${name}`;
+      if (used.has(key) && result.cameraName) key = `${prefix}/${result.tag}/${result.cameraName.replace(/[^A-Za-z0-9_-]+/g, '_')}-${name}`;
+      used.add(key);
+      return key;
+    });
+  }
+
+  return {
+    async readInputs(workDir): Promise<TrialInputs> {
+      const kind = trialKindOf(trial.name);
+      if (kind === 'calibration') return { kind, videos: await withLenses(await fetchVideos(workDir)), board: boardOf(meta) };
+      const settings = resolveProcessingSettings(meta, await framerateOf(), deps.installDir);
+      if (kind === 'neutral') {
+        const calibration = await newestDone('calibration');
+        if (!calibration) throw new TrialInputError(processingMessages.calibrationMissing);
+        const videos = (await fetchVideos(workDir)).map(({ deviceModel: _, ...video }) => video);
+        return { kind, videos, cameraSolutions: await camerasFor(calibration, videos), subject: await subjectOf(trial), settings };
+      }
+      const neutral = await newestDone('neutral');
+      if (!neutral) throw new TrialInputError(processingMessages.neutralMissing);
+      const model = (await trials.resultsOf(neutral.id)).find((result) => result.tag === RESULT_TAGS.opensimModel);
+      if (!model) throw new TrialInputError(processingMessages.neutralMissing);
+      const videos = (await fetchVideos(workDir)).map(({ deviceModel: _, ...video }) => video);
+      return {
+        kind,
+        trialName: trial.name,
+        videos,
+        cameras: (await camerasFor(neutral, videos)).map((candidates) => candidates[0]),
+        scaledModelOsim: await storedText(model),
+        subject: await subjectOf(neutral),
+        settings,
+      };
+    },
+
+    async progress(stage: ProcessingStage, percent: number) {
+      await repository.setProgress(trial.id, attempt.id, { ...attempt.progress, stage, percent });
+    },
+
+    async complete(results) {
+      const keys = resultKeys(results);
+      for (const [index, result] of results.entries()) await files.put(keys[index], createReadStream(result.path));
+      // Per-camera results name their phone, so the session counts its calibrated cameras (session-calibration.ts).
+      const cameraMeta = (cameraName: string | undefined) =>
+        cameraName === undefined ? null : { device_id: deviceOf.get(cameraName) ?? cameraName, camera_name: cameraName };
+      const rows: NewResult[] = results.map((result, index) => ({ tag: result.tag, storageKey: keys[index], meta: cameraMeta(result.cameraName) }));
+      const replaced = await repository.commitResults(trial.id, attempt.id, rows);
+      // Superseded meanwhile: this attempt's files go, the current attempt's results stand.
+      const unused = replaced === null ? keys : replaced.filter((key) => !keys.includes(key));
+      await Promise.all(unused.map((key) => files.remove(key)));
+    },
+
+    async fail(failure: TrialFailure) {
+      if (failure.kind === 'user') return repository.markError(trial.id, attempt.id, failure.message);
+      deps.logInternalFailure(trial.id, failure.error, failure.willRetry);
+      if (failure.willRetry) return repository.setProgress(trial.id, attempt.id, { ...attempt.progress, stage: 'queued', percent: 0 });
+      return repository.markError(trial.id, attempt.id, processingMessages.internalFailure);
+    },
+  };
+}

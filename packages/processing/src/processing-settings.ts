@@ -1,0 +1,57 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  CHECKERBOARD_DEFAULTS,
+  clampFilterFrequency,
+  DEFAULT_SESSION_SETTINGS,
+  type POSE_MODELS,
+  type SessionMeta,
+} from '@kinetrace/contracts';
+import type { BoardSpec, PoseModelName, ProcessingSettings } from '@kinetrace/mocap/session/types';
+
+/**
+ * What the engine runs for the session's pose_model (spec §3 names OpenCap's models): BlazePose full
+ * where the session asks for the accurate model, lite where it asks for the fast one.
+ */
+export const POSE_MODEL_FOR: Record<keyof typeof POSE_MODELS, PoseModelName> = {
+  hrnet: 'blazepose-full',
+  openpose: 'blazepose-lite',
+};
+
+/**
+ * Where an operator installs optional files (documented in packages/processing/README.md):
+ * marker-augmenter weights as `<installDir>/augmenters/<augmenter_model>/` (OpenCap's
+ * `v0.3_lower`/`v0.3_upper` or marker-enhancer's `body`/`arm` sub-folders), and OpenSim models as
+ * `<installDir>/models/<openSimModel>.osim`. Without them the engine uses keypoint IK and its own
+ * default model, and says so in main_settings.
+ */
+export const augmenterDirOf = (installDir: string, augmenterModel: string) => join(installDir, 'augmenters', augmenterModel);
+export const modelPathOf = (installDir: string, openSimModel: string) => join(installDir, 'models', `${openSimModel}.osim`);
+
+export function boardOf(meta: SessionMeta): BoardSpec {
+  const board = meta.checkerboard;
+  return board
+    ? { rows: board.rows, cols: board.cols, squareSizeMm: board.squareSize, placement: board.placement }
+    : { ...CHECKERBOARD_DEFAULTS };
+}
+
+/**
+ * The session's settings (spec §3) as the engine takes them. `framerate` is the trial's recording
+ * rate: the filter frequency is kept below half of it (spec §5).
+ */
+export function resolveProcessingSettings(meta: SessionMeta, framerate: number, installDir: string): ProcessingSettings {
+  const settings = { ...DEFAULT_SESSION_SETTINGS, ...meta.settings };
+  const augmenterDir = augmenterDirOf(installDir, settings.augmenter_model);
+  const modelPath = modelPathOf(installDir, settings.openSimModel);
+  return {
+    board: boardOf(meta),
+    poseModel: POSE_MODEL_FOR[settings.pose_model],
+    requestedPoseModel: settings.pose_model,
+    filterFrequency: clampFilterFrequency(settings.filter_frequency, framerate).value,
+    scalingSetup: settings.scaling_setup,
+    requestedAugmenter: settings.augmenter_model,
+    ...(existsSync(augmenterDir) && { augmenterDir }),
+    requestedModel: settings.openSimModel,
+    ...(existsSync(modelPath) && { modelPath }),
+  };
+}
