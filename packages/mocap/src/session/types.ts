@@ -93,6 +93,8 @@ export interface NeutralInput {
   videos: SessionVideo[];
   /** Per video (same order): the calibration's candidate cameras (2 from a board, 1 when imported). */
   cameraSolutions: CameraModel[][];
+  /** Optional, same shape as cameraSolutions: each candidate's board reprojection error (CalibrationSolution.boardRmsPx), px, for the quality report. */
+  boardRmsPx?: number[][];
   subject: Subject;
   settings: ProcessingSettings;
   outDir: string;
@@ -105,12 +107,16 @@ export interface NeutralOutcome {
   files: OutputFile[];
   /** The scaled model as .osim text (also in files), for the movement trials. */
   scaledModelOsim: string;
+  /** The chosen cameras' board reprojection errors when known (same order), px: MovementInput.calibrationErrorsPx. */
+  calibrationErrorsPx?: (number | null)[];
 }
 
 export interface MovementInput {
   videos: SessionVideo[];
   /** The neutral's chosen cameras, same order as videos. */
   cameras: CameraModel[];
+  /** Optional, same order: the chosen cameras' board reprojection errors, px, for the quality report. */
+  calibrationErrorsPx?: (number | null)[];
   scaledModelOsim: string;
   subject: Subject;
   settings: ProcessingSettings;

@@ -22,13 +22,26 @@ async function pipeRawFrames(args: string[], frames: AsyncIterable<Uint8Array> |
   try {
     for await (const frame of frames) {
       if (child.stdin.destroyed) break;
-      if (!child.stdin.write(frame)) await new Promise<void>((resolveDrain) => child.stdin.once('drain', resolveDrain).once('close', resolveDrain));
+      if (!child.stdin.write(frame)) await writable(child.stdin);
     }
   } finally {
     child.stdin.end();
   }
   const exitCode = await exited;
   if (exitCode !== 0) throw new Error(`ffmpeg failed to encode (exit code ${exitCode}): ${Buffer.concat(stderr).toString('utf8').trim().split('\n').at(-1) ?? ''}`);
+}
+
+/** Resolves when a full pipe has drained, or closed (ffmpeg gave up: its exit code says why). */
+function writable(stream: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolveWritable) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolveWritable();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
 }
 
 const rawInput = (width: number, height: number) => ['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${width}x${height}`];

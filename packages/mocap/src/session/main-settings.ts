@@ -1,0 +1,52 @@
+import type { TrialResult } from '../pipeline/process-trial.ts';
+import type { Choice } from './model-choice.ts';
+import type { ProcessingSettings, Subject } from './types.ts';
+
+/**
+ * `main_settings` (spec §3): what a trial was processed with — the settings the session asked
+ * for next to what was actually used, and why where they differ — so results can be reproduced
+ * and compared. Written as `<trial>_settings.json`.
+ */
+export interface MainSettings {
+  format: 'kinetrace-main-settings';
+  version: 1;
+  trial: string;
+  kind: 'neutral' | 'movement';
+  poseModel: { requested: string | null; used: string };
+  openSimModel: Choice;
+  augmenter: Choice;
+  filter: { requested: 'default' | number; cutoffHz: number; applied: boolean; gait: boolean };
+  scalingSetup: ProcessingSettings['scalingSetup'];
+  subject: Subject;
+  cameras: string[];
+  referenceCamera: string;
+  frameRateHz: number;
+}
+
+export function buildMainSettings(input: {
+  trialName: string;
+  kind: MainSettings['kind'];
+  settings: ProcessingSettings;
+  subject: Subject;
+  model: Choice;
+  augmenter: Choice;
+  result: TrialResult;
+  isGait: boolean;
+}): MainSettings {
+  const { settings, result } = input;
+  return {
+    format: 'kinetrace-main-settings',
+    version: 1,
+    trial: input.trialName,
+    kind: input.kind,
+    poseModel: { requested: settings.requestedPoseModel ?? null, used: settings.poseModel },
+    openSimModel: input.model,
+    augmenter: input.augmenter,
+    filter: { requested: settings.filterFrequency, cutoffHz: result.cutoff.cutoffHz, applied: !result.cutoff.passThrough, gait: input.isGait },
+    scalingSetup: settings.scalingSetup,
+    subject: { heightM: input.subject.heightM, massKg: input.subject.massKg },
+    cameras: result.cameras.map((camera) => camera.name),
+    referenceCamera: result.report.cameras[result.sync.referenceCamera]?.name ?? '',
+    frameRateHz: result.keypoints.frameRateHz,
+  };
+}

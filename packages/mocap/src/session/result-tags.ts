@@ -1,0 +1,16 @@
+/**
+ * The tags of the files the engine writes: the values of RESULT_TAGS in
+ * packages/contracts/src/processing.ts (the engine does not depend on the contracts package; the
+ * session tests check the two agree).
+ */
+export const RESULT_TAG = {
+  visualizerTransforms: 'visualizerTransforms-json',
+  ikResults: 'ik_results',
+  ikJson: 'IK-json',
+  videoSync: 'video-sync',
+  markerData: 'marker_data',
+  opensimModel: 'opensim_model',
+  mainSettings: 'main_settings',
+  qualityReport: 'quality_report',
+  neutralImage: 'neutral-img',
+} as const;
