@@ -17,6 +17,7 @@ import { registerProcessingRoutes } from './processing/processing-routes.ts';
 import { createProcessingService } from './processing/processing-service.ts';
 import { createAuthRepository } from './repositories/auth-repository.ts';
 import { createDevicesRepository } from './repositories/devices-repository.ts';
+import { createLensCalibrationsRepository } from './repositories/lens-calibrations-repository.ts';
 import { createSecretsRepository } from './repositories/secrets-repository.ts';
 import { createSessionsRepository } from './repositories/sessions-repository.ts';
 import { createSubjectsRepository } from './repositories/subjects-repository.ts';
@@ -27,6 +28,7 @@ import { registerAccountRoutes } from './routes/account-routes.ts';
 import { registerInstanceRoutes } from './routes/instance-routes.ts';
 import { registerCaptureRoutes } from './routes/capture-routes.ts';
 import { registerMediaRoutes } from './routes/media-routes.ts';
+import { registerProcessingImportRoutes } from './routes/processing-import-routes.ts';
 import { registerRecordingRoutes } from './routes/recording-routes.ts';
 import { registerSessionRoutes } from './routes/session-routes.ts';
 import { registerSubjectRoutes } from './routes/subject-routes.ts';
@@ -36,8 +38,10 @@ import { registerWebApp } from './routes/web-app.ts';
 import { createAccountService } from './services/account-service.ts';
 import { createArchiveService } from './services/archive-service.ts';
 import { createAuthService } from './services/auth-service.ts';
+import { createCalibrationImportService } from './services/calibration-import-service.ts';
 import { createCaptureService } from './services/capture-service.ts';
 import { createDownloadService } from './services/download-service.ts';
+import { createLensCalibrationService } from './services/lens-calibration-service.ts';
 import { createMediaUrlSigner } from './services/media-urls.ts';
 import { createRecordingService } from './services/recording-service.ts';
 import { createRemoval } from './services/removal.ts';
@@ -79,6 +83,8 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
   const subjects = createSubjectsRepository(db);
   const trials = createTrialsRepository(db);
   const tasks = createTasksRepository(db);
+  const devices = createDevicesRepository(db);
+  const lensCalibrations = createLensCalibrationsRepository(db);
   const now = options.now ?? (() => new Date());
   const media = createMediaUrlSigner(await createSecretsRepository(db).getOrCreate('media-url-signing'), now);
   const rateLimiter = createMemoryRateLimiter(() => now().getTime());
@@ -90,6 +96,8 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
     sessions,
     subjects,
     trials,
+    devices,
+    files,
     removal,
     media,
     captureUrl: (pairingToken) => `${config.publicUrl}/capture/${pairingToken}`,
@@ -100,7 +108,6 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
   const archives = createArchiveService({ sessions, subjects, trials, files });
   const downloadService = createDownloadService({ tasks, files, queue, archives, sessionService, sessions, subjects, media, now });
   const retention = createRetentionService({ trials, sessions, subjects, tasks, files, removal, now });
-  const devices = createDevicesRepository(db);
   const processing = createProcessingService({
     trials,
     sessions,
@@ -115,7 +122,9 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
     now,
   });
   const intake = createVideoIntake({ trials, files, processing, now });
-  const recordingService = createRecordingService({ trials, devices, sessionService, intake, media, now });
+  const recordingService = createRecordingService({ trials, devices, subjects, sessionService, intake, media, now });
+  const calibrationImport = createCalibrationImportService({ trials, files, removal, sessionService, now });
+  const lensCalibrationService = createLensCalibrationService({ lenses: lensCalibrations });
   const captureService = createCaptureService({ sessions, trials, devices, recording: recordingService, intake, now });
 
   if (options.runJobs !== false) {
@@ -155,6 +164,7 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
       registerRecordingRoutes(api, recordingService, trialService);
       registerCaptureRoutes(api, captureService, now);
       registerProcessingRoutes(api, processing);
+      registerProcessingImportRoutes(api, { calibrationImport, sessions: sessionService, lenses: lensCalibrationService });
     },
     { prefix: API_PREFIX },
   );

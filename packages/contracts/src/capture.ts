@@ -12,6 +12,8 @@ export const deviceIdField = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, 'Invalid 
 export const deviceCapabilitiesSchema = z.object({
   /** What the browser reports of the phone, e.g. "Pixel 8 (Android 15), Chrome 140". */
   model: z.string().trim().max(300),
+  /** The phone's model alone where the browser tells it (e.g. "Pixel 8"): lens calibrations are looked up by it. */
+  device_model: z.string().trim().max(100).nullable().optional(),
   max_width: z.number().int().min(1).max(16384),
   max_height: z.number().int().min(1).max(16384),
   /** Frame rates the camera offers at that size. */

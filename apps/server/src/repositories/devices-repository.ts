@@ -34,6 +34,15 @@ export function createDevicesRepository(db: Database) {
         .where(and(eq(sessionDevices.sessionId, sessionId), eq(sessionDevices.deviceId, deviceId)));
       return row;
     },
+    /** Pairs another session with the same phones (the next subject's session), as they were last seen. */
+    async copyToSession(fromSessionId: string, toSessionId: string): Promise<void> {
+      const rows = await db.select().from(sessionDevices).where(eq(sessionDevices.sessionId, fromSessionId));
+      if (rows.length === 0) return;
+      await db
+        .insert(sessionDevices)
+        .values(rows.map(({ deviceId, capabilities, connectedAt, lastSeenAt }) => ({ sessionId: toSessionId, deviceId, capabilities, connectedAt, lastSeenAt })))
+        .onConflictDoNothing();
+    },
     /** Phones seen since `since`. */
     async connected(sessionId: string, since: Date): Promise<DeviceRow[]> {
       return db

@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -9,6 +6,7 @@ import { requireVerified } from '../http/authentication.ts';
 import { invalidFields } from '../http/http-errors.ts';
 import type { RecordingService } from '../services/recording-service.ts';
 import type { TrialService } from '../services/trial-service.ts';
+import { withUploadedFiles } from './uploaded-files.ts';
 
 const tags = ['Recording'];
 const idParams = z.object({ id: z.string().uuid() });
@@ -68,22 +66,13 @@ export function registerRecordingRoutes(app: FastifyInstance, recording: Recordi
   api.post(
     '/sessions/:id/import/',
     { schema: { tags, params: idParams, consumes: ['multipart/form-data'], response: { 200: trialSchema } } },
-    async (request) => {
+    (request) => {
       const context = requireVerified(request);
-      if (!request.isMultipart()) throw invalidFields({ video: [messages.required] });
-      const directory = await mkdtemp(join(tmpdir(), 'kinetrace-import-'));
-      try {
-        const { files, values } = await request.saveRequestFiles({ tmpdir: directory, limits: IMPORT_LIMITS });
-        const field = values.name as string | { value?: unknown } | undefined;
-        const raw = typeof field === 'object' ? field?.value : field;
-        const name = typeof raw === 'string' ? raw.trim() : '';
-        if (!name) throw invalidFields({ name: [messages.required] });
-        const videos = files.filter((file) => file.fieldname === 'video').map((file) => ({ fileName: file.filename, path: file.filepath }));
-        const trial = await recording.importVideos(context, request.params.id, name, videos);
+      return withUploadedFiles(request, 'video', IMPORT_LIMITS, async (videos, fields) => {
+        if (!fields.name) throw invalidFields({ name: [messages.required] });
+        const trial = await recording.importVideos(context, request.params.id, fields.name, videos);
         return trials.get({ user: context.user }, trial.id);
-      } finally {
-        await rm(directory, { recursive: true, force: true });
-      }
+      });
     },
   );
 }

@@ -101,7 +101,8 @@ export function createCaptureService(deps: {
     /** The upload is complete at `path`: probe it, store it, hand the trial on when it was the last one. */
     async finishUpload(metadata: Record<string, string | null | undefined>, path: string): Promise<IntakeResult> {
       const { trial, deviceId, firstFrameMs, mimeType } = await uploadTarget(metadata);
-      return intake.accept(trial, deviceId, path, { firstFrameMs, mimeType });
+      const deviceModel = (await devices.find(trial.sessionId, deviceId))?.capabilities.device_model;
+      return intake.accept(trial, deviceId, path, { firstFrameMs, mimeType, deviceModel: typeof deviceModel === 'string' ? deviceModel : undefined });
     },
   };
 }

@@ -1,6 +1,7 @@
 import {
   DEFAULT_FRAMERATE,
   DEFAULT_RECORDING_LIMIT_S,
+  importMessages,
   messages,
   MIN_CALIBRATED_CAMERAS,
   RECORDING_LIMIT_S,
@@ -13,9 +14,12 @@ import {
 import { badRequest, HttpError, invalidFields, notFound } from '../http/http-errors.ts';
 import type { DevicesRepository } from '../repositories/devices-repository.ts';
 import type { SessionRowDb } from '../repositories/sessions-repository.ts';
+import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
 import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
 import type { AuthContext } from './auth-service.ts';
+import type { UploadedFile } from './calibration-import-service.ts';
 import type { MediaUrlSigner } from './media-urls.ts';
+import { calibratedCamerasOf } from './session-calibration.ts';
 import type { SessionService } from './session-service.ts';
 import { recordingMetaOf, type VideoIntake } from './video-intake.ts';
 
@@ -29,17 +33,31 @@ export const RECORDING_LEAD_MS = 1_500;
 const STILL_TRIAL_FRAMERATE = 30;
 
 const isReserved = (name: string) => (RESERVED_TRIAL_NAMES as readonly string[]).includes(name);
+/** A video file's name without its extension: the camera it shows, when named after it. */
+const fileStem = (fileName: string) => fileName.replace(/\.[^.]*$/, '');
+
+/**
+ * The calibrated camera each imported video shows: by name (file stem = camera name, ignoring case)
+ * when every video names a different camera, else in order (upload order, calibration order) when
+ * there is one video per camera; undefined when neither pairs them.
+ */
+export function pairVideosWithCameras(fileNames: string[], cameraNames: string[]): string[] | undefined {
+  const byName = fileNames.map((fileName) => cameraNames.find((camera) => camera.toLowerCase() === fileStem(fileName).toLowerCase()));
+  if (byName.every((camera) => camera !== undefined) && new Set(byName).size === byName.length) return byName as string[];
+  return fileNames.length === cameraNames.length ? [...cameraNames] : undefined;
+}
 
 /** The recording side of the session screen and the wizard (§4.2, §4.3, §7 recording calls). */
 export function createRecordingService(deps: {
   trials: TrialsRepository;
   devices: DevicesRepository;
+  subjects: SubjectsRepository;
   sessionService: SessionService;
   intake: VideoIntake;
   media: MediaUrlSigner;
   now: () => Date;
 }) {
-  const { trials, devices, sessionService, intake, media, now } = deps;
+  const { trials, devices, subjects, sessionService, intake, media, now } = deps;
 
   const connectedSince = () => new Date(now().getTime() - DEVICE_CONNECTED_WINDOW_MS);
 
@@ -86,13 +104,32 @@ export function createRecordingService(deps: {
   }
 
   async function calibratedCameras(sessionId: string): Promise<number> {
-    const calibrations = (await trials.ofSession(sessionId)).filter(
-      (trial) => trial.name === 'calibration' && !trial.trashed && trial.status === 'done',
-    );
-    const latest = calibrations.at(-1);
-    if (!latest) return 0;
-    const results = await trials.resultsOf(latest.id);
-    return new Set(results.filter((result) => result.tag === 'camera-parameters').map((result) => result.meta?.device_id ?? result.id)).size;
+    return (await calibratedCamerasOf(trials, sessionId)).length;
+  }
+
+  /** A new calibration or neutral replaces the previous one (kept in the recycle bin). */
+  async function trashPredecessors(sessionId: string, name: string): Promise<void> {
+    if (!isReserved(name)) return;
+    for (const trial of await trials.ofSession(sessionId)) {
+      if (trial.name === name && !trial.trashed) await trials.update(trial.id, { trashed: true, trashedAt: now() });
+    }
+  }
+
+  /** An imported neutral is of the session's subject, whose height and mass scale the model. */
+  async function sessionSubject(session: SessionRowDb) {
+    const subject = session.subjectId === null ? undefined : await subjects.findById(session.subjectId);
+    if (!subject) throw badRequest(importMessages.neutralNeedsSubject);
+    return { id: subject.id, mass_kg: subject.weightKg, height_m: subject.heightM, sex: subject.sexAtBirth, gender: subject.gender };
+  }
+
+  /** The camera of each imported video: its file name for a calibration's board videos, else a calibrated camera. */
+  async function importedCameraNames(sessionId: string, name: string, files: UploadedFile[]): Promise<string[]> {
+    const fileNames = files.map((file) => file.fileName);
+    const calibrated = (await calibratedCamerasOf(trials, sessionId)).map((camera) => camera.cameraName);
+    if (name === 'calibration' || calibrated.length === 0) return fileNames.map(fileStem);
+    const paired = pairVideosWithCameras(fileNames, calibrated);
+    if (!paired) throw invalidFields({ video: [importMessages.videosNotPaired(files.length, calibrated)] });
+    return paired;
   }
 
   return {
@@ -110,12 +147,7 @@ export function createRecordingService(deps: {
       const connected = await devices.connected(sessionId, connectedSince());
       if (connected.length < MIN_CALIBRATED_CAMERAS) throw badRequest(messages.devicesRequiredForCalibration(connected.length));
 
-      // A new calibration or neutral replaces the previous one (kept in the recycle bin).
-      if (isReserved(name)) {
-        for (const trial of await trials.ofSession(sessionId)) {
-          if (trial.name === name && !trial.trashed) await trials.update(trial.id, { trashed: true, trashedAt: now() });
-        }
-      }
+      await trashPredecessors(sessionId, name);
       const framerate = isReserved(name) ? STILL_TRIAL_FRAMERATE : sessionFramerate(session);
       const trial = await trials.insert({
         sessionId,
@@ -195,15 +227,27 @@ export function createRecordingService(deps: {
       return { status: (await advance(trial)).status, images: results.map((result) => media.url(result.storageKey!)) };
     },
 
-    /** A trial from existing video files, one per camera (labs with other cameras, earlier recordings). */
-    async importVideos(context: AuthContext, sessionId: string, name: string, files: { fileName: string; path: string }[]) {
-      await sessionService.ownSession(context, sessionId);
+    /**
+     * A trial from existing video files, one per camera (labs with other cameras, earlier recordings),
+     * each paired with its calibrated camera (`parameters.camera_name`); `neutral` is the session's
+     * neutral trial, of the session's subject.
+     */
+    async importVideos(context: AuthContext, sessionId: string, name: string, files: UploadedFile[]) {
+      const session = await sessionService.ownSession(context, sessionId);
       await assertNewTrialName(sessionId, name);
       if (files.length < MIN_CALIBRATED_CAMERAS) throw invalidFields({ video: [messages.devicesRequiredForCalibration(files.length)] });
+      const subject = name === 'neutral' ? await sessionSubject(session) : undefined;
+      const cameraNames = await importedCameraNames(sessionId, name, files);
+      await trashPredecessors(sessionId, name);
       const deviceIds = files.map((file, index) => `import-${index}-${file.fileName.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 40)}`);
-      let trial = await trials.insert({ sessionId, name, status: 'uploading', meta: { expected_devices: deviceIds, imported: true } });
+      let trial = await trials.insert({
+        sessionId,
+        name,
+        status: 'uploading',
+        meta: { expected_devices: deviceIds, imported: true, ...(subject && { subject }) },
+      });
       for (const [index, file] of files.entries()) {
-        const result = await intake.accept(trial, deviceIds[index], file.path, {});
+        const result = await intake.accept(trial, deviceIds[index], file.path, { cameraName: cameraNames[index] });
         if (!result.stored) throw invalidFields({ video: [result.message] });
         trial = (await trials.findById(trial.id))!;
       }

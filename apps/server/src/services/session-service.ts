@@ -5,21 +5,26 @@ import {
   clampFilterFrequency,
   DEFAULT_SESSION_SETTINGS,
   FRAMERATES,
+  importMessages,
   messages,
   type Session,
   type SetMetadataQuery,
   type validSessionsRequestSchema,
 } from '@kinetrace/contracts';
 import type { z } from 'zod';
-import { notFound } from '../http/http-errors.ts';
+import { HttpError, notFound } from '../http/http-errors.ts';
+import type { DevicesRepository } from '../repositories/devices-repository.ts';
 import type { SessionRowDb, SessionsRepository } from '../repositories/sessions-repository.ts';
 import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
-import type { TrialsRepository } from '../repositories/trials-repository.ts';
+import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
+import type { FileStore } from '../storage/file-store.ts';
 import { sessionAccess, type Access, type Viewer } from './access.ts';
 import type { AuthContext } from './auth-service.ts';
 import type { MediaUrlSigner } from './media-urls.ts';
 import { toSession, toSessionRow, toTrial } from './presenters.ts';
 import type { Removal } from './removal.ts';
+import { latestCalibration } from './session-calibration.ts';
+import { trialFilesPrefix } from './storage-keys.ts';
 
 type ValidSessionsQuery = z.output<typeof validSessionsRequestSchema>;
 
@@ -27,6 +32,8 @@ export interface SessionServiceDeps {
   sessions: SessionsRepository;
   subjects: SubjectsRepository;
   trials: TrialsRepository;
+  devices: DevicesRepository;
+  files: FileStore;
   removal: Removal;
   media: MediaUrlSigner;
   /** The phone capture page's address, completed by the pairing token (the QR code's content). */
@@ -35,7 +42,7 @@ export interface SessionServiceDeps {
 }
 
 export function createSessionService(deps: SessionServiceDeps) {
-  const { sessions, subjects, trials, removal, media, captureUrl, now } = deps;
+  const { sessions, subjects, trials, devices, files, removal, media, captureUrl, now } = deps;
 
   /** The session and how the viewer may use it; 404 when the viewer may not see it at all. */
   async function access(viewer: Viewer, id: string): Promise<{ session: SessionRowDb; access: Access }> {
@@ -69,6 +76,33 @@ export function createSessionService(deps: SessionServiceDeps) {
 
   const newToken = () => randomBytes(24).toString('base64url');
 
+  /** Copies a trial with its videos and results (rows and files) into another session, which then owns them alone. */
+  async function copyTrial(trial: TrialRow, sessionId: string): Promise<void> {
+    const copy = await trials.insert({
+      sessionId,
+      name: trial.name,
+      status: trial.status,
+      tags: trial.tags,
+      meta: { ...trial.meta, copied_from: { session_id: trial.sessionId, trial_id: trial.id } },
+    });
+    const fromPrefix = trialFilesPrefix(trial.sessionId, trial.id);
+    const copyFile = async (key: string | null): Promise<string | null> => {
+      if (key === null) return null;
+      const relative = key.startsWith(`${fromPrefix}/`) ? key.slice(fromPrefix.length + 1) : key.split('/').at(-1)!;
+      const target = `${trialFilesPrefix(sessionId, copy.id)}/${relative}`;
+      const source = await files.read(key);
+      if (!source) return null;
+      await files.put(target, source.stream);
+      return target;
+    };
+    for (const video of await trials.videosOf(trial.id)) {
+      await trials.insertVideo({ trialId: copy.id, deviceId: video.deviceId, storageKey: await copyFile(video.storageKey), parameters: video.parameters });
+    }
+    for (const result of await trials.resultsOf(trial.id)) {
+      await trials.insertResult({ trialId: copy.id, tag: result.tag, storageKey: await copyFile(result.storageKey), meta: result.meta });
+    }
+  }
+
   return {
     access,
     ownSession,
@@ -81,6 +115,29 @@ export function createSessionService(deps: SessionServiceDeps) {
         shareToken: newToken(),
         meta: { settings: { ...DEFAULT_SESSION_SETTINGS } },
       });
+      return present(session, true);
+    },
+
+    /**
+     * §7 new_subject: the next subject's session, with this one's settings, board, calibration and
+     * phones. The phones keep polling the pairing token of the QR code they scanned, so the new
+     * session takes that token over (this one gets a fresh one) and they follow it without scanning.
+     */
+    async newSubject(context: AuthContext, id: string): Promise<Session> {
+      const source = await ownSession(context, id);
+      const busy = (await trials.ofSession(id)).find((trial) => !trial.trashed && (trial.status === 'recording' || trial.status === 'uploading'));
+      if (busy) throw new HttpError(409, { detail: importMessages.newSubjectWhileRecording(busy.name) });
+      const { settings, checkerboard } = source.meta as { settings?: unknown; checkerboard?: unknown };
+      await sessions.update(id, { pairingToken: newToken() });
+      const session = await sessions.insert({
+        userId: context.user.id,
+        pairingToken: source.pairingToken,
+        shareToken: newToken(),
+        meta: { settings: settings ?? { ...DEFAULT_SESSION_SETTINGS }, ...(checkerboard !== undefined && { checkerboard }) },
+      });
+      await devices.copyToSession(id, session.id);
+      const calibration = await latestCalibration(trials, id);
+      if (calibration) await copyTrial(calibration, session.id);
       return present(session, true);
     },
 

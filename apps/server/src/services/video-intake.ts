@@ -52,7 +52,12 @@ export function createVideoIntake(deps: {
     startProcessing,
 
     /** Takes one camera's video file for a trial. The file at `path` is read, not moved. */
-    async accept(trial: TrialRow, deviceId: string, path: string, extras: { firstFrameMs?: number; mimeType?: string }): Promise<IntakeResult> {
+    async accept(
+      trial: TrialRow,
+      deviceId: string,
+      path: string,
+      extras: { firstFrameMs?: number; mimeType?: string; cameraName?: string; deviceModel?: string },
+    ): Promise<IntakeResult> {
       let info: VideoInfo;
       try {
         info = await probeVideo(path);
@@ -74,6 +79,10 @@ export function createVideoIntake(deps: {
         parameters: {
           first_frame_ms: extras.firstFrameMs ?? null,
           mime_type: extras.mimeType ?? null,
+          /** Imported videos: the calibrated camera the video was paired with (recorded ones pair by device_id). */
+          camera_name: extras.cameraName ?? null,
+          /** The phone's model, whose lens calibration the calibration uses when the owner uploaded one. */
+          device_model: extras.deviceModel ?? null,
           width: info.width,
           height: info.height,
           fps: info.fps,

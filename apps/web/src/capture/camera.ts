@@ -51,8 +51,8 @@ export async function openCamera(): Promise<MediaStream> {
   return stream;
 }
 
-/** What the server learns about this phone's camera when it connects. */
-export function describeCamera(stream: MediaStream): DeviceCapabilities {
+/** What the server learns about this phone's camera when it connects (`model` from device-model.ts). */
+export function describeCamera(stream: MediaStream, model: string | null): DeviceCapabilities {
   const track = stream.getVideoTracks()[0];
   const settings = track.getSettings();
   const capabilities = typeof track.getCapabilities === 'function' ? track.getCapabilities() : {};
@@ -60,6 +60,7 @@ export function describeCamera(stream: MediaStream): DeviceCapabilities {
   const framerates = [30, 60, 120, 240].filter((fps) => fps <= Math.round(maxFramerate));
   return {
     model: navigator.userAgent.slice(0, 300),
+    device_model: model,
     max_width: Math.round(capabilities.width?.max ?? settings.width ?? 1),
     max_height: Math.round(capabilities.height?.max ?? settings.height ?? 1),
     framerates: framerates.length > 0 ? framerates : [Math.round(maxFramerate)],

@@ -2,6 +2,7 @@ import { messages, type CaptureState, type RecordingOrder } from '@kinetrace/con
 import { connectDevice, fetchCaptureState } from '../api/capture.ts';
 import { ApiError } from '../app/api-client.ts';
 import { describeCamera, openCamera, requestFramerate } from './camera.ts';
+import { deviceModel } from './device-model.ts';
 import { captureDeviceId } from './device-id.ts';
 import { pendingVideos } from './pending-videos.ts';
 import { CLOCK_REMEASURE_INTERVAL_MS, ServerClock } from './server-clock.ts';
@@ -106,7 +107,7 @@ export class CaptureController {
     void navigator.wakeLock?.request('screen').catch(() => undefined);
     try {
       await this.clock.measure();
-      const answer = await connectDevice(this.pairingToken, { device_id: this.deviceId, capabilities: describeCamera(stream) });
+      const answer = await connectDevice(this.pairingToken, { device_id: this.deviceId, capabilities: describeCamera(stream, await deviceModel()) });
       this.update({ sessionName: answer.session_name });
       for (const video of await pendingVideos.all()) this.stored.set(video.trialId, video);
     } catch (error) {
