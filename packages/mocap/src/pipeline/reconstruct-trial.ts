@@ -1,6 +1,7 @@
 import type { CameraModel } from '../camera/camera.ts';
 import { isGaitTrialName, resolveCutoffHz, type CutoffDecision, type FilterFrequencySetting } from '../filter/cutoff.ts';
 import { filterTrajectories } from '../filter/filter-trajectories.ts';
+import { removeSpikes } from '../filter/remove-spikes.ts';
 import type { MarkerTrajectories } from '../formats/trc.ts';
 import { buildQualityReport, type QualityReport } from '../report/quality-report.ts';
 import { alignToTimeBase, sharedTimeBase } from '../sync/align-to-time-base.ts';
@@ -9,6 +10,7 @@ import { reprojectionErrorAtOffset } from '../sync/reprojection-score.ts';
 import { synchronise, type SyncResult } from '../sync/synchronise.ts';
 import { fillShortGaps } from '../triangulation/fill-gaps.ts';
 import { summariseReprojectionErrors } from '../triangulation/reprojection-summary.ts';
+import { sideGroups } from '../triangulation/side-consistency.ts';
 import { triangulate, type Triangulation } from '../triangulation/triangulate.ts';
 import { chooseCameraSolutions } from './choose-camera-solutions.ts';
 import { ProcessingError } from './processing-error.ts';
@@ -38,6 +40,8 @@ export interface ReconstructOptions {
   synchronise?: boolean;
   /** 2D detections below this confidence are not triangulated (default 0.4). */
   minConfidence?: number;
+  /** Views farther than this from the others (mean reprojection error, px) are left out; default: from the keypoints' noise. */
+  maxReprojectionErrorPx?: number;
   /** Checkerboard reprojection error of each camera's calibration, for the report. */
   calibrationErrorsPx?: readonly (number | null | undefined)[];
   /**
@@ -63,6 +67,9 @@ export interface Reconstruction {
   cutoff: CutoffDecision;
   report: QualityReport;
 }
+
+/** Below this share of the reference camera's frames kept after synchronisation, the report warns (our choice). */
+const MOST_FRAMES = 0.75;
 
 export function reconstructTrial(cameras: readonly CameraModel[], keypoints: readonly KeypointSeries[], options: ReconstructOptions): Reconstruction {
   const warnings: string[] = [];
@@ -111,7 +118,7 @@ export function reconstructTrial(cameras: readonly CameraModel[], keypoints: rea
       ? {
           referenceCamera,
           offsetsS: Float64Array.from(initialOffsetsS),
-          cameras: initialOffsetsS.map((offsetS, i) => ({ offsetS, lagS: 0, lagFrames: 0, correlation: 0, confidence: 0, signal: i === referenceCamera ? 'reference' : 'initial' })),
+          cameras: initialOffsetsS.map((offsetS, i) => ({ offsetS, lagS: 0, lagFrames: 0, correlation: 0, confidence: 0, signal: i === referenceCamera ? 'reference' : 'initial', refined: false })),
         }
       : synchronise(series, {
           initialOffsetsS,
@@ -122,7 +129,9 @@ export function reconstructTrial(cameras: readonly CameraModel[], keypoints: rea
           reprojectionErrorPx: reprojectionErrorAtOffset(usedCameras, series, initialOffsetsS, referenceCamera),
         });
   for (const [i, camera] of sync.cameras.entries()) {
-    if (i !== referenceCamera && camera.signal === 'initial' && options.synchronise !== false) warnings.push(`${cameraNames[i]}: no synchronising movement found; using the phones' start times.`);
+    if (i === referenceCamera || options.synchronise === false) continue;
+    if (camera.signal === 'initial') warnings.push(`${cameraNames[i]}: no synchronising movement found; using the phones' start times.`);
+    else if (!camera.refined) warnings.push(`${cameraNames[i]}: synchronisation not refined (no lag clearly better than the phones' start times); using the start times.`);
   }
   options.onProgress?.('sync', 1, 1);
 
@@ -130,8 +139,14 @@ export function reconstructTrial(cameras: readonly CameraModel[], keypoints: rea
   const frameRateHz = series[referenceCamera].fps;
   const timesS = sharedTimeBase(series, sync.offsetsS, referenceCamera);
   const aligned = alignToTimeBase(series, sync.offsetsS, timesS, frameRateHz);
+  const referenceFrames = series[referenceCamera].frameCount;
+  if (timesS.length < MOST_FRAMES * referenceFrames) {
+    warnings.push(`Synchronisation keeps ${timesS.length} of ${referenceFrames} frames: the cameras overlap in time for only part of the trial.`);
+  }
   const triangulation = triangulate(usedCameras, aligned.observations, aligned.frameCount, aligned.keypointCount, {
     minConfidence: options.minConfidence,
+    maxReprojectionErrorPx: options.maxReprojectionErrorPx,
+    sideGroups: sideGroups(keypointNames),
     onProgress: (done, total) => options.onProgress?.('triangulate', done, total),
   });
   const keypointCount = keypointNames.length;
@@ -147,7 +162,8 @@ export function reconstructTrial(cameras: readonly CameraModel[], keypoints: rea
 
   // Short gaps (up to fps/5 frames, DESIGN §2 step 5), then the zero-lag low-pass filter.
   options.onProgress?.('filter', 0, 1);
-  const { filled } = fillShortGaps(triangulation.pointsWorldM, aligned.frameCount, keypointCount, Math.round(frameRateHz / 5));
+  const spikes = removeSpikes(triangulation.pointsWorldM, aligned.frameCount, keypointCount, frameRateHz);
+  const { filled } = fillShortGaps(spikes.positions, aligned.frameCount, keypointCount, Math.round(frameRateHz / 5));
   const isGait = options.isGait ?? isGaitTrialName(options.trialName);
   const cutoff = resolveCutoffHz(options.filterFrequency, frameRateHz, isGait);
   if (cutoff.warning) warnings.push(cutoff.warning);
@@ -166,8 +182,11 @@ export function reconstructTrial(cameras: readonly CameraModel[], keypoints: rea
     sync,
     personFramesPerCamera: used.map((c) => personFrames(keypoints[c], options.personFound?.[c])),
     reprojection: summariseReprojectionErrors(triangulation),
-    triangulatedM: triangulation.pointsWorldM,
+    triangulation,
+    spikesRemovedPerKeypoint: spikes.removedPerPoint,
+    triangulatedM: spikes.positions,
     filledM: filled,
+    outputM: filtered,
     cutoff,
     warnings,
   });

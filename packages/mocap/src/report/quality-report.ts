@@ -1,6 +1,8 @@
 import type { CutoffDecision } from '../filter/cutoff.ts';
 import type { SyncResult } from '../sync/synchronise.ts';
 import type { ErrorStatistics, ReprojectionSummary } from '../triangulation/reprojection-summary.ts';
+import type { Triangulation } from '../triangulation/triangulate.ts';
+import { segmentLengths, type SegmentLength } from './segment-lengths.ts';
 
 /**
  * The quality report of a processed trial (DESIGN §2 step 10), written as `<trial>_report.json`:
@@ -18,9 +20,28 @@ export interface QualityReport {
   reprojectionErrorPx: ErrorStatistics | null;
   cameras: CameraQuality[];
   keypoints: KeypointQuality[];
+  /**
+   * Length of each checked segment (thigh, shank, upper arm, forearm, hindfoot, foot, both sides)
+   * over the trial, on the output keypoints: a segment does not change length, so its SD measures
+   * how steady the keypoints are.
+   */
+  segments: SegmentLength[];
+  /** False when a segment's length varies more than SEGMENT_SD_LIMIT_M (a warning says which). */
+  segmentsSteady: boolean;
+  /** Views that disagreed by more than this (mean reprojection error, px) were left out. */
+  outlierThresholdPx: number;
+  /** Points seen by two cameras or more but left missing because no two of them agreed. */
+  pointsRejected: number;
   filter: { cutoffHz: number; applied: boolean };
   warnings: string[];
 }
+
+/**
+ * A segment whose length's SD over the trial exceeds this is flagged (our choice: 30 mm, what a
+ * careful multi-camera markerless setup stays under on the Pose2Sim demo; a swapped or
+ * mis-detected limb passed through triangulation gives 50-100 mm).
+ */
+export const SEGMENT_SD_LIMIT_M = 0.03;
 
 export interface CameraQuality {
   name: string;
@@ -37,7 +58,13 @@ export interface CameraQuality {
     confidence: number;
     signal: string;
     isReference: boolean;
+    /** Whether the lag found was applied; false: the phones' start times stand (sync not refined). */
+    refined: boolean;
   };
+  /** Confident detections of this camera left out of triangulation because they disagreed with the other cameras. */
+  detectionsLeftOut: number;
+  /** Frames × body parts (head, arms, legs) whose left and right sides this camera had the wrong way round, corrected. */
+  sidesSwapped: number;
   /** Frames of this camera's video where the pose model found no person. */
   framesWithoutPerson: number;
   framesTotal: number;
@@ -53,6 +80,8 @@ export interface KeypointQuality {
   framesMissing: number;
   /** Frames filled by spline interpolation. */
   framesFilled: number;
+  /** Frames removed as isolated spikes before gap filling. */
+  framesSpikeRemoved: number;
 }
 
 export interface QualityReportInput {
@@ -65,9 +94,13 @@ export interface QualityReportInput {
   sync: SyncResult;
   personFramesPerCamera: readonly { withoutPerson: number; total: number }[];
   reprojection: ReprojectionSummary;
-  /** frames × keypoints × 3 before and after gap filling. */
+  triangulation: Pick<Triangulation, 'excludedPerCamera' | 'sidesSwappedPerCamera' | 'rejectedPoints' | 'maxReprojectionErrorPx'>;
+  /** Per keypoint: frames removed as spikes. */
+  spikesRemovedPerKeypoint: Uint32Array;
+  /** frames × keypoints × 3 before gap filling (spikes removed), after it, and the output (filtered). */
   triangulatedM: Float64Array;
   filledM: Float64Array;
+  outputM: Float64Array;
   cutoff: CutoffDecision;
   warnings: readonly string[];
 }
@@ -86,6 +119,15 @@ export function buildQualityReport(input: QualityReportInput): QualityReport {
     for (let frame = 0; frame < frameCount; frame++) if (Number.isNaN(positions[(frame * keypointCount + keypoint) * 3]) === missing) count++;
     return count;
   };
+  const segments = segmentLengths(input.outputM, input.keypointNames, frameCount);
+  const unsteady = segments.filter((segment) => segment.sdM > SEGMENT_SD_LIMIT_M);
+  const warnings = [...input.warnings];
+  if (unsteady.length > 0) {
+    warnings.push(
+      `Segment lengths vary more than a body allows (SD above ${SEGMENT_SD_LIMIT_M * 1000} mm): ` +
+        `${unsteady.map((segment) => `${segment.name} ${(segment.sdM * 1000).toFixed(0)} mm`).join(', ')}. Check the calibration and that every camera sees only the subject.`,
+    );
+  }
   return {
     format: 'kinetrace-quality-report',
     version: 1,
@@ -108,7 +150,10 @@ export function buildQualityReport(input: QualityReportInput): QualityReport {
           confidence: sync.confidence,
           signal: sync.signal,
           isReference: c === input.sync.referenceCamera,
+          refined: sync.refined,
         },
+        detectionsLeftOut: input.triangulation.excludedPerCamera[c],
+        sidesSwapped: input.triangulation.sidesSwappedPerCamera[c],
         framesWithoutPerson: input.personFramesPerCamera[c].withoutPerson,
         framesTotal: input.personFramesPerCamera[c].total,
         reprojectionErrorPx: input.reprojection.perCamera[c],
@@ -120,8 +165,13 @@ export function buildQualityReport(input: QualityReportInput): QualityReport {
       medianErrorPerCameraPx: input.reprojection.perKeypointAndCamera[k].map((stats) => stats?.medianPx ?? null),
       framesMissing: countFrames(input.filledM, k, true),
       framesFilled: countFrames(input.filledM, k, false) - countFrames(input.triangulatedM, k, false),
+      framesSpikeRemoved: input.spikesRemovedPerKeypoint[k],
     })),
+    segments,
+    segmentsSteady: unsteady.length === 0,
+    outlierThresholdPx: input.triangulation.maxReprojectionErrorPx,
+    pointsRejected: input.triangulation.rejectedPoints,
     filter: { cutoffHz: input.cutoff.cutoffHz, applied: !input.cutoff.passThrough },
-    warnings: [...input.warnings],
+    warnings,
   };
 }

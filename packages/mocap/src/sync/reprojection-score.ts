@@ -6,7 +6,7 @@ import type { KeypointSeries } from './keypoint-series.ts';
 
 /**
  * The tie-breaker synchronise() uses with calibrated cameras: triangulate all cameras, with one
- * camera moved to a candidate offset and the others at their initial offsets, and return that
+ * camera moved to a candidate offset and the others at given offsets (by default their initial ones), and return that
  * camera's median reprojection error in pixels (Infinity when nothing could be triangulated). A
  * wrong lag makes the camera see a moving limb at another instant than the others, which shows up
  * as a larger reprojection error. No view is rejected as an outlier here, so the misaligned camera
@@ -18,10 +18,10 @@ export function reprojectionErrorAtOffset(
   initialOffsetsS: readonly number[],
   referenceCamera: number,
   maxFrames = 600,
-): (camera: number, offsetS: number) => number {
+): (camera: number, offsetS: number, offsetsS?: readonly number[]) => number {
   const cameraCount = cameraModels.length;
-  return (camera, offsetS) => {
-    const offsets = initialOffsetsS.slice();
+  return (camera, offsetS, offsetsS = initialOffsetsS) => {
+    const offsets = offsetsS.slice();
     offsets[camera] = offsetS;
     let timesS: Float64Array;
     try {

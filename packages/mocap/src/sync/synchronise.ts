@@ -33,10 +33,10 @@ export interface SynchroniseOptions {
   /** When no lag is found for a camera: keep its initial offset (true) or throw SYNC_NOT_FOUND (false). */
   fallbackToInitialOffsets?: boolean;
   /**
-   * Tie-breaker: the median reprojection error (px) of triangulating camera `camera` with the
-   * reference camera when camera `camera` has offset `offsetS`.
+   * Tie-breaker: the median reprojection error (px) of camera `camera` triangulated with the others
+   * when it has offset `offsetS` and the others `offsetsS` (the initial ones when not given).
    */
-  reprojectionErrorPx?: (camera: number, offsetS: number) => number;
+  reprojectionErrorPx?: (camera: number, offsetS: number, offsetsS?: readonly number[]) => number;
   cameraNames?: readonly string[];
 }
 
@@ -50,12 +50,22 @@ export interface CameraSync {
   correlation: number;
   /**
    * 0..1: the chosen lag's correlation minus that of the best rival lag at least 0.1 s away (or of
-   * zero when there is none). Near 0 the lag is ambiguous; near 1 it is unmistakable.
+   * zero when there is none), or, with calibrated cameras, the share of the start times'
+   * reprojection error the lag removes when that is larger. Near 0 the lag is ambiguous; near 1
+   * it is unmistakable.
    */
   confidence: number;
   signal: MotionSignalKind | 'reference' | 'initial';
   /** Reprojection error with the reference camera at this lag, when the tie-breaker ran. */
   reprojectionErrorPx?: number;
+  /**
+   * Whether the lag found was applied. False when it was not clear enough (a reprojection error
+   * not clearly below the start times', or without calibration an ambiguous correlation): the
+   * phones' start times then stand and lagS is 0. Always false for the reference camera.
+   */
+  refined: boolean;
+  /** Reprojection error at the phones' start times, when the tie-breaker ran. */
+  startTimesReprojectionErrorPx?: number;
 }
 
 export interface SyncResult {
@@ -70,8 +80,20 @@ const TIE_TOLERANCE = 0.05;
 const RIVAL_MIN_SEPARATION_S = 0.1;
 /** A lag farther from the phones' start times must have a reprojection error 5 % lower to win (our choice). */
 const PERIOD_TIE_TOLERANCE = 1.05;
+/** Spacing of the reprojection scan of the whole lag range, frames (candidates are refined after). */
+const REPROJECTION_SCAN_FRAMES = 2;
 /** Grid oversampling relative to the fastest camera: half-frame resolution before peak refinement. */
 const GRID_OVERSAMPLING = 2;
+/**
+ * A lag is applied only when it is clear. With calibrated cameras: its reprojection error is at
+ * least MIN_REPROJECTION_GAIN lower than at the phones' start times (our choice: a margin well
+ * above the run-to-run noise of a median over hundreds of points; on a short clip with two people
+ * the lags correlation alone suggested reprojected worse than the start times). Without
+ * calibration: its correlation stands MIN_CORRELATION_CONFIDENCE above any rival lag's (our choice:
+ * such spurious lags came with 0.15-0.22).
+ */
+export const MIN_REPROJECTION_GAIN = 0.15;
+export const MIN_CORRELATION_CONFIDENCE = 0.3;
 
 export function synchronise(cameras: readonly KeypointSeries[], options: SynchroniseOptions = {}): SyncResult {
   const cameraCount = cameras.length;
@@ -99,9 +121,10 @@ export function synchronise(cameras: readonly KeypointSeries[], options: Synchro
   };
   const referenceSignals = new Map(signals.map((kind) => [kind, onGrid(referenceCamera, kind)]));
 
-  const results: CameraSync[] = cameras.map((series, c) => {
+  const syncCamera = (c: number, offsetsS: readonly number[]): CameraSync => {
+    const series = cameras[c];
     if (c === referenceCamera) {
-      return { offsetS: initialOffsetsS[c], lagS: 0, lagFrames: 0, correlation: 1, confidence: 1, signal: 'reference' };
+      return { offsetS: initialOffsetsS[c], lagS: 0, lagFrames: 0, correlation: 1, confidence: 1, signal: 'reference', refined: false };
     }
     const curves = signals.map((kind) => {
       const correlation = crossCorrelate(referenceSignals.get(kind)!, onGrid(c, kind), maxLagSamples, minOverlapSamples);
@@ -128,15 +151,24 @@ export function synchronise(cameras: readonly KeypointSeries[], options: Synchro
           'Make sure the person is visible to every camera and moves clearly (e.g. raise a hand) at the start of the trial, and that all phones start recording together.',
         [names[c]],
       );
-    const unsynchronised: CameraSync = { offsetS: initialOffsetsS[c], lagS: 0, lagFrames: 0, correlation: 0, confidence: 0, signal: 'initial' };
+    const unsynchronised: CameraSync = { offsetS: initialOffsetsS[c], lagS: 0, lagFrames: 0, correlation: 0, confidence: 0, signal: 'initial', refined: false };
 
     let chosen: { lagS: number; signal: MotionSignalKind | 'initial'; reprojectionErrorPx?: number };
     if (options.reprojectionErrorPx) {
-      // The phones' own start times are a candidate too. Every candidate is scored once; the two best
-      // are refined to the lag with the lowest error within ±2 frames, and the lowest error wins.
+      // The phones' own start times are a candidate too, and so is the lowest error of a scan of the
+      // whole range every REPROJECTION_SCAN_FRAMES frames (slow movement, as when balancing, can
+      // correlate poorly and still reproject clearly better at one lag). Every candidate is scored
+      // once; the two best are refined down to the lag with the lowest error, and the lowest error wins.
       addCandidate(0, 'initial');
       const score = options.reprojectionErrorPx;
-      const errorAtLag = (lagS: number) => score(c, initialOffsetsS[c] + lagS);
+      const errorAtLag = (lagS: number) => score(c, initialOffsetsS[c] + lagS, offsetsS);
+      const scanStepS = REPROJECTION_SCAN_FRAMES / series.fps;
+      let scanned = { lagS: 0, errorPx: Number.POSITIVE_INFINITY };
+      for (let lagS = -Math.floor(maxLagS / scanStepS) * scanStepS; lagS <= maxLagS + 1e-9; lagS += scanStepS) {
+        const errorPx = errorAtLag(lagS);
+        if (errorPx < scanned.errorPx) scanned = { lagS, errorPx };
+      }
+      if (Number.isFinite(scanned.errorPx)) addCandidate(scanned.lagS, 'initial');
       let best = candidates
         .map((candidate) => ({ ...candidate, reprojectionErrorPx: errorAtLag(candidate.lagS) }))
         .sort((x, y) => x.reprojectionErrorPx - y.reprojectionErrorPx)
@@ -170,16 +202,47 @@ export function synchronise(cameras: readonly KeypointSeries[], options: Synchro
     const atChosen = correlationAt(curves, chosen.lagS / gridStepS + maxLagSamples);
     const rival = atChosen.peaks.find((peak) => Math.abs(peak.lagSamples * gridStepS - chosen.lagS) >= RIVAL_MIN_SEPARATION_S);
     const correlation = Number.isNaN(atChosen.correlation) ? 0 : atChosen.correlation;
+    const signal = chosen.signal === 'initial' && correlated ? atChosen.kind : chosen.signal;
+    // Sync that knows when it does not know: the lag must be unambiguous and, with calibrated
+    // cameras, make the views agree clearly better than the start times; otherwise they stand.
+    // With calibrated cameras the reprojection is evidence too: the share of the start times'
+    // error that the lag removes.
+    const startTimesErrorPx = options.reprojectionErrorPx?.(c, initialOffsetsS[c], offsetsS);
+    const reprojectionGain =
+      startTimesErrorPx !== undefined && chosen.reprojectionErrorPx !== undefined && startTimesErrorPx > 0 ? 1 - chosen.reprojectionErrorPx / startTimesErrorPx : 0;
+    const correlationConfidence = clamp01(correlation - Math.max(0, rival?.correlation ?? 0));
+    const confidence = Math.max(correlationConfidence, clamp01(reprojectionGain));
+    const clear = startTimesErrorPx === undefined ? correlationConfidence >= MIN_CORRELATION_CONFIDENCE : reprojectionGain >= MIN_REPROJECTION_GAIN;
+    const lagS = clear ? chosen.lagS : 0;
     return {
-      offsetS: initialOffsetsS[c] + chosen.lagS,
-      lagS: chosen.lagS,
-      lagFrames: chosen.lagS * series.fps,
+      offsetS: initialOffsetsS[c] + lagS,
+      lagS,
+      lagFrames: lagS * series.fps,
       correlation,
-      confidence: clamp01(correlation - Math.max(0, rival?.correlation ?? 0)),
-      signal: chosen.signal === 'initial' && correlated ? atChosen.kind : chosen.signal,
-      ...(chosen.reprojectionErrorPx !== undefined ? { reprojectionErrorPx: chosen.reprojectionErrorPx } : {}),
+      confidence,
+      signal,
+      refined: clear,
+      ...(clear && chosen.reprojectionErrorPx !== undefined ? { reprojectionErrorPx: chosen.reprojectionErrorPx } : startTimesErrorPx !== undefined ? { reprojectionErrorPx: startTimesErrorPx } : {}),
+      ...(startTimesErrorPx !== undefined ? { startTimesReprojectionErrorPx: startTimesErrorPx } : {}),
     };
-  });
+  };
+
+  // One camera at a time, the clearest first: a lag is scored with the other cameras where they
+  // are believed to be, so a camera whose start time is far off is corrected before the others
+  // are scored against it.
+  const offsetsS = initialOffsetsS.slice();
+  let results = cameras.map((_, c) => syncCamera(c, offsetsS));
+  const settled = new Set([referenceCamera]);
+  while (options.reprojectionErrorPx && settled.size < cameraCount) {
+    let clearest = -1;
+    for (let c = 0; c < cameraCount; c++) {
+      if (!settled.has(c) && results[c].refined && (clearest < 0 || results[c].confidence > results[clearest].confidence)) clearest = c;
+    }
+    if (clearest < 0) break;
+    settled.add(clearest);
+    offsetsS[clearest] = results[clearest].offsetS;
+    results = results.map((result, c) => (settled.has(c) ? result : syncCamera(c, offsetsS)));
+  }
   return { referenceCamera, cameras: results, offsetsS: Float64Array.from(results, (result) => result.offsetS) };
 }
 
@@ -198,14 +261,23 @@ function correlationAt(curves: { kind: MotionSignalKind; correlation: Float64Arr
 }
 
 /**
- * Scans lags within ±2 frames of a guess in half frames and returns the one with the lowest
- * reprojection error, refined by a parabola through its neighbours.
+ * Scans lags within ±2 frames of a guess in half frames, moving the window on while the lowest
+ * reprojection error is at its edge (at most 4 times), and returns the lowest, refined by a
+ * parabola through its neighbours.
  */
-function refineByReprojection(errorAtLag: (lagS: number) => number, guessS: number, framePeriodS: number) {
+function refineByReprojection(errorAtLag: (lagS: number) => number, firstGuessS: number, framePeriodS: number) {
   const stepS = framePeriodS / 2;
-  const errors = Array.from({ length: 9 }, (_, i) => errorAtLag(guessS + (i - 4) * stepS));
-  let best = 0;
-  for (let i = 1; i < errors.length; i++) if (errors[i] < errors[best]) best = i;
+  let guessS = firstGuessS;
+  let errors: number[] = [];
+  let best = 4;
+  for (let move = 0; move < 5; move++) {
+    errors = Array.from({ length: 9 }, (_, i) => errorAtLag(guessS + (i - 4) * stepS));
+    best = 0;
+    for (let i = 1; i < errors.length; i++) if (errors[i] < errors[best]) best = i;
+    if (best > 0 && best < errors.length - 1) break;
+    guessS += (best - 4) * stepS;
+    if (move < 4) best = 4;
+  }
   let offset = 0;
   if (best > 0 && best < errors.length - 1 && Number.isFinite(errors[best - 1] + errors[best + 1])) {
     const curvature = errors[best - 1] - 2 * errors[best] + errors[best + 1];

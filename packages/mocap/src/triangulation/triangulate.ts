@@ -1,16 +1,19 @@
-import { undistortPixel, type CameraModel } from '../camera/camera.ts';
-import { dltNullVector } from './dlt-null-vector.ts';
+import type { CameraModel } from '../camera/camera.ts';
+import { PointSolver } from './point-solver.ts';
+import { errorStatistics } from './reprojection-summary.ts';
+import { correctSideSwaps, type SideGroup } from './side-consistency.ts';
 
 /**
- * Confidence-weighted linear triangulation (DLT, Hartley & Zisserman, Multiple View Geometry, §12.2)
- * of every keypoint in every frame from two or more calibrated cameras (DESIGN §2 step 5).
+ * Robust triangulation of every keypoint in every frame from two or more calibrated cameras
+ * (DESIGN §2 step 5), by confidence-weighted DLT (see PointSolver).
  *
- * Pixels are first undistorted to normalised image coordinates, so each camera's projection matrix
- * is its extrinsic [R | t]; each camera contributes the rows w·(x·P₃ − P₁) and w·(y·P₃ − P₂) with w
- * its detection confidence, as Pose2Sim and OpenCap weight them. Points below `minConfidence` are
- * dropped; a keypoint needs at least `minCameras` cameras; a view that disagrees with the others
- * (mean reprojection error above `maxReprojectionErrorPx`) is dropped. The reprojection error is measured in the
- * undistorted image, in pixels (the focal length times the normalised residual).
+ * Points below `minConfidence` are dropped and a keypoint needs at least `minCameras` cameras.
+ * Cameras that disagree (an occluded or mislabelled limb, a mis-detection, another person) are left
+ * out as Pose2Sim's triangulation does: the largest subset of cameras whose every view reprojects
+ * under `maxReprojectionErrorPx` on average is kept (the lowest error among subsets of that size), and when
+ * not even two agree the point is left missing, for the gap filling to bridge. With `sideGroups`,
+ * each camera's left/right labels are first made consistent with the other cameras
+ * (correctSideSwaps).
  */
 export interface TriangulationOptions {
   /** 2D detections below this confidence are ignored. 0.4 is OpenCap's threshold (DESIGN §2 step 5). */
@@ -18,27 +21,40 @@ export interface TriangulationOptions {
   /** Cameras needed to triangulate a keypoint; 2 is the geometric minimum. */
   minCameras?: number;
   /**
-   * Above this mean reprojection error (pixels) the worst camera is dropped and the point
-   * re-triangulated, while more than minCameras remain. Infinity disables it. Pose2Sim's default for
-   * 1080p video is 15 px (Config.toml, reproj_error_threshold_triangulation).
+   * Cameras agree on a point when its mean reprojection error over them is at most this (pixels).
+   * Infinity keeps every camera; by default it follows the keypoints' noise (automaticThresholdPx).
    */
   maxReprojectionErrorPx?: number;
+  /** Left/right keypoint pairs whose sides are checked across cameras before triangulating. */
+  sideGroups?: readonly SideGroup[];
   onProgress?: (done: number, total: number) => void;
 }
 
 export const DEFAULT_MIN_CONFIDENCE = 0.4;
-export const DEFAULT_MAX_REPROJECTION_ERROR_PX = 15;
+/**
+ * The smallest automatic disagreement threshold: Pose2Sim's default for 1080p video, 15 px of
+ * mean error (Config.toml, reproj_error_threshold_triangulation).
+ */
+export const MIN_MAX_REPROJECTION_ERROR_PX = 15;
 
 export interface Triangulation {
   frameCount: number;
   keypointCount: number;
   cameraCount: number;
-  /** frames × keypoints × 3, metres in the world frame, NaN where fewer than minCameras saw the point. */
+  /** frames × keypoints × 3, metres in the world frame, NaN where fewer than minCameras agreed on the point. */
   pointsWorldM: Float64Array;
   /** frames × keypoints: how many cameras were used. */
   camerasUsed: Uint8Array;
   /** frames × keypoints × cameras, pixels; NaN where that camera did not contribute. */
   reprojectionErrorPx: Float32Array;
+  /** Per camera: confident detections left out because they disagreed with the other cameras. */
+  excludedPerCamera: Uint32Array;
+  /** Per camera: (frame, body part) detections whose left and right sides were exchanged. */
+  sidesSwappedPerCamera: Uint32Array;
+  /** Points seen by enough cameras but left missing because no `minCameras` of them agreed. */
+  rejectedPoints: number;
+  /** The disagreement threshold used, pixels. */
+  maxReprojectionErrorPx: number;
 }
 
 /**
@@ -54,7 +70,6 @@ export function triangulate(
 ): Triangulation {
   const minConfidence = options.minConfidence ?? DEFAULT_MIN_CONFIDENCE;
   const minCameras = Math.max(2, options.minCameras ?? 2);
-  const maxErrorPx = options.maxReprojectionErrorPx ?? DEFAULT_MAX_REPROJECTION_ERROR_PX;
   const cameraCount = cameras.length;
   if (cameraCount > 30) throw new Error(`triangulate: at most 30 cameras are supported, got ${cameraCount}`);
   if (observations.length !== cameraCount) {
@@ -66,139 +81,108 @@ export function triangulate(
     }
   });
 
-  const normalised = observations.map((series, c) => undistortObservations(cameras[c], series, frameCount * keypointCount, minConfidence));
-  const projections = cameras.map((camera) => {
-    const P = new Float64Array(12);
-    for (let row = 0; row < 3; row++) {
-      for (let col = 0; col < 3; col++) P[row * 4 + col] = camera.rotationCameraFromWorld[row * 3 + col];
-      P[row * 4 + 3] = camera.translationCameraFromWorldM[row];
-    }
-    return P;
-  });
-  const focalX = cameras.map((camera) => camera.intrinsics[0]);
-  const focalY = cameras.map((camera) => camera.intrinsics[4]);
+  const solver = new PointSolver(cameras, observations, frameCount * keypointCount, minConfidence);
+  const sidesSwappedPerCamera = options.sideGroups
+    ? correctSideSwaps(solver, frameCount, keypointCount, options.sideGroups, SIDE_ERROR_CAP_PX)
+    : new Uint32Array(cameraCount);
 
   const pointsWorldM = new Float64Array(frameCount * keypointCount * 3).fill(Number.NaN);
   const camerasUsed = new Uint8Array(frameCount * keypointCount);
   const reprojectionErrorPx = new Float32Array(frameCount * keypointCount * cameraCount).fill(Number.NaN);
-  const normalMatrix = new Float64Array(16);
-  const scratch = new Float64Array(16);
-  const solution = new Float64Array(4);
+  const excludedPerCamera = new Uint32Array(cameraCount);
+  let rejectedPoints = 0;
   const progressEvery = Math.max(1, Math.floor(frameCount / 100));
 
-  const point = new Float64Array(3);
-  const solvePoint = (observation: number, cameraMask: number): number => {
-    normalMatrix.fill(0);
-    for (let c = 0; c < cameraCount; c++) {
-      if (!(cameraMask & (1 << c))) continue;
-      const weight = normalised[c][observation * 3 + 2];
-      addRow(normalMatrix, weight, normalised[c][observation * 3], projections[c], 8, 0);
-      addRow(normalMatrix, weight, normalised[c][observation * 3 + 1], projections[c], 8, 4);
-    }
-    if (!dltNullVector(normalMatrix, scratch, solution) || Math.abs(solution[3]) < 1e-12) return Number.POSITIVE_INFINITY;
-    point[0] = solution[0] / solution[3];
-    point[1] = solution[1] / solution[3];
-    point[2] = solution[2] / solution[3];
+  /** Mean reprojection error of the point last solved over the cameras in `mask`. */
+  const meanError = (observation: number, mask: number): number => {
     let sum = 0;
-    let count = 0;
-    for (let c = 0; c < cameraCount; c++) {
-      if (!(cameraMask & (1 << c))) continue;
-      sum += reprojectionError(c, observation);
-      count++;
-    }
-    return sum / count;
+    for (let c = 0; c < cameraCount; c++) if (mask & (1 << c)) sum += solver.reprojectionError(c, observation);
+    return sum / popCount(mask);
   };
-  const reprojectionError = (c: number, observation: number): number => {
-    const P = projections[c];
-    const X = point[0];
-    const Y = point[1];
-    const Z = point[2];
-    const depth = P[8] * X + P[9] * Y + P[10] * Z + P[11];
-    if (!(depth > 0)) return Number.POSITIVE_INFINITY;
-    const dx = (P[0] * X + P[1] * Y + P[2] * Z + P[3]) / depth - normalised[c][observation * 3];
-    const dy = (P[4] * X + P[5] * Y + P[6] * Z + P[7]) / depth - normalised[c][observation * 3 + 1];
-    return Math.hypot(focalX[c] * dx, focalY[c] * dy);
-  };
+  const maxErrorPx = options.maxReprojectionErrorPx ?? automaticThresholdPx(solver, frameCount, keypointCount, meanError);
 
   for (let frame = 0; frame < frameCount; frame++) {
     for (let keypoint = 0; keypoint < keypointCount; keypoint++) {
       const observation = frame * keypointCount + keypoint;
+      const seen = solver.seenBy(observation);
+      const seenCount = popCount(seen);
+      if (seenCount < minCameras) continue;
       let mask = 0;
+      if (Number.isFinite(maxErrorPx)) {
+        let closest = seen;
+        for (let size = seenCount; size >= minCameras && mask === 0; size--) {
+          let closestError = Number.POSITIVE_INFINITY;
+          for (const subset of subsetsOfSize(seen, closest, size)) {
+            if (!solver.solve(observation, subset)) continue;
+            const error = meanError(observation, subset);
+            if (error < closestError) [closestError, closest] = [error, subset];
+          }
+          if (closestError <= maxErrorPx) mask = closest;
+        }
+      } else {
+        mask = seen;
+      }
+      if (mask === 0 || !solver.solve(observation, mask)) {
+        rejectedPoints++;
+        continue;
+      }
+      pointsWorldM.set(solver.point, observation * 3);
       let used = 0;
       for (let c = 0; c < cameraCount; c++) {
-        if (normalised[c][observation * 3 + 2] >= minConfidence) {
-          mask |= 1 << c;
+        if (mask & (1 << c)) {
+          reprojectionErrorPx[observation * cameraCount + c] = solver.reprojectionError(c, observation);
           used++;
+        } else if (seen & (1 << c)) {
+          excludedPerCamera[c]++;
         }
       }
-      if (used < minCameras) continue;
-      let meanError = solvePoint(observation, mask);
-      // Outlier views (an occluded or mislabelled limb in one camera): drop the camera whose removal
-      // lowers the mean reprojection error most, while the error is above the threshold and more than
-      // minCameras remain, as Pose2Sim's triangulation does.
-      while (meanError > maxErrorPx && used > minCameras) {
-        let bestMask = mask;
-        let bestError = meanError;
-        for (let c = 0; c < cameraCount; c++) {
-          if (!(mask & (1 << c))) continue;
-          const error = solvePoint(observation, mask & ~(1 << c));
-          if (error < bestError) {
-            bestError = error;
-            bestMask = mask & ~(1 << c);
-          }
-        }
-        if (bestMask === mask) break;
-        mask = bestMask;
-        meanError = bestError;
-        used--;
-      }
-      if (solvePoint(observation, mask) === Number.POSITIVE_INFINITY) continue;
-      const out = observation * 3;
-      pointsWorldM[out] = point[0];
-      pointsWorldM[out + 1] = point[1];
-      pointsWorldM[out + 2] = point[2];
       camerasUsed[observation] = used;
-      for (let c = 0; c < cameraCount; c++) {
-        if (mask & (1 << c)) reprojectionErrorPx[observation * cameraCount + c] = reprojectionError(c, observation);
-      }
     }
     if (options.onProgress && (frame % progressEvery === 0 || frame === frameCount - 1)) options.onProgress(frame + 1, frameCount);
   }
-  return { frameCount, keypointCount, cameraCount, pointsWorldM, camerasUsed, reprojectionErrorPx };
+  return { frameCount, keypointCount, cameraCount, pointsWorldM, camerasUsed, reprojectionErrorPx, excludedPerCamera, sidesSwappedPerCamera, rejectedPoints, maxReprojectionErrorPx: maxErrorPx };
 }
 
-/** Adds (w·(u·P_row3 − P_row))ᵀ(…) to the 4×4 normal matrix, for u the image coordinate of that row. */
-function addRow(normalMatrix: Float64Array, weight: number, u: number, P: Float64Array, thirdRow: number, row: number): void {
-  const r0 = weight * (u * P[thirdRow] - P[row]);
-  const r1 = weight * (u * P[thirdRow + 1] - P[row + 1]);
-  const r2 = weight * (u * P[thirdRow + 2] - P[row + 2]);
-  const r3 = weight * (u * P[thirdRow + 3] - P[row + 3]);
-  normalMatrix[0] += r0 * r0; normalMatrix[1] += r0 * r1; normalMatrix[2] += r0 * r2; normalMatrix[3] += r0 * r3;
-  normalMatrix[5] += r1 * r1; normalMatrix[6] += r1 * r2; normalMatrix[7] += r1 * r3;
-  normalMatrix[10] += r2 * r2; normalMatrix[11] += r2 * r3;
-  normalMatrix[15] += r3 * r3;
-  normalMatrix[4] = normalMatrix[1]; normalMatrix[8] = normalMatrix[2]; normalMatrix[12] = normalMatrix[3];
-  normalMatrix[9] = normalMatrix[6]; normalMatrix[13] = normalMatrix[7]; normalMatrix[14] = normalMatrix[11];
-}
+/** A view counts at most this much when comparing side labellings: four times Pose2Sim's threshold. */
+const SIDE_ERROR_CAP_PX = 4 * MIN_MAX_REPROJECTION_ERROR_PX;
 
 /**
- * Normalised undistorted coordinates (x, y) and confidence of every observation of one camera; NaN
- * confidence for points that are missing or below the threshold, so the hot loop skips them.
+ * The disagreement threshold when none is given: twice the trial's median error of a point
+ * triangulated from every camera that sees it (the keypoints' own noise, which depends on the pose
+ * model, the resolution and how large the person is in the image), and at least Pose2Sim's 15 px.
+ * Measured on at most 5000 points spread over the trial.
  */
-function undistortObservations(camera: CameraModel, series: Float32Array, observationCount: number, minConfidence: number): Float64Array {
-  const normalised = new Float64Array(observationCount * 3);
-  for (let i = 0; i < observationCount; i++) {
-    const u = series[i * 3];
-    const v = series[i * 3 + 1];
-    const confidence = series[i * 3 + 2];
-    if (!(confidence >= minConfidence) || Number.isNaN(u) || Number.isNaN(v)) {
-      normalised[i * 3 + 2] = Number.NaN;
-      continue;
-    }
-    const [x, y] = undistortPixel(camera, u, v);
-    normalised[i * 3] = x;
-    normalised[i * 3 + 1] = y;
-    normalised[i * 3 + 2] = confidence;
+function automaticThresholdPx(solver: PointSolver, frameCount: number, keypointCount: number, meanError: (observation: number, mask: number) => number): number {
+  const observations = frameCount * keypointCount;
+  const stride = Math.max(1, Math.floor(observations / 5000));
+  const errors: number[] = [];
+  for (let observation = 0; observation < observations; observation += stride) {
+    const seen = solver.seenBy(observation);
+    if ((seen & (seen - 1)) !== 0 && solver.solve(observation, seen)) errors.push(meanError(observation, seen));
   }
-  return normalised;
+  const median = errorStatistics(errors)?.medianPx ?? 0;
+  return Math.max(MIN_MAX_REPROJECTION_ERROR_PX, NOISE_TO_THRESHOLD * median);
+}
+
+/** A view is an outlier when the point's error is above twice its usual size (our choice, see docs/pose.md). */
+const NOISE_TO_THRESHOLD = 2;
+
+/**
+ * The subsets of `seen` with `size` cameras (bit masks): all of them for up to 10 cameras (at most
+ * 252 a size); beyond, too many to try, the subsets that leave one more camera out of `closest`,
+ * the best subset one size larger (the greedy path Pose2Sim follows).
+ */
+function* subsetsOfSize(seen: number, closest: number, size: number): Generator<number> {
+  if (popCount(seen) > 10) {
+    if (popCount(closest) === size) yield closest;
+    else for (let c = 0; c < 31; c++) if (closest & (1 << c)) yield closest & ~(1 << c);
+    return;
+  }
+  for (let subset = seen; subset > 0; subset = (subset - 1) & seen) if (popCount(subset) === size) yield subset;
+}
+
+function popCount(mask: number): number {
+  let count = 0;
+  for (let rest = mask; rest; rest &= rest - 1) count++;
+  return count;
 }

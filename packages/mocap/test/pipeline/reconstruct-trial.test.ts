@@ -35,6 +35,7 @@ describeWithData("reconstructing the Pose2Sim demo from Pose2Sim's own 2D keypoi
     const result = reconstructTrial(cameras, series, {
       trialName: 'balancing',
       minConfidence: 0.3,
+      maxReprojectionErrorPx: 15,
       filterFrequency: 'default',
       synchronise: false,
       onProgress: (stage) => stages.add(stage),

@@ -33,7 +33,7 @@ describeWithData('triangulating Pose2Sim demo 2D keypoints with its Qualisys cal
 
   it("lands within a millimetre of Pose2Sim's own triangulation for 95% of the keypoints", () => {
     // Pose2Sim's demo settings: likelihood threshold 0.3, 15 px reprojection threshold (Config.toml).
-    const result = triangulate(cameras, observations.map((o) => o.data), frameCount, names.length, { minConfidence: 0.3 });
+    const result = triangulate(cameras, observations.map((o) => o.data), frameCount, names.length, { minConfidence: 0.3, maxReprojectionErrorPx: 15 });
     const distances = distancesM(result);
     const median = distances[Math.floor(distances.length / 2)];
     const p95 = distances[Math.floor(distances.length * 0.95)];
@@ -44,7 +44,7 @@ describeWithData('triangulating Pose2Sim demo 2D keypoints with its Qualisys cal
   });
 
   it('reports per-camera reprojection errors of the size OpenPose keypoints have at 1080p (median under 20 px)', () => {
-    const result = triangulate(cameras, observations.map((o) => o.data), frameCount, names.length);
+    const result = triangulate(cameras, observations.map((o) => o.data), frameCount, names.length, { maxReprojectionErrorPx: 15 });
     const summary = summariseReprojectionErrors(result);
     const medians = summary.perCamera.map((stats) => stats!.medianPx);
     console.log(`median reprojection error per camera (px): ${medians.map((m) => m.toFixed(1)).join(', ')}`);

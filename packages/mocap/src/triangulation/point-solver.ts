@@ -1,0 +1,129 @@
+import { undistortPixel, type CameraModel } from '../camera/camera.ts';
+import { dltNullVector } from './dlt-null-vector.ts';
+
+/**
+ * Confidence-weighted linear triangulation (DLT, Hartley & Zisserman, Multiple View Geometry, §12.2)
+ * of one observation (a keypoint in a frame) from any subset of the cameras, and the reprojection
+ * error of the point found in each camera. Pixels are undistorted once to normalised image
+ * coordinates, so each camera's projection matrix is its extrinsic [R | t]; each camera contributes
+ * the rows w·(x·P₃ − P₁) and w·(y·P₃ − P₂) with w its detection confidence, as Pose2Sim and OpenCap
+ * weight them. Errors are measured in the undistorted image, in pixels (the focal length times the
+ * normalised residual). Allocation-free after construction.
+ */
+export class PointSolver {
+  /** The point of the last successful solve, metres in the world frame. */
+  readonly point = new Float64Array(3);
+  /** Per camera: observations × 3 (normalised x, y, confidence; NaN confidence when unusable). */
+  readonly normalised: Float64Array[];
+  private readonly projections: Float64Array[];
+  private readonly focalX: number[];
+  private readonly focalY: number[];
+  private readonly normalMatrix = new Float64Array(16);
+  private readonly scratch = new Float64Array(16);
+  private readonly solution = new Float64Array(4);
+
+  constructor(
+    cameras: readonly CameraModel[],
+    observations: readonly Float32Array[],
+    observationCount: number,
+    minConfidence: number,
+  ) {
+    this.normalised = observations.map((series, c) => undistortObservations(cameras[c], series, observationCount, minConfidence));
+    this.projections = cameras.map((camera) => {
+      const P = new Float64Array(12);
+      for (let row = 0; row < 3; row++) {
+        for (let col = 0; col < 3; col++) P[row * 4 + col] = camera.rotationCameraFromWorld[row * 3 + col];
+        P[row * 4 + 3] = camera.translationCameraFromWorldM[row];
+      }
+      return P;
+    });
+    this.focalX = cameras.map((camera) => camera.intrinsics[0]);
+    this.focalY = cameras.map((camera) => camera.intrinsics[4]);
+  }
+
+  get cameraCount(): number {
+    return this.projections.length;
+  }
+
+  /** Bit mask of the cameras with a usable detection of `observation`. */
+  seenBy(observation: number): number {
+    let mask = 0;
+    for (let c = 0; c < this.normalised.length; c++) if (this.normalised[c][observation * 3 + 2] > 0) mask |= 1 << c;
+    return mask;
+  }
+
+  /** Triangulates `observation` from the cameras in `cameraMask` into `point`; false when degenerate. */
+  solve(observation: number, cameraMask: number): boolean {
+    const M = this.normalMatrix;
+    M.fill(0);
+    for (let c = 0; c < this.normalised.length; c++) {
+      if (!(cameraMask & (1 << c))) continue;
+      const view = this.normalised[c];
+      const weight = view[observation * 3 + 2];
+      addRow(M, weight, view[observation * 3], this.projections[c], 0);
+      addRow(M, weight, view[observation * 3 + 1], this.projections[c], 4);
+    }
+    const solution = this.solution;
+    if (!dltNullVector(M, this.scratch, solution) || Math.abs(solution[3]) < 1e-12) return false;
+    this.point[0] = solution[0] / solution[3];
+    this.point[1] = solution[1] / solution[3];
+    this.point[2] = solution[2] / solution[3];
+    return true;
+  }
+
+  /** Pixels between camera c's detection of `observation` and `point` (default: the last solved) projected; Infinity behind the camera. */
+  reprojectionError(c: number, observation: number, point: ArrayLike<number> = this.point): number {
+    const P = this.projections[c];
+    const X = point[0];
+    const Y = point[1];
+    const Z = point[2];
+    const depth = P[8] * X + P[9] * Y + P[10] * Z + P[11];
+    if (!(depth > 0)) return Number.POSITIVE_INFINITY;
+    const view = this.normalised[c];
+    const dx = (P[0] * X + P[1] * Y + P[2] * Z + P[3]) / depth - view[observation * 3];
+    const dy = (P[4] * X + P[5] * Y + P[6] * Z + P[7]) / depth - view[observation * 3 + 1];
+    return Math.hypot(this.focalX[c] * dx, this.focalY[c] * dy);
+  }
+
+  /** Exchanges camera c's detections of two observations (a left and a right keypoint seen swapped). */
+  swap(c: number, first: number, second: number): void {
+    const view = this.normalised[c];
+    for (let i = 0; i < 3; i++) [view[first * 3 + i], view[second * 3 + i]] = [view[second * 3 + i], view[first * 3 + i]];
+  }
+}
+
+/** Adds (w·(u·P_row3 − P_row))ᵀ(…) to the 4×4 normal matrix, for u the image coordinate of that row. */
+function addRow(M: Float64Array, weight: number, u: number, P: Float64Array, row: number): void {
+  const r0 = weight * (u * P[8] - P[row]);
+  const r1 = weight * (u * P[9] - P[row + 1]);
+  const r2 = weight * (u * P[10] - P[row + 2]);
+  const r3 = weight * (u * P[11] - P[row + 3]);
+  M[0] += r0 * r0; M[1] += r0 * r1; M[2] += r0 * r2; M[3] += r0 * r3;
+  M[5] += r1 * r1; M[6] += r1 * r2; M[7] += r1 * r3;
+  M[10] += r2 * r2; M[11] += r2 * r3;
+  M[15] += r3 * r3;
+  M[4] = M[1]; M[8] = M[2]; M[12] = M[3];
+  M[9] = M[6]; M[13] = M[7]; M[14] = M[11];
+}
+
+/**
+ * Normalised undistorted coordinates (x, y) and confidence of every observation of one camera; NaN
+ * confidence for points that are missing or below the threshold, so the hot loops skip them.
+ */
+function undistortObservations(camera: CameraModel, series: Float32Array, observationCount: number, minConfidence: number): Float64Array {
+  const normalised = new Float64Array(observationCount * 3);
+  for (let i = 0; i < observationCount; i++) {
+    const u = series[i * 3];
+    const v = series[i * 3 + 1];
+    const confidence = series[i * 3 + 2];
+    if (!(confidence >= minConfidence) || Number.isNaN(u) || Number.isNaN(v)) {
+      normalised[i * 3 + 2] = Number.NaN;
+      continue;
+    }
+    const [x, y] = undistortPixel(camera, u, v);
+    normalised[i * 3] = x;
+    normalised[i * 3 + 1] = y;
+    normalised[i * 3 + 2] = confidence;
+  }
+  return normalised;
+}
