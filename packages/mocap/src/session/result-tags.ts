@@ -1,7 +1,7 @@
 /**
- * The tags of the files the engine writes: the values of RESULT_TAGS in
- * packages/contracts/src/processing.ts (the engine does not depend on the contracts package; the
- * session tests check the two agree).
+ * The tags of the files the engine writes: the same strings as RESULT_TAGS in
+ * packages/contracts/src/processing.ts, which the runner registers them under (the engine does
+ * not depend on the contracts package).
  */
 export const RESULT_TAG = {
   visualizerTransforms: 'visualizerTransforms-json',
