@@ -55,8 +55,6 @@ export const FOOT_PROPORTIONS = {
   ankleFromHeel: 0.2,
   firstMtpFromHeel: 0.73,
   fifthToeTipFromHeel: 0.82,
-  /** Height of the heel and toe keypoints above the floor, fraction of ankle height (soft tissue under the calcaneus). */
-  plantarMarkerHeight: 0.3,
 } as const;
 
 /**

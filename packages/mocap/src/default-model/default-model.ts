@@ -16,13 +16,13 @@ import { FOOT_PROPORTIONS, HEAD_PROPORTIONS, RAJAGOPAL_2016, WINTER_2009 } from 
  * models used by OpenCap (Rajagopal et al. 2016; Lai et al. 2017; LaiUhlrich2022 of Uhlrich et
  * al. 2022): pelvis free joint, hips 3 DOF, knees, ankles, subtalar, toes, lumbar 3 DOF, shoulders
  * 3 DOF, elbows, forearms. Simplifications: the knee is a hinge about the medio-lateral axis
- * (Delp et al. 1990 couple a small tibial translation to it), the head is part of the torso, and
- * the hand is welded to the radius. OpenSim frame: x forward, y up, z to the right.
+ * (Delp et al. 1990 couple a small tibial translation to it), the head is welded to the torso at
+ * the neck (no neck joint, but its own size), and the hand is welded to the radius. OpenSim frame: x forward, y up, z to the right.
  *
  * Virtual markers sit at the video keypoints (VIDEO_KEYPOINTS names, plus OpenPose's small toes)
  * so that inverse kinematics runs on keypoints alone: joint centres for the hips, knees, ankles,
  * shoulders, elbows and wrists, heel and toes on the foot, Neck between the shoulders, midHip
- * between the hips, and the face keypoints on the torso (which carries the head).
+ * between the hips, and the face keypoints on the head.
  */
 
 export interface DefaultModelOptions {
@@ -168,6 +168,9 @@ export const DEFAULT_MODEL_MARKERS = [
   'RSmallToe', 'LSmallToe',
 ] as const;
 
+/** The default model's name, kept in the .osim files written from it (so `kinetrace ik` knows it). */
+export const DEFAULT_MODEL_NAME = 'Kinetrace_default_fullbody';
+
 /** Builds Kinetrace's default model laid out for a subject of the given height (1.75 m when omitted). */
 export function createDefaultModel(options: DefaultModelOptions = {}): OsimModel {
   const h = options.heightM ?? DEFAULT_HEIGHT_M;
@@ -178,7 +181,6 @@ export function createDefaultModel(options: DefaultModelOptions = {}): OsimModel
   const ankleHeightM = WINTER_2009.ankleHeight * h;
   const footLengthM = WINTER_2009.footLength * h;
   const footBreadthM = WINTER_2009.footBreadth * h;
-  const plantarM = FOOT_PROPORTIONS.plantarMarkerHeight * ankleHeightM;
 
   // Pelvis origin (mid-point of the ASIS/PSIS) above the hip joint centres; lumbar joint and torso above.
   const hipInPelvis: Vec3 = [-RAJAGOPAL_2016.hipCentreBehindPelvis * h, -RAJAGOPAL_2016.hipCentreBelowPelvis * h, RAJAGOPAL_2016.hipCentreLateral * h];
@@ -187,11 +189,13 @@ export function createDefaultModel(options: DefaultModelOptions = {}): OsimModel
   const lumbarHeightM = pelvisHeightM + lumbarInPelvis[1];
   // Shoulder joint centres straight above the hip joint centres' frontal plane, at Winter's shoulder height.
   const shoulderInTorso: Vec3 = [hipInPelvis[0] - lumbarInPelvis[0], WINTER_2009.shoulderHeight * h - lumbarHeightM, RAJAGOPAL_2016.shoulderLateral * h];
-  const eyeY = WINTER_2009.eyeHeight * h - lumbarHeightM;
+  // The head's frame sits at the Neck keypoint (mid-shoulders); the face is laid out from there.
+  const neckInTorso: Vec3 = [shoulderInTorso[0], shoulderInTorso[1], 0];
+  const eyeAboveNeckM = (WINTER_2009.eyeHeight - WINTER_2009.shoulderHeight) * h;
 
   const bodyNames = [
     'pelvis', 'femur_r', 'tibia_r', 'talus_r', 'calcn_r', 'toes_r', 'femur_l', 'tibia_l', 'talus_l', 'calcn_l', 'toes_l',
-    'torso', 'humerus_r', 'ulna_r', 'radius_r', 'hand_r', 'humerus_l', 'ulna_l', 'radius_l', 'hand_l',
+    'torso', 'head', 'humerus_r', 'ulna_r', 'radius_r', 'hand_r', 'humerus_l', 'ulna_l', 'radius_l', 'hand_l',
   ];
   const bodies: BodyDescription[] = bodyNames.map((name) => ({ name, geometryFiles: [], geometryScaleFactors: [1, 1, 1] }));
   const coordinates: CoordinateDescription[] = [];
@@ -221,8 +225,10 @@ export function createDefaultModel(options: DefaultModelOptions = {}): OsimModel
         { name: `ankle_angle_${side}`, axis: mirrorAxis(ANKLE_AXIS_R, side), rangeDeg: [-50, 50] },
       ], coordinates),
     );
-    // Calcaneus frame at the back of the heel, at the height of the heel keypoint.
-    const heelInTalus: Vec3 = [-FOOT_PROPORTIONS.ankleFromHeel * footLengthM, -(ankleHeightM - plantarM), 0];
+    // Calcaneus frame at the back of the heel on the floor: the heel and toe keypoints lie on the
+    // sole's outline (BlazePose's heel and foot-index landmarks, Bazarevsky et al. 2020,
+    // arXiv:2006.10204, Fig. 2; 2.4 cm below where a frame at 30 % of ankle height put them on the demo static trial).
+    const heelInTalus: Vec3 = [-FOOT_PROPORTIONS.ankleFromHeel * footLengthM, -ankleHeightM, 0];
     joints.push(
       rotationalJoint(`subtalar_${side}`, `talus_${side}`, `calcn_${side}`, heelInTalus, [
         { name: `subtalar_angle_${side}`, axis: mirrorAxis(SUBTALAR_AXIS_R, side), rangeDeg: [-35, 35] },
@@ -255,14 +261,16 @@ export function createDefaultModel(options: DefaultModelOptions = {}): OsimModel
       { name: 'lumbar_rotation', axis: [0, 1, 0], rangeDeg: [-90, 90] },
     ], coordinates),
   );
-  marker('Neck', 'torso', [shoulderInTorso[0], shoulderInTorso[1], 0]);
+  marker('Neck', 'torso', neckInTorso);
+  // Welded, so the head adds no coordinate; a body of its own so that scaling sizes the face from the
+  // face keypoints instead of stretching it with the trunk (whose length comes from the hip keypoints).
+  joints.push(rotationalJoint('neck', 'torso', 'head', neckInTorso, [], coordinates));
   const head = HEAD_PROPORTIONS;
-  const faceX = shoulderInTorso[0];
-  marker('Nose', 'torso', [faceX + head.noseForward * h, eyeY - head.noseBelowEye * h, 0]);
+  marker('Nose', 'head', [head.noseForward * h, eyeAboveNeckM - head.noseBelowEye * h, 0]);
   for (const side of ['r', 'l'] as const) {
     const S = side === 'r' ? 'R' : 'L';
-    marker(`${S}Eye`, 'torso', mirrorPoint([faceX + head.eyeForward * h, eyeY, head.eyeHalfDistance * h], side));
-    marker(`${S}Ear`, 'torso', mirrorPoint([faceX + head.earForward * h, eyeY - head.earBelowEye * h, head.earHalfBreadth * h], side));
+    marker(`${S}Eye`, 'head', mirrorPoint([head.eyeForward * h, eyeAboveNeckM, head.eyeHalfDistance * h], side));
+    marker(`${S}Ear`, 'head', mirrorPoint([head.earForward * h, eyeAboveNeckM - head.earBelowEye * h, head.earHalfBreadth * h], side));
   }
 
   for (const side of ['r', 'l'] as const) {
@@ -294,5 +302,5 @@ export function createDefaultModel(options: DefaultModelOptions = {}): OsimModel
 
   const order = new Map<string, number>(DEFAULT_MODEL_MARKERS.map((name, i) => [name, i]));
   markers.sort((a, b) => order.get(a.name)! - order.get(b.name)!);
-  return { name: 'Kinetrace_default_fullbody', bodies, joints, coordinates, markers, couplers: [] };
+  return { name: DEFAULT_MODEL_NAME, bodies, joints, coordinates, markers, couplers: [] };
 }

@@ -5,7 +5,7 @@ import type { Measurement } from '../formats/scale-setup.ts';
  * keypoint): each body is scaled uniformly by the ratio of keypoint-pair distances, both sides
  * averaged as OpenSim averages marker pairs. Trunk length comes from Neck–midHip (it spans torso
  * and pelvis, so it sets the pelvis height and depth too), trunk breadth from the shoulders, pelvis
- * breadth from the hip keypoints, the foot from heel to big toe.
+ * breadth from the hip keypoints, the head from the face keypoints, the foot from heel to big toe.
  * Order matters: a later measurement overrides the axes an earlier one set (torso Z from the
  * shoulder breadth after the uniform torso length factor).
  */
@@ -16,6 +16,8 @@ const bodiesBothSides = (...names: string[]) => names.flatMap((name) => [`${name
 export const KEYPOINT_MEASUREMENTS: Measurement[] = [
   { name: 'trunk', apply: true, markerPairs: [['Neck', 'midHip']], bodyScales: [{ body: 'torso', axes: XYZ }, { body: 'pelvis', axes: [0, 1] }] },
   { name: 'hip breadth', apply: true, markerPairs: [['RHip', 'LHip']], bodyScales: [{ body: 'pelvis', axes: [2] }] },
+  // The head from the face keypoints' distances to the mid-shoulder point (its frame's origin).
+  { name: 'head', apply: true, markerPairs: [['Neck', 'Nose'], ['Neck', 'REye'], ['Neck', 'LEye']], bodyScales: [{ body: 'head', axes: XYZ }] },
   { name: 'shoulder breadth', apply: true, markerPairs: [['RShoulder', 'LShoulder']], bodyScales: [{ body: 'torso', axes: [2] }] },
   { name: 'thigh', apply: true, markerPairs: bothSides((s) => [`${s}Hip`, `${s}Knee`]), bodyScales: bodiesBothSides('femur') },
   { name: 'shank', apply: true, markerPairs: bothSides((s) => [`${s}Knee`, `${s}Ankle`]), bodyScales: bodiesBothSides('tibia', 'talus') },
