@@ -1,6 +1,9 @@
+import type { IkRobustness } from '../ik/ik-problem.ts';
+
 /**
  * How inverse kinematics on video keypoints uses the default model: marker weights, the neutral
- * pose the marker placer assumes, and weak priors for the directions keypoints cannot see.
+ * pose the marker placer assumes, weak priors for the directions keypoints cannot see, and the
+ * robustness keypoints need.
  */
 
 /**
@@ -31,7 +34,7 @@ const JOINT_COORDINATES = [
  * hips, knees, ankles and lumbar). Markers then move onto the measured keypoints and this
  * subject's neutral becomes the model's zero.
  */
-export const NEUTRAL_POSE_TASKS: readonly CoordinateTask[] = JOINT_COORDINATES.map((coordinate) => ({ coordinate, weight: 0.1, value: 0 }));
+export const NEUTRAL_POSE_TASKS: readonly CoordinateTask[] = JOINT_COORDINATES.filter((c) => !/^(arm_flex|arm_add|elbow_flex)_/.test(c)).map((coordinate) => ({ coordinate, weight: 0.1, value: 0 }));
 
 /**
  * Weak priors during motion for what keypoints barely constrain: pelvis tilt against lumbar
@@ -42,3 +45,12 @@ export const NEUTRAL_POSE_TASKS: readonly CoordinateTask[] = JOINT_COORDINATES.m
 export const MOTION_PRIOR_TASKS: readonly CoordinateTask[] = ['lumbar_extension', 'lumbar_bending', 'lumbar_rotation', 'arm_rot_r', 'arm_rot_l', 'pro_sup_r', 'pro_sup_l'].map(
   (coordinate) => ({ coordinate, weight: 0.001, value: 0 }),
 );
+
+/**
+ * Keypoints are noisy (a few cm) and now and then wrong (a limb mislabelled in a camera, tens of
+ * cm). Cauchy scale 5 cm: a marker 5 cm off counts half, one 30 cm off 3 % (so one bad keypoint
+ * cannot drag a limb), while keypoint noise keeps almost full weight. Continuity 0.01 per rad²:
+ * a 5° change between frames (300°/s at 60 Hz) costs as much as a 0.9 mm marker miss, a 90° flip
+ * as much as a 16 cm one.
+ */
+export const KEYPOINT_IK_ROBUSTNESS: Readonly<IkRobustness> = { cauchyScaleM: 0.05, continuityWeight: 0.01 };

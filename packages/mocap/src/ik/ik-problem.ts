@@ -15,6 +15,27 @@ export interface IkTaskWeights {
   coordinateTasks?: readonly { coordinate: string; weight: number; value: number }[];
 }
 
+/**
+ * Robustness for noisy marker data (video keypoints), beyond OpenSim's least squares. Both are off
+ * unless given, so OpenSim setups solve exactly OpenSim's goal.
+ */
+export interface IkRobustness {
+  /**
+   * Scale c of a Cauchy loss on each marker's distance d: the marker counts with weight
+   * 1 / (1 + (d/c)^2), re-estimated from the pose (iteratively reweighted least squares). A marker
+   * several c away (a mis-detected keypoint) barely pulls; one within c counts almost fully.
+   */
+  cauchyScaleM?: number;
+  /**
+   * Weight per rad^2 (or m^2) pulling every free coordinate towards the last well-fitting frame's
+   * value: noise in the markers can no longer spin a joint into its mirror solution from one
+   * frame to the next, while a real movement (a few degrees per frame) costs almost nothing.
+   */
+  continuityWeight?: number;
+}
+
+export type IkSettings = IkTaskWeights & IkRobustness;
+
 export class IkSetupError extends Error {
   override name = 'IkSetupError';
 }
@@ -38,9 +59,14 @@ export class IkProblem {
   readonly trackedModelMarker: Int32Array;
   readonly trackedDataMarker: Int32Array;
   readonly trackedWeight: Float64Array;
+  /** Per tracked marker, the robust loss's current weight factor (1 without a robust loss). */
+  readonly robustWeight: Float64Array;
+  private readonly cauchyScaleM: number;
   readonly taskCoordinate: Int32Array;
   readonly taskWeight: Float64Array;
   readonly taskValue: Float64Array;
+  /** Index of the first continuity task in the task arrays (= task count without continuity). */
+  private readonly continuityTaskOffset: number;
   /** Coordinates the solver moves: not locked and not driven by a coupler. */
   readonly freeCoordinates: Int32Array;
   readonly lowerBound: Float64Array;
@@ -50,8 +76,9 @@ export class IkProblem {
   /** The current frame's measured positions of the tracked markers (NaN when missing). */
   private readonly measured: Float64Array;
   private readonly modelPosition = new Float64Array(3);
+  private readonly distanceScratch: Float64Array;
 
-  constructor(model: KinematicModel, dataMarkerNames: readonly string[], tasks: IkTaskWeights = {}) {
+  constructor(model: KinematicModel, dataMarkerNames: readonly string[], tasks: IkSettings = {}) {
     this.model = model;
     this.dataMarkerCount = dataMarkerNames.length;
     const dataIndex = new Map(dataMarkerNames.map((name, i) => [name, i]));
@@ -70,25 +97,30 @@ export class IkProblem {
     this.trackedModelMarker = Int32Array.from(tracked.map((t) => t.modelIndex));
     this.trackedDataMarker = Int32Array.from(tracked.map((t) => t.dataIndex));
     this.trackedWeight = Float64Array.from(tracked.map((t) => t.weight));
+    this.robustWeight = new Float64Array(tracked.length).fill(1);
+    this.cauchyScaleM = tasks.cauchyScaleM ?? Number.POSITIVE_INFINITY;
 
     const coordinateIndex = new Map(model.coordinateNames.map((name, i) => [name, i]));
     const coordinateTasks = (tasks.coordinateTasks ?? []).filter((task) => task.weight > 0);
     for (const task of coordinateTasks) {
       if (!coordinateIndex.has(task.coordinate)) throw new IkSetupError(`The IK setup has a coordinate task for "${task.coordinate}", which model "${model.description.name}" does not have.`);
     }
-    this.taskCoordinate = Int32Array.from(coordinateTasks.map((task) => coordinateIndex.get(task.coordinate)!));
-    this.taskWeight = Float64Array.from(coordinateTasks.map((task) => task.weight));
-    this.taskValue = Float64Array.from(coordinateTasks.map((task) => task.value));
-
     const free: number[] = [];
     model.coordinates.forEach((coordinate, c) => {
       if (!coordinate.locked && model.coupledTo[c] < 0) free.push(c);
     });
     this.freeCoordinates = Int32Array.from(free);
+    // Continuity tasks follow the coordinate tasks, one per free coordinate; their values are set per frame.
+    const continuity = tasks.continuityWeight !== undefined && tasks.continuityWeight > 0 ? free : [];
+    this.continuityTaskOffset = coordinateTasks.length;
+    this.taskCoordinate = Int32Array.from([...coordinateTasks.map((task) => coordinateIndex.get(task.coordinate)!), ...continuity]);
+    this.taskWeight = Float64Array.from([...coordinateTasks.map((task) => task.weight), ...continuity.map(() => tasks.continuityWeight!)]);
+    this.taskValue = Float64Array.from([...coordinateTasks.map((task) => task.value), ...continuity.map((c) => model.coordinates[c].defaultValue)]);
     this.lowerBound = Float64Array.from(model.coordinates.map((c) => (c.clamped ? c.rangeMin : Number.NEGATIVE_INFINITY)));
     this.upperBound = Float64Array.from(model.coordinates.map((c) => (c.clamped ? c.rangeMax : Number.POSITIVE_INFINITY)));
-    this.rowCount = 3 * tracked.length + coordinateTasks.length;
+    this.rowCount = 3 * tracked.length + this.taskCoordinate.length;
     this.measured = new Float64Array(3 * tracked.length);
+    this.distanceScratch = new Float64Array(tracked.length);
   }
 
   /** Loads the measured positions of frame `frame` of the marker data. */
@@ -102,6 +134,46 @@ export class IkProblem {
     }
   }
 
+  /** Whether the problem pulls coordinates towards a previous pose (IkRobustness.continuityWeight). */
+  get hasContinuity(): boolean {
+    return this.continuityTaskOffset < this.taskCoordinate.length;
+  }
+
+  /** The coordinate tasks' part of the goal at q, continuity left out. */
+  coordinateTaskGoal(q: Float64Array): number {
+    let goal = 0;
+    for (let i = 0; i < this.continuityTaskOffset; i++) goal += this.taskWeight[i] * (q[this.taskCoordinate[i]] - this.taskValue[i]) ** 2;
+    return goal;
+  }
+
+  /** Sets the pose the continuity tasks pull towards (the last well-fitting frame's solution). */
+  setContinuityTarget(q: Float64Array): void {
+    for (let i = this.continuityTaskOffset; i < this.taskCoordinate.length; i++) this.taskValue[i] = q[this.taskCoordinate[i]];
+  }
+
+  /**
+   * Re-estimates the robust loss's per-marker weights from the pose of the last `residuals` call
+   * (IRLS step). Returns the largest change of a weight; 0 without a robust loss.
+   */
+  reweight(): number {
+    if (!Number.isFinite(this.cauchyScaleM)) return 0;
+    const distance = this.distanceScratch;
+    this.markerDistances(distance);
+    let largestChange = 0;
+    for (let t = 0; t < distance.length; t++) {
+      if (Number.isNaN(distance[t])) continue;
+      const weight = 1 / (1 + (distance[t] / this.cauchyScaleM) ** 2);
+      largestChange = Math.max(largestChange, Math.abs(weight - this.robustWeight[t]));
+      this.robustWeight[t] = weight;
+    }
+    return largestChange;
+  }
+
+  /** Back to full weight for every marker (a new frame's first solve). */
+  resetRobustWeights(): void {
+    this.robustWeight.fill(1);
+  }
+
   /** Whether tracked marker t is present in the current frame. */
   isPresent(t: number): boolean {
     return !Number.isNaN(this.measured[3 * t] + this.measured[3 * t + 1] + this.measured[3 * t + 2]);
@@ -109,7 +181,7 @@ export class IkProblem {
 
   /**
    * Poses the model at q (couplers applied to q first) and writes the weighted residuals
-   * (sqrt(w) * error; zero rows for missing markers). Returns the goal: the sum of their squares.
+   * (sqrt(w * robust weight) * error; zero rows for missing markers). Returns the goal: the sum of their squares.
    */
   residuals(q: Float64Array, out: Float64Array): number {
     const model = this.model;
@@ -124,7 +196,7 @@ export class IkProblem {
         continue;
       }
       model.markerPosition(this.trackedModelMarker[t], position, 0);
-      const s = Math.sqrt(this.trackedWeight[t]);
+      const s = Math.sqrt(this.trackedWeight[t] * this.robustWeight[t]);
       for (let k = 0; k < 3; k++) {
         const r = s * (position[k] - this.measured[row + k]);
         out[row + k] = r;
@@ -155,7 +227,7 @@ export class IkProblem {
       model.markerPosition(marker, position, 0);
       const rowOffset = 3 * t * columns;
       model.addPointJacobian(model.markerBody[marker], position[0], position[1], position[2], out, rowOffset, columns);
-      const s = Math.sqrt(this.trackedWeight[t]);
+      const s = Math.sqrt(this.trackedWeight[t] * this.robustWeight[t]);
       for (let i = rowOffset; i < rowOffset + 3 * columns; i++) out[i] *= s;
     }
     const offset = 3 * this.trackedModelMarker.length;
@@ -170,6 +242,19 @@ export class IkProblem {
         out[i + independent] += slope * out[i + c];
         out[i + c] = 0;
       }
+    }
+  }
+
+  /** Each tracked marker's distance (m) at the pose of the last `residuals` call; NaN where missing. */
+  markerDistances(out: Float64Array): void {
+    const position = this.modelPosition;
+    for (let t = 0; t < this.trackedModelMarker.length; t++) {
+      if (!this.isPresent(t)) {
+        out[t] = Number.NaN;
+        continue;
+      }
+      this.model.markerPosition(this.trackedModelMarker[t], position, 0);
+      out[t] = Math.hypot(position[0] - this.measured[3 * t], position[1] - this.measured[3 * t + 1], position[2] - this.measured[3 * t + 2]);
     }
   }
 

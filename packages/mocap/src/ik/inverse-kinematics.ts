@@ -1,12 +1,13 @@
 import type { MarkerTrajectories } from '../formats/trc.ts';
 import type { KinematicModel } from '../model/kinematic-model.ts';
 import type { CoordinateTrajectories } from '../model/motion.ts';
-import { IkProblem, type IkTaskWeights } from './ik-problem.ts';
+import { findEulerJoints, preferBranch } from './euler-branches.ts';
+import { IkProblem, type IkSettings } from './ik-problem.ts';
 
 /** Largest change of one coordinate in one iteration (rad or m). */
 const MAX_STEP = 0.5;
 
-export interface InverseKinematicsOptions extends IkTaskWeights {
+export interface InverseKinematicsOptions extends IkSettings {
   /** Solve only the marker frames whose time lies in [start, end] (OpenSim's time_range). */
   timeRangeS?: [number, number];
   /** Gauss-Newton/Levenberg-Marquardt iterations per frame at most (the first frame gets four times as many). */
@@ -25,13 +26,40 @@ export interface IkFrameErrors {
   /** Name of the marker with the largest error per frame ("" when no marker was present). */
   worstMarker: string[];
   iterations: Int32Array;
+  /**
+   * Frames whose fit was far worse than the trial's usual (median marker error over three times the
+   * median of the well-fitting frames so far): their solution is kept, but the next frame starts
+   * from the last well-fitting frame.
+   */
+  poorFit: Uint8Array;
+}
+
+/** One marker's errors over the trial (frames where it was present). */
+export interface IkMarkerErrors {
+  name: string;
+  rmsM: number;
+  maxM: number;
+  framesPresent: number;
+  /** Frames where the robust loss counted it at less than half weight (it was treated as an outlier). */
+  framesDownweighted: number;
 }
 
 export interface InverseKinematicsResult {
   trajectories: CoordinateTrajectories;
   trackedMarkerNames: string[];
   errors: IkFrameErrors;
+  /** Per tracked marker, in trackedMarkerNames order. */
+  markerErrors: IkMarkerErrors[];
 }
+
+/** IRLS rounds per frame at most, and the weight change below which the robust weights count as settled. */
+const MAX_REWEIGHT_ROUNDS = 4;
+const REWEIGHT_TOLERANCE = 0.02;
+/** A frame fits poorly when its median marker error exceeds this multiple of the usual one (and the floor below). */
+const POOR_FIT_RATIO = 3;
+const POOR_FIT_FLOOR_M = 0.02;
+/** Well-fitting frames remembered for the usual median marker error. */
+const RECENT_FRAMES = 30;
 
 /**
  * Bound-constrained Levenberg-Marquardt for one frame, warm-started from q (updated in place):
@@ -278,11 +306,20 @@ export function framesInRange(timesS: Float64Array, timeRangeS?: [number, number
   return frames;
 }
 
+function median(values: ArrayLike<number>): number {
+  const sorted = Array.from(values).filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
 /**
  * Inverse kinematics over a marker recording: per frame, the coordinates minimising OpenSim's
  * weighted marker (and coordinate-task) goal, with coupled coordinates following their
  * independent one, locked coordinates at their default, clamped coordinates within range,
- * each frame warm-started from the previous solution.
+ * each frame warm-started from the last well-fitting frame's solution. With `cauchyScaleM` the
+ * goal is a robust one (markers reweighted until their weights settle); with `continuityWeight`
+ * every free coordinate is also pulled towards that last well-fitting solution.
  */
 export function solveInverseKinematics(model: KinematicModel, markers: MarkerTrajectories, options: InverseKinematicsOptions = {}): InverseKinematicsResult {
   const problem = new IkProblem(model, markers.markerNames, options);
@@ -300,13 +337,58 @@ export function solveInverseKinematics(model: KinematicModel, markers: MarkerTra
     maxM: new Float64Array(frames.length),
     worstMarker: new Array<string>(frames.length).fill(''),
     iterations: new Int32Array(frames.length),
+    poorFit: new Uint8Array(frames.length),
   };
   const q = model.defaultCoordinates();
+  const lastGood = new Float64Array(coordinateCount);
+  const eulerJoints = findEulerJoints(model);
+  const priorCost = (pose: Float64Array) => problem.coordinateTaskGoal(pose);
+  const recentMedians: number[] = [];
+  const markerCount = problem.trackedMarkerNames.length;
+  const distances = new Float64Array(markerCount);
+  const sumSquares = new Float64Array(markerCount);
+  const maxDistance = new Float64Array(markerCount);
+  const present = new Int32Array(markerCount);
+  const downweighted = new Int32Array(markerCount);
   frames.forEach((frame, i) => {
     problem.setFrame(markers, frame);
-    const startIterations = i === 0 ? startFromDefaultPose(problem, q, maxIterations, relativeTolerance) : 0;
-    errors.iterations[i] = startIterations + solver.solve(q, i === 0 ? 4 * maxIterations : maxIterations, relativeTolerance);
+    problem.resetRobustWeights();
+    let iterations = 0;
+    if (i === 0) {
+      iterations = startFromDefaultPose(problem, q, maxIterations, relativeTolerance);
+      // The first frame has no previous pose: continuity only damps it towards where it started.
+      lastGood.set(q);
+    }
+    if (i > 0) q.set(lastGood);
+    problem.setContinuityTarget(lastGood);
+    const frameIterations = i === 0 ? 4 * maxIterations : maxIterations;
+    for (let round = 0; round < MAX_REWEIGHT_ROUNDS; round++) {
+      iterations += solver.solve(q, frameIterations, relativeTolerance);
+      if (problem.reweight() < REWEIGHT_TOLERANCE) break;
+    }
+    errors.iterations[i] = iterations;
+    // The same pose, with the angles the continuity term holds on to next taken from the branch the priors prefer.
+    if (problem.hasContinuity) preferBranch(eulerJoints, q, problem.lowerBound, problem.upperBound, priorCost);
     values.set(q, i * coordinateCount);
+
+    problem.markerDistances(distances);
+    const frameMedian = median(distances);
+    const usual = median(recentMedians);
+    const poor = recentMedians.length > 0 && frameMedian > Math.max(POOR_FIT_RATIO * usual, POOR_FIT_FLOOR_M);
+    errors.poorFit[i] = poor ? 1 : 0;
+    if (!poor) {
+      lastGood.set(q);
+      recentMedians.push(frameMedian);
+      if (recentMedians.length > RECENT_FRAMES) recentMedians.shift();
+    }
+    for (let t = 0; t < markerCount; t++) {
+      const d = distances[t];
+      if (Number.isNaN(d)) continue;
+      sumSquares[t] += d * d;
+      maxDistance[t] = Math.max(maxDistance[t], d);
+      present[t]++;
+      if (problem.robustWeight[t] < 0.5) downweighted[t]++;
+    }
     const frameErrors = problem.markerErrors();
     errors.totalSquaredM2[i] = frameErrors.totalSquaredM2;
     errors.weightedSquaredM2[i] = frameErrors.weightedSquaredM2;
@@ -319,5 +401,12 @@ export function solveInverseKinematics(model: KinematicModel, markers: MarkerTra
     trajectories: { coordinateNames: [...model.coordinateNames], timesS: Float64Array.from(frames, (f) => markers.timesS[f]), values },
     trackedMarkerNames: problem.trackedMarkerNames,
     errors,
+    markerErrors: problem.trackedMarkerNames.map((name, t) => ({
+      name,
+      rmsM: present[t] > 0 ? Math.sqrt(sumSquares[t] / present[t]) : Number.NaN,
+      maxM: present[t] > 0 ? maxDistance[t] : Number.NaN,
+      framesPresent: present[t],
+      framesDownweighted: downweighted[t],
+    })),
   };
 }

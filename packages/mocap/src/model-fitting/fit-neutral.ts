@@ -1,7 +1,7 @@
 import { augmentMarkers, type MarkerAugmenter } from '../augmenter/marker-augmenter.ts';
 import { createDefaultModel } from '../default-model/default-model.ts';
-import { DEFAULT_KEYPOINT_WEIGHTS, MOTION_PRIOR_TASKS, NEUTRAL_POSE_TASKS } from '../default-model/keypoint-ik-tasks.ts';
-import type { IkTaskWeights } from '../ik/ik-problem.ts';
+import { DEFAULT_KEYPOINT_WEIGHTS, KEYPOINT_IK_ROBUSTNESS, MOTION_PRIOR_TASKS, NEUTRAL_POSE_TASKS } from '../default-model/keypoint-ik-tasks.ts';
+import type { IkSettings } from '../ik/ik-problem.ts';
 import type { MarkerTrajectories } from '../formats/trc.ts';
 import type { OsimModel } from '../model/osim-model.ts';
 import { KEYPOINT_MEASUREMENT_MARKERS, KEYPOINT_MEASUREMENTS } from '../scaling/keypoint-measurements.ts';
@@ -38,8 +38,8 @@ export interface NeutralFit {
   /** The markers scaling used: keypoints, plus augmented markers when an augmenter ran. */
   markers: MarkerTrajectories;
   usedDefaultModel: boolean;
-  /** IK tasks for this model's dynamic trials (empty: every common marker at weight 1). */
-  ikTasks: IkTaskWeights;
+  /** IK tasks for this model's dynamic trials (no tasks: every common marker at weight 1), with the robustness keypoints need. */
+  ikTasks: IkSettings;
 }
 
 /** Keypoint-based scale settings: measurements from keypoint pairs, stillest second, keypoint IK weights for placement. */
@@ -50,6 +50,11 @@ export function keypointScaleSettings(): ScaleSettings {
     stillWindowMarkers: KEYPOINT_MEASUREMENT_MARKERS,
     placer: { apply: true, markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)), coordinateTasks: NEUTRAL_POSE_TASKS },
   };
+}
+
+/** IK of a trial's keypoints with the default model: keypoint weights, motion priors and robustness. */
+export function defaultModelIkSettings(): IkSettings {
+  return { markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)), coordinateTasks: MOTION_PRIOR_TASKS, ...KEYPOINT_IK_ROBUSTNESS };
 }
 
 /** Keypoints plus the augmenter's markers when one is given. */
@@ -79,8 +84,6 @@ export function fitNeutral(input: NeutralFitInput): NeutralFit {
     },
     input.onProgress,
   );
-  const ikTasks: IkTaskWeights = usedDefaultModel
-    ? { markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)), coordinateTasks: MOTION_PRIOR_TASKS }
-    : {};
+  const ikTasks: IkSettings = usedDefaultModel ? defaultModelIkSettings() : { ...KEYPOINT_IK_ROBUSTNESS };
   return { scaled, markers, usedDefaultModel, ikTasks };
 }

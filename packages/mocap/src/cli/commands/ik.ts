@@ -4,8 +4,11 @@ import { parseArgs } from 'node:util';
 import { readIkSetup } from '../../formats/ik-setup.ts';
 import { writeStorage } from '../../formats/mot.ts';
 import { readTrc } from '../../formats/trc.ts';
+import { DEFAULT_MODEL_NAME } from '../../default-model/default-model.ts';
 import { solveInverseKinematics } from '../../ik/inverse-kinematics.ts';
 import { ikTasksFromSetup } from '../../ik/setup-tasks.ts';
+import { defaultModelIkSettings } from '../../model-fitting/fit-neutral.ts';
+import { solveTrialIk } from '../../model-fitting/fit-trial.ts';
 import { KinematicModel } from '../../model/kinematic-model.ts';
 import { motionFromCoordinates } from '../../model/motion.ts';
 import { readOsim } from '../../model/read-osim.ts';
@@ -16,7 +19,10 @@ const USAGE = `Usage: kinetrace ik --model M.osim --markers T.trc [--setup IK.xm
 
 Inverse kinematics: the model's coordinates that best fit the measured markers, frame by frame
 (weighted least squares, as OpenSim's IK tool). Writes an OpenSim .mot (rotations in degrees)
-and prints the marker errors.
+and prints the marker errors, per frame and per marker. A model scaled by \`kinetrace scale\`
+from Kinetrace's default model, without a setup, is solved as video keypoints need: keypoint
+weights, priors for what keypoints cannot see, a robust loss against mis-detected keypoints
+and continuity between frames.
 
   --model    OpenSim model (.osim) with markers; optional when the setup names its model_file
   --markers  marker trajectories (.trc); optional when the setup names its marker_file
@@ -51,11 +57,15 @@ export const command: CliCommand = {
       return 1;
     }
 
-    const model = new KinematicModel(readOsim(readFileSync(modelPath, 'utf8')));
+    const osim = readOsim(readFileSync(modelPath, 'utf8'));
+    const model = new KinematicModel(osim);
     const markers = readTrc(readFileSync(markersPath, 'utf8'));
-    const tasks = setup ? ikTasksFromSetup(model, setup) : {};
+    const onProgress = stageProgress('Inverse kinematics');
     const startedMs = performance.now();
-    const result = solveInverseKinematics(model, markers, { ...tasks, timeRangeS: setup?.timeRangeS, onProgress: stageProgress('Inverse kinematics') });
+    const result =
+      !setup && osim.name === DEFAULT_MODEL_NAME
+        ? solveTrialIk(osim, markers, { ...defaultModelIkSettings(), onProgress })
+        : solveInverseKinematics(model, markers, { ...(setup ? ikTasksFromSetup(model, setup) : {}), timeRangeS: setup?.timeRangeS, onProgress });
     const elapsedS = (performance.now() - startedMs) / 1000;
     writeFileSync(values.out, writeStorage(motionFromCoordinates(model, result.trajectories)));
     const { errors } = result;
@@ -78,6 +88,11 @@ export const command: CliCommand = {
         frames > 0
           ? `Largest marker error: ${(1000 * errors.maxM[worstFrame]).toFixed(1)} mm (${errors.worstMarker[worstFrame]}) at t = ${result.trajectories.timesS[worstFrame].toFixed(3)} s.`
           : 'No frame in the time range.',
+        `Frames fitted far worse than usual (the next frame started from the last good one): ${errors.poorFit.reduce((a, b) => a + b, 0)}.`,
+        'Per marker (RMS / max mm, frames present, frames treated as outliers):',
+        ...result.markerErrors.map(
+          (m) => `  ${m.name.padEnd(12)} ${(1000 * m.rmsM).toFixed(1).padStart(6)} / ${(1000 * m.maxM).toFixed(1).padStart(6)}  ${m.framesPresent}  ${m.framesDownweighted}`,
+        ),
         `Wrote ${[values.out, values.errors].filter(Boolean).join(' and ')}`,
       ].join('\n'),
     );
