@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { buildApp } from '../../server/src/app.ts';
-import { openBackends } from '../../server/src/backends.ts';
+import { openBackends, type Backends } from '../../server/src/backends.ts';
 import { loadConfig } from '../../server/src/config.ts';
 import { seedTrial } from '../../server/test/support/seed.ts';
 import type { TestApp } from '../../server/test/support/test-app.ts';
@@ -93,6 +93,8 @@ export async function startServer(): Promise<RunningServer> {
 export interface SeedableServer extends RunningServer {
   /** A trial as recording will leave it (the capture issue brings the calls that create trials). */
   seedTrial(sessionId: string, name: string, status?: string): Promise<string>;
+  /** The server's own backends, for a test that reads or writes rows no call exposes (a pairing token, a trial's progress). */
+  backends: Backends;
 }
 
 /**
@@ -115,6 +117,7 @@ export async function startServerInProcess(): Promise<SeedableServer> {
     dataDir,
     mailbox: new Mailbox(join(dataDir, 'outbox')),
     seedTrial: (sessionId, name, status) => seedTrial(seedTarget, sessionId, { name, status }),
+    backends,
     async stop() {
       await app.close();
       await backends.close();
@@ -365,6 +368,30 @@ export async function callApi<Answer = unknown>(baseUrl: string, token: string, 
     headers: { authorization: `Token ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${text}`);
+  return (text ? JSON.parse(text) : null) as Answer;
+}
+
+/** A file for `postFiles`: its name (the server reads the type from it) and content. */
+export interface UploadFile {
+  name: string;
+  content: string | Buffer<ArrayBuffer>;
+}
+
+/** Posts text fields and files (multipart/form-data, each file as `file`) as the user holding `token`; returns the parsed answer. */
+export async function postFiles<Answer = unknown>(
+  baseUrl: string,
+  token: string,
+  path: string,
+  files: UploadFile[],
+  fields: Record<string, string> = {},
+): Promise<Answer> {
+  const form = new FormData();
+  // Fields first: the server reads the parts in order.
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  for (const file of files) form.append('file', new Blob([file.content]), file.name);
+  const response = await fetch(`${baseUrl}/api${path}`, { method: 'POST', headers: { authorization: `Token ${token}` }, body: form });
   const text = await response.text();
   if (!response.ok) throw new Error(`${path} answered ${response.status}: ${text}`);
   return (text ? JSON.parse(text) : null) as Answer;
