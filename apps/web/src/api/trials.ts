@@ -1,17 +1,14 @@
 import { dataPaths, trialSchema } from '@kinetrace/contracts';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from '../app/api-client.ts';
-import { sessionsQueryKey } from './sessions.ts';
+import { useRefreshSessions } from './sessions.ts';
 
 /** One TanStack Query hook per trial call of §7; a change refetches the sessions that list the trial. */
 
 function useRefreshTrialLists() {
-  const queryClient = useQueryClient();
-  return () => {
-    void queryClient.invalidateQueries({ queryKey: sessionsQueryKey });
-    void queryClient.invalidateQueries({ queryKey: ['session'] });
-  };
+  const refresh = useRefreshSessions();
+  return () => refresh();
 }
 
 export const useRenameTrial = () => {

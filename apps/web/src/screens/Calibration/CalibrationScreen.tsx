@@ -5,16 +5,25 @@ import {
   POLLING_INTERVAL_MS,
   TOAST_DURATION_MS,
   messages,
+  setMetadataQuerySchema,
+  type Trial,
 } from '@kinetrace/contracts';
+import { zodResolver } from '@hookform/resolvers/zod';
 import { Alert, Button, Container, Group, NumberInput, Paper, Select, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
+import { Controller, useForm, type Resolver } from 'react-hook-form';
+import type { z } from 'zod';
 import { useNavigate, useParams } from 'react-router';
-import { fetchCalibratedCameraCount, fetchTrial, fetchTrialImages, setSessionMetadata, useRecordingStatus } from '../../api/capture.ts';
+import { fetchCalibratedCameraCount, setSessionMetadata, useRecordingStatus } from '../../api/capture.ts';
 import { reportError } from '../../app/report-error.ts';
+import { ImportCalibrationDialog } from '../../components/ImportCalibrationDialog.tsx';
+import { ProcessingProgress } from '../../components/ProcessingProgress.tsx';
+import { useProgressView } from '../../components/processing-progress.ts';
 import { toast } from '../../components/toasts.tsx';
+import { WizardStepper } from '../../components/WizardStepper.tsx';
 import { VideosUploaded } from './VideosUploaded.tsx';
-import { runWizardTrial } from './wizard-trial.ts';
+import { useWizardTrial } from './wizard-trial.ts';
 
 type Placement = (typeof CHECKERBOARD_PLACEMENTS)[number];
 
@@ -28,75 +37,110 @@ const PLACEMENT_GUIDANCE: Record<Placement, string> = {
 const WORLD_FRAME_HELP =
   "The board defines the world frame: its origin is the board's top-left inner corner, and the axes are turned so that y points up and x points forward (OpenSim's convention). Choose the placement the board really has, or the model will be tilted.";
 
+/** What to try when a calibration ends in error, beside the server's own message. */
+const CALIBRATION_ERROR_ADVICE =
+  'Check that every camera sees the whole board, that rows and columns count its inner corners (not its squares), and calibrate again — or import a calibration file.';
+
+/** The checkerboard fields, checked with the set_metadata rules the server applies (§5). */
+const checkerboardForm = setMetadataQuerySchema.pick({ cb_rows: true, cb_cols: true, cb_square: true, cb_placement: true }).required();
+type CheckerboardForm = { cb_rows: number | string; cb_cols: number | string; cb_square: number | string; cb_placement: Placement };
+// The schema coerces numbers from the query string (its input is `unknown`); the number inputs give numbers or ''.
+const checkerboardResolver = zodResolver(checkerboardForm) as unknown as Resolver<CheckerboardForm, unknown, z.output<typeof checkerboardForm>>;
+
 /** A count of calibrated cameras below 2 is an error the user must fix by calibrating again (§5). */
 function calibratedCountError(count: number): string | null {
   if (count >= MIN_CALIBRATED_CAMERAS) return null;
   return count === 0 ? messages.noCamerasCalibrated : messages.onlyOneCalibratedCamera;
 }
 
-/** §2.10 wizard step 2: the checkerboard settings and the calibration recording (§4.2). */
+const STATUS_CAPTIONS: Partial<Record<Trial['status'], string>> = {
+  recording: 'Recording…',
+  uploading: 'Uploading videos…',
+  processing: 'Processing…',
+  reprocess: 'Processing…',
+};
+
+/** §2.10 wizard step 2: the checkerboard settings and the calibration recording (§4.2), or an imported calibration. */
 export function CalibrationScreen() {
   const { id: sessionId = '' } = useParams();
   const navigate = useNavigate();
-  const [rows, setRows] = useState<number | string>(CHECKERBOARD_DEFAULTS.rows);
-  const [cols, setCols] = useState<number | string>(CHECKERBOARD_DEFAULTS.cols);
-  const [squareSizeMm, setSquareSizeMm] = useState<number | string>(CHECKERBOARD_DEFAULTS.squareSizeMm);
-  const [placement, setPlacement] = useState<Placement>(CHECKERBOARD_DEFAULTS.placement);
-  const [busy, setBusy] = useState(false);
-  const [stage, setStage] = useState<string | null>(null);
+  const [errorMessage, setErrorMessage] = useState<string | null>(null);
+  const [importing, setImporting] = useState(false);
   const status = useRecordingStatus(sessionId, POLLING_INTERVAL_MS.calibrationStatus);
-  const images = useQuery({ queryKey: ['calibration-images', sessionId], queryFn: () => fetchTrialImages(sessionId, 'calibration') });
-  const abort = useRef(new AbortController());
-  useEffect(() => () => abort.current.abort(), []);
-
+  const calibratedCount = useQuery({ queryKey: ['calibrated-cameras', sessionId], queryFn: () => fetchCalibratedCameraCount(sessionId) });
+  const form = useForm<CheckerboardForm, unknown, z.output<typeof checkerboardForm>>({
+    resolver: checkerboardResolver,
+    mode: 'onChange',
+    defaultValues: {
+      cb_rows: CHECKERBOARD_DEFAULTS.rows,
+      cb_cols: CHECKERBOARD_DEFAULTS.cols,
+      cb_square: CHECKERBOARD_DEFAULTS.squareSizeMm,
+      cb_placement: CHECKERBOARD_DEFAULTS.placement,
+    },
+  });
+  const placement = form.watch('cb_placement');
   const goToNeutral = () => navigate(`/${sessionId}/neutral`);
-  const alreadyCalibrated = (images.data?.images.length ?? 0) > 0;
-  const valid = [rows, cols, squareSizeMm].every((value) => typeof value === 'number' && value > 0);
 
-  async function calibrate() {
-    const connected = status.data?.n_cameras_connected ?? 0;
-    if (connected < MIN_CALIBRATED_CAMERAS) {
-      toast.error(messages.devicesRequiredForCalibration(connected));
-      return;
+  const wizard = useWizardTrial(sessionId, 'calibration', (trial) => {
+    if (trial.status === 'processing' || trial.status === 'reprocess') toast.info(messages.processing);
+    if (trial.status === 'done') void finish();
+    if (trial.status === 'error') {
+      const serverMessage = trial.meta.error_msg;
+      const shown = typeof serverMessage === 'string' && serverMessage ? serverMessage : messages.finishedWithError;
+      toast.error(shown);
+      setErrorMessage(shown);
     }
-    setBusy(true);
+  });
+  const progress = wizard.trial && (wizard.trial.status === 'processing' || wizard.trial.status === 'reprocess') ? wizard.trial : null;
+  const stuck = useProgressView(progress)?.overdue === true;
+  const busy = wizard.underWay && !stuck;
+
+  async function finish() {
     try {
-      await setSessionMetadata(sessionId, { cb_rows: Number(rows), cb_cols: Number(cols), cb_square: Number(squareSizeMm), cb_placement: placement });
-      const result = await runWizardTrial(
-        sessionId,
-        { name: 'calibration' },
-        {
-          onTrialStatus: (trialStatus) => {
-            setStage(trialStatus);
-            if (trialStatus === 'processing') toast.info(messages.processing);
-          },
-        },
-        abort.current.signal,
-      );
-      if (result.status === 'error') {
-        const trial = await fetchTrial(result.trialId);
-        const errorMessage = trial.meta.error_msg;
-        toast.error(typeof errorMessage === 'string' && errorMessage ? errorMessage : messages.finishedWithError);
-        return;
-      }
       const calibrated = await fetchCalibratedCameraCount(sessionId);
+      void calibratedCount.refetch();
       const problem = calibratedCountError(calibrated);
       if (problem) {
         toast.error(problem);
+        setErrorMessage(problem);
         return;
       }
       toast.success(messages.camerasCalibrated(calibrated), TOAST_DURATION_MS.calibrationSuccess);
       goToNeutral();
     } catch (error) {
-      if (!abort.current.signal.aborted) reportError(error, 'Could not record the calibration.');
-    } finally {
-      setBusy(false);
-      setStage(null);
+      reportError(error, 'Could not count the calibrated cameras.');
     }
   }
 
+  const calibrate = form.handleSubmit(async (values) => {
+    const connected = status.data?.n_cameras_connected ?? 0;
+    if (connected < MIN_CALIBRATED_CAMERAS) {
+      toast.error(messages.devicesRequiredForCalibration(connected));
+      return;
+    }
+    setErrorMessage(null);
+    try {
+      await setSessionMetadata(sessionId, values);
+      await wizard.record({ name: 'calibration' });
+    } catch (error) {
+      if (!wizard.leftPage()) reportError(error, 'Could not record the calibration.', { setError: form.setError, schema: checkerboardForm });
+    }
+  });
+
+  const numberField = (name: 'cb_rows' | 'cb_cols' | 'cb_square', label: string, max: number) => (
+    <Controller
+      control={form.control}
+      name={name}
+      render={({ field, fieldState }) => (
+        <NumberInput label={label} min={name === 'cb_square' ? 1 : 2} max={max} {...field} error={fieldState.error?.message} disabled={busy} />
+      )}
+    />
+  );
+  const caption = wizard.trial ? STATUS_CAPTIONS[wizard.trial.status] : wizard.underWay ? STATUS_CAPTIONS.recording : undefined;
+
   return (
     <Container size="md" my="md">
+      <WizardStepper sessionId={sessionId} step="Calibration" />
       <Group gap="xs" mb="md">
         <Title order={2}>Calibration</Title>
         <Tooltip label={WORLD_FRAME_HELP} multiline w={340} withArrow>
@@ -106,46 +150,67 @@ export function CalibrationScreen() {
         </Tooltip>
       </Group>
       <Paper withBorder radius="md" p="lg">
-        <Stack>
-          <VideosUploaded status={status.data} />
-          <Alert color="blue" title="Place the checkerboard">
-            {PLACEMENT_GUIDANCE[placement]} Rows and columns count the board's inner corners.
-          </Alert>
-          <Group grow>
-            <NumberInput label="Rows" min={2} max={50} value={rows} onChange={setRows} disabled={busy} />
-            <NumberInput label="Columns" min={2} max={50} value={cols} onChange={setCols} disabled={busy} />
-            <NumberInput label="Square size (mm)" min={1} max={1000} value={squareSizeMm} onChange={setSquareSizeMm} disabled={busy} />
-            <Select
-              label="Placement"
-              data={[...CHECKERBOARD_PLACEMENTS]}
-              value={placement}
-              onChange={(value) => value && setPlacement(value as Placement)}
-              allowDeselect={false}
-              disabled={busy}
-            />
-          </Group>
-          {stage && (
-            <Text c="dimmed" data-testid="calibration-stage">
-              {stage === 'recording' ? 'Recording…' : stage === 'uploading' ? 'Uploading videos…' : stage === 'processing' ? 'Processing…' : stage}
-            </Text>
-          )}
-          <Group justify="space-between">
-            <Button variant="default" onClick={() => navigate(`/${sessionId}/connect-devices`)} disabled={busy}>
-              Back
-            </Button>
-            <Group>
-              {alreadyCalibrated && (
-                <Button variant="light" onClick={goToNeutral} disabled={busy}>
-                  Next
-                </Button>
-              )}
-              <Button onClick={() => void calibrate()} loading={busy} disabled={!valid}>
-                Calibrate
-              </Button>
+        <form onSubmit={calibrate} noValidate>
+          <Stack>
+            <VideosUploaded status={status.data} />
+            <Alert color="blue" title="Place the checkerboard">
+              {PLACEMENT_GUIDANCE[placement]} Rows and columns count the board's inner corners.
+            </Alert>
+            <Group grow align="flex-start">
+              {numberField('cb_rows', 'Rows', 50)}
+              {numberField('cb_cols', 'Columns', 50)}
+              {numberField('cb_square', 'Square size (mm)', 1000)}
+              <Controller
+                control={form.control}
+                name="cb_placement"
+                render={({ field }) => (
+                  <Select
+                    label="Placement"
+                    data={[...CHECKERBOARD_PLACEMENTS]}
+                    value={field.value}
+                    onChange={(value) => value && field.onChange(value)}
+                    allowDeselect={false}
+                    disabled={busy}
+                  />
+                )}
+              />
             </Group>
-          </Group>
-        </Stack>
+            {caption && (
+              <Text c="dimmed" data-testid="calibration-stage">
+                {caption}
+              </Text>
+            )}
+            {progress && <ProcessingProgress trial={progress} />}
+            {errorMessage && !wizard.underWay && (
+              <Alert color="red" title="The calibration did not succeed" data-testid="calibration-error">
+                <Text size="sm">{errorMessage}</Text>
+                <Text size="sm" mt="xs">
+                  {CALIBRATION_ERROR_ADVICE}
+                </Text>
+              </Alert>
+            )}
+            <Group justify="space-between">
+              <Button variant="default" onClick={() => navigate(`/${sessionId}/connect-devices`)}>
+                Back
+              </Button>
+              <Group>
+                <Button variant="subtle" onClick={() => setImporting(true)} disabled={busy}>
+                  Import a calibration file
+                </Button>
+                {(calibratedCount.data ?? 0) >= MIN_CALIBRATED_CAMERAS && (
+                  <Button variant="light" onClick={goToNeutral} disabled={busy}>
+                    Next
+                  </Button>
+                )}
+                <Button type="submit" loading={busy} disabled={!form.formState.isValid}>
+                  Calibrate
+                </Button>
+              </Group>
+            </Group>
+          </Stack>
+        </form>
       </Paper>
+      {importing && <ImportCalibrationDialog sessionId={sessionId} onClose={() => setImporting(false)} onCalibrated={goToNeutral} />}
     </Container>
   );
 }

@@ -1,5 +1,8 @@
-import { POLLING_INTERVAL_MS, type RecordQuery, type RecordingStatus, type TrialStatus } from '@kinetrace/contracts';
-import { fetchRecordingStatus, fetchTrial, startRecording, stopRecording } from '../../api/capture.ts';
+import { POLLING_INTERVAL_MS, type RecordQuery, type Trial, type TrialStatus } from '@kinetrace/contracts';
+import { useEffect, useRef, useState } from 'react';
+import { startRecording, stopRecording } from '../../api/capture.ts';
+import { isTrialFinished, useFollowedTrial } from '../../api/processing.ts';
+import { useSession } from '../../api/sessions.ts';
 
 /**
  * How long the wizard lets the phones record a calibration or neutral trial before it stops them. Both are
@@ -8,10 +11,12 @@ import { fetchRecordingStatus, fetchTrial, startRecording, stopRecording } from 
  */
 export const WIZARD_CAPTURE_MS = { calibration: 3_000, neutral: 4_000 } as const;
 
-export interface WizardTrialEvents {
-  /** The trial's status changed (recording, uploading, processing, ...). */
-  onTrialStatus(status: TrialStatus): void;
-}
+type WizardTrialName = 'calibration' | 'neutral';
+
+const POLLING_MS: Record<WizardTrialName, number> = {
+  calibration: POLLING_INTERVAL_MS.calibrationStatus,
+  neutral: POLLING_INTERVAL_MS.neutralStatus,
+};
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -22,32 +27,64 @@ const sleep = (ms: number, signal: AbortSignal) =>
     });
   });
 
-async function trialStatusOf(sessionId: string, trialId: string): Promise<{ status: TrialStatus; recorder: RecordingStatus }> {
-  const recorder = await fetchRecordingStatus(sessionId);
-  if (recorder.trial_id === trialId && recorder.trial_status) return { status: recorder.trial_status, recorder };
-  return { status: (await fetchTrial(trialId)).status, recorder };
-}
+/** The session's live calibration or neutral trial, when one is still being recorded, uploaded or processed. */
+const trialUnderWay = (trials: readonly Trial[], name: WizardTrialName) => {
+  const latest = trials.filter((trial) => trial.name === name && !trial.trashed).at(-1);
+  return latest && !isTrialFinished(latest) ? latest : undefined;
+};
 
 /**
- * §4.2: records a 'calibration' or 'neutral' trial, stops it after WIZARD_CAPTURE_MS, then polls the status
- * every second until the trial is done or in error. Resolves to the trial id and its final status.
+ * §4.2 the wizard's calibration or neutral trial: records one (stopped after WIZARD_CAPTURE_MS), or takes
+ * one that was imported, then follows it every second until it is done or in error; a trial already under
+ * way when the page opens (a reload) is followed too. `onStatus` hears each change of the followed trial's
+ * status, with the trial as it then is. Leaving the page stops it all.
  */
-export async function runWizardTrial(
-  sessionId: string,
-  request: RecordQuery & { name: 'calibration' | 'neutral' },
-  events: WizardTrialEvents,
-  signal: AbortSignal,
-): Promise<{ trialId: string; status: 'done' | 'error'; recorder: RecordingStatus }> {
-  const { id: trialId } = await startRecording(sessionId, request);
-  events.onTrialStatus('recording');
-  await sleep(WIZARD_CAPTURE_MS[request.name], signal);
-  await stopRecording(sessionId);
-  let last: TrialStatus = 'recording';
-  for (;;) {
-    const { status, recorder } = await trialStatusOf(sessionId, trialId);
-    if (status !== last) events.onTrialStatus(status);
-    last = status;
-    if (status === 'done' || status === 'error') return { trialId, status, recorder };
-    await sleep(request.name === 'neutral' ? POLLING_INTERVAL_MS.neutralStatus : POLLING_INTERVAL_MS.calibrationStatus, signal);
-  }
+export function useWizardTrial(sessionId: string, name: WizardTrialName, onStatus: (trial: Trial) => void) {
+  const session = useSession(sessionId);
+  const [trialId, setTrialId] = useState<string | null>(null);
+  const [starting, setStarting] = useState(false);
+  const followed = useFollowedTrial(trialId, POLLING_MS[name]);
+  const trial = followed.data?.id === trialId ? followed.data : undefined;
+  const abort = useRef(new AbortController());
+  useEffect(() => () => abort.current.abort(), []);
+
+  const pickedUp = useRef(false);
+  useEffect(() => {
+    if (pickedUp.current || !session.data) return;
+    pickedUp.current = true;
+    const underWay = trialUnderWay(session.data.trials, name);
+    if (underWay) setTrialId((current) => current ?? underWay.id);
+  }, [session.data, name]);
+
+  const heard = useRef<{ id: string; status: TrialStatus } | null>(null);
+  const listener = useRef(onStatus);
+  listener.current = onStatus;
+  useEffect(() => {
+    if (!trial || (heard.current?.id === trial.id && heard.current.status === trial.status)) return;
+    heard.current = { id: trial.id, status: trial.status };
+    listener.current(trial);
+  }, [trial]);
+
+  return {
+    /** The followed trial, once loaded. */
+    trial,
+    /** Recording is being ordered, or the followed trial is not finished yet. */
+    underWay: starting || (trialId !== null && (trial === undefined || !isTrialFinished(trial))),
+    /** Records a new trial (the phones stop after WIZARD_CAPTURE_MS) and follows it. */
+    async record(request: RecordQuery & { name: WizardTrialName }): Promise<void> {
+      setStarting(true);
+      try {
+        const { id } = await startRecording(sessionId, request);
+        setTrialId(id);
+        await sleep(WIZARD_CAPTURE_MS[name], abort.current.signal);
+        await stopRecording(sessionId);
+      } finally {
+        setStarting(false);
+      }
+    },
+    /** Follows a trial made another way (imported videos). */
+    follow: (id: string) => setTrialId(id),
+    /** Whether an error was the page being left rather than a failure to report. */
+    leftPage: () => abort.current.signal.aborted,
+  };
 }

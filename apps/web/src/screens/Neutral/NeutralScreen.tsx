@@ -7,8 +7,9 @@ import {
   messages,
   trialNameField,
   type Subject,
+  type Trial,
 } from '@kinetrace/contracts';
-import { Alert, Button, Checkbox, Container, Group, Paper, Select, Stack, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Checkbox, Container, Group, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
@@ -16,7 +17,6 @@ import {
   fetchCalibratedCameraCount,
   fetchRecordingStatus,
   fetchSessionFramerates,
-  fetchTrial,
   fetchTrialImages,
   setSessionMetadata,
   setSessionSubject,
@@ -26,17 +26,22 @@ import { useSession } from '../../api/sessions.ts';
 import { sessionPath } from '../../app/route-names.ts';
 import { reportError } from '../../app/report-error.ts';
 import { speak, useAuditoryFeedback } from '../../capture/auditory-feedback.ts';
+import { ImportVideosDialog } from '../../components/ImportVideosDialog.tsx';
+import { ProcessingProgress } from '../../components/ProcessingProgress.tsx';
+import { useProgressView } from '../../components/processing-progress.ts';
 import { toast } from '../../components/toasts.tsx';
+import { WizardStepper } from '../../components/WizardStepper.tsx';
 import { VideosUploaded } from '../Calibration/VideosUploaded.tsx';
-import { runWizardTrial } from '../Calibration/wizard-trial.ts';
+import { useWizardTrial } from '../Calibration/wizard-trial.ts';
 import { AdvancedSettingsDialog, type AdvancedSettings } from './AdvancedSettingsDialog.tsx';
 import { NeutralImages } from './NeutralImages.tsx';
 import { SubjectPicker } from './SubjectPicker.tsx';
 
 type DataSharing = (typeof DATA_SHARING_OPTIONS)[number];
-type Stage = 'idle' | 'recording' | 'processing';
 
-const STAGE_CAPTIONS: Record<Stage, string> = { idle: 'Record', recording: 'Recording', processing: 'Processing' };
+/** What to try when the neutral trial ends in error, beside the server's own message. */
+const NEUTRAL_ERROR_ADVICE =
+  'Check that the subject stands still in view of every camera, with nobody else in view, and record again — or go back and calibrate again if the cameras moved.';
 
 /** §5: recording needs at least 2 calibrated cameras. */
 function calibratedCountError(count: number): string | null {
@@ -60,9 +65,21 @@ export function NeutralScreen() {
   const [dataSharing, setDataSharing] = useState<DataSharing | null>(null);
   const [settings, setSettings] = useState<AdvancedSettings>({ ...DEFAULT_SESSION_SETTINGS });
   const [editingSettings, setEditingSettings] = useState(false);
-  const [stage, setStage] = useState<Stage>('idle');
-  const abort = useRef(new AbortController());
-  useEffect(() => () => abort.current.abort(), []);
+  const [importing, setImporting] = useState(false);
+  const [errorMessage, setErrorMessage] = useState<string | null>(null);
+  const relaxed = useRef(false);
+
+  const wizard = useWizardTrial(sessionId, 'neutral', (trial) => {
+    if (trial.status === 'processing' && !relaxed.current) {
+      relaxed.current = true;
+      toast.info(messages.processingSubjectCanRelax, TOAST_DURATION_MS.neutralRelaxNotice);
+      if (auditoryFeedback) speak(messages.processingSubjectCanRelax);
+    }
+    if (trial.status === 'done') navigate(sessionPath(sessionId));
+    if (trial.status === 'error') void showError(trial);
+  });
+  const processingTrial = wizard.trial && (wizard.trial.status === 'processing' || wizard.trial.status === 'reprocess') ? wizard.trial : null;
+  const stuck = useProgressView(processingTrial)?.overdue === true;
 
   // The session's stored name and settings are the starting values (a re-recorded neutral keeps them).
   const loaded = useRef(false);
@@ -83,81 +100,88 @@ export function NeutralScreen() {
 
   const nameCheck = sessionName === '' ? null : trialNameField.safeParse(sessionName);
   const nameError = nameCheck && !nameCheck.success ? nameCheck.error.issues[0]?.message : undefined;
-  const busy = stage !== 'idle';
+  const busy = wizard.underWay && !stuck;
+  const recording = wizard.trial ? wizard.trial.status === 'recording' : wizard.underWay;
   const ready = subject !== null && agreed && dataSharing !== null && !nameError;
   const neutralImages = images.data?.images ?? [];
 
-  async function record() {
-    if (!subject || !dataSharing) return;
-    if (!agreed) {
-      toast.error(messages.subjectMustAgree);
-      return;
-    }
-    setStage('recording');
+  /** §8: the server's message, else the fallback; and the missing videos when some camera did not upload. */
+  async function showError(trial: Trial) {
+    void images.refetch();
+    const serverMessage = trial.meta.error_msg;
+    const shown = typeof serverMessage === 'string' && serverMessage ? serverMessage : messages.neutralProcessingError;
+    toast.error(shown);
+    setErrorMessage(shown);
     try {
-      const calibrated = await fetchCalibratedCameraCount(sessionId);
-      const problem = calibratedCountError(calibrated);
-      if (problem) {
-        toast.error(problem);
-        return;
-      }
-      const { warnings } = await setSessionMetadata(sessionId, {
-        settings_data_sharing: dataSharing,
-        settings_scaling_setup: settings.scaling_setup,
-        settings_pose_model: settings.pose_model,
-        settings_framerate: settings.framerate,
-        settings_session_name: sessionName,
-        settings_openSimModel: settings.openSimModel,
-        settings_augmenter_model: settings.augmenter_model,
-        settings_filter_frequency: settings.filter_frequency,
-      });
-      for (const warning of warnings) toast.warning(warning);
-      await setSessionSubject(sessionId, subject.id);
-      let relaxed = false;
-      const result = await runWizardTrial(
-        sessionId,
-        {
-          name: 'neutral',
-          subject_id: subject.id,
-          subject_mass: subject.weight,
-          subject_height: subject.height,
-          subject_sex: subject.sex_at_birth ?? undefined,
-          subject_gender: subject.gender ?? undefined,
-          subject_data_sharing: dataSharing,
-          subject_pose_model: settings.pose_model,
-        },
-        {
-          onTrialStatus: (trialStatus) => {
-            if (trialStatus === 'recording') return;
-            setStage('processing');
-            if (trialStatus === 'processing' && !relaxed) {
-              relaxed = true;
-              toast.info(messages.processingSubjectCanRelax, TOAST_DURATION_MS.neutralRelaxNotice);
-              if (auditoryFeedback) speak(messages.processingSubjectCanRelax);
-            }
-          },
-        },
-        abort.current.signal,
-      );
-      if (result.status === 'done') {
-        navigate(sessionPath(sessionId));
-        return;
-      }
-      const trial = await fetchTrial(result.trialId);
-      const errorMessage = trial.meta.error_msg;
-      toast.error(typeof errorMessage === 'string' && errorMessage ? errorMessage : messages.neutralProcessingError);
-      const { n_videos_uploaded: uploaded } = await fetchRecordingStatus(sessionId);
+      const [calibrated, { n_videos_uploaded: uploaded }] = await Promise.all([fetchCalibratedCameraCount(sessionId), fetchRecordingStatus(sessionId)]);
       if (uploaded < calibrated) toast.error(messages.videosMissing(calibrated, uploaded));
     } catch (error) {
-      if (!abort.current.signal.aborted) reportError(error, 'Could not record the neutral pose.');
-    } finally {
-      setStage('idle');
-      void images.refetch();
+      reportError(error, 'Could not compare the uploaded videos with the calibrated cameras.');
+    }
+  }
+
+  /** The subject and the settings the neutral trial is processed with, saved on the session; false when it cannot go on. */
+  async function saveSubjectAndSettings(): Promise<boolean> {
+    if (!subject || !dataSharing) return false;
+    if (!agreed) {
+      toast.error(messages.subjectMustAgree);
+      return false;
+    }
+    const calibrated = await fetchCalibratedCameraCount(sessionId);
+    const problem = calibratedCountError(calibrated);
+    if (problem) {
+      toast.error(problem);
+      return false;
+    }
+    const { warnings } = await setSessionMetadata(sessionId, {
+      settings_data_sharing: dataSharing,
+      settings_scaling_setup: settings.scaling_setup,
+      settings_pose_model: settings.pose_model,
+      settings_framerate: settings.framerate,
+      settings_session_name: sessionName,
+      settings_openSimModel: settings.openSimModel,
+      settings_augmenter_model: settings.augmenter_model,
+      settings_filter_frequency: settings.filter_frequency,
+    });
+    for (const warning of warnings) toast.warning(warning);
+    await setSessionSubject(sessionId, subject.id);
+    return true;
+  }
+
+  async function record() {
+    if (!subject || !dataSharing) return;
+    setErrorMessage(null);
+    relaxed.current = false;
+    try {
+      if (!(await saveSubjectAndSettings())) return;
+      await wizard.record({
+        name: 'neutral',
+        subject_id: subject.id,
+        subject_mass: subject.weight,
+        subject_height: subject.height,
+        subject_sex: subject.sex_at_birth ?? undefined,
+        subject_gender: subject.gender ?? undefined,
+        subject_data_sharing: dataSharing,
+        subject_pose_model: settings.pose_model,
+      });
+    } catch (error) {
+      if (!wizard.leftPage()) reportError(error, 'Could not record the neutral pose.');
+    }
+  }
+
+  async function importNeutral() {
+    setErrorMessage(null);
+    relaxed.current = false;
+    try {
+      if (await saveSubjectAndSettings()) setImporting(true);
+    } catch (error) {
+      reportError(error, 'Could not save the subject and settings.');
     }
   }
 
   return (
     <Container size="lg" my="md">
+      <WizardStepper sessionId={sessionId} step="Neutral" />
       <Title order={2} mb="md">
         Neutral pose
       </Title>
@@ -201,12 +225,29 @@ export function NeutralScreen() {
                 {neutralImages.length > 0 && !busy ? (
                   <Button onClick={() => navigate(sessionPath(sessionId))}>Confirm</Button>
                 ) : (
-                  <Button onClick={() => void record()} disabled={!ready || busy} loading={false}>
-                    {STAGE_CAPTIONS[stage]}
+                  <Button onClick={() => void record()} disabled={!ready || busy}>
+                    {!busy ? 'Record' : recording ? 'Recording' : 'Processing'}
                   </Button>
                 )}
               </Group>
             </Group>
+            <Group justify="space-between">
+              <Button variant="default" onClick={() => navigate(`/${sessionId}/calibration`)}>
+                Back
+              </Button>
+              <Button variant="subtle" onClick={() => void importNeutral()} disabled={!ready || busy}>
+                Import neutral videos
+              </Button>
+            </Group>
+            {processingTrial && <ProcessingProgress trial={processingTrial} />}
+            {errorMessage && !wizard.underWay && (
+              <Alert color="red" title="The neutral pose did not succeed" data-testid="neutral-error">
+                <Text size="sm">{errorMessage}</Text>
+                <Text size="sm" mt="xs">
+                  {NEUTRAL_ERROR_ADVICE}
+                </Text>
+              </Alert>
+            )}
           </Stack>
         </Paper>
         <Paper withBorder radius="md" p="lg" w={380}>
@@ -221,6 +262,9 @@ export function NeutralScreen() {
           </Stack>
         </Paper>
       </Group>
+      {importing && session.data && (
+        <ImportVideosDialog session={session.data} neutral onClose={() => setImporting(false)} onImported={(trial) => wizard.follow(trial.id)} />
+      )}
       {editingSettings && (
         <AdvancedSettingsDialog
           settings={settings}

@@ -1,12 +1,4 @@
-import {
-  DEFAULT_RECORDING_LIMIT_S,
-  POLLING_INTERVAL_MS,
-  RECORDING_LIMIT_S,
-  RESERVED_TRIAL_NAMES,
-  messages,
-  trialNameField,
-  type Session,
-} from '@kinetrace/contracts';
+import { DEFAULT_RECORDING_LIMIT_S, POLLING_INTERVAL_MS, RECORDING_LIMIT_S, messages, type Session } from '@kinetrace/contracts';
 import { Button, Group, Paper, Text, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
@@ -16,19 +8,10 @@ import { reportError } from '../../../app/report-error.ts';
 import { speak, useAuditoryFeedback } from '../../../capture/auditory-feedback.ts';
 import { formatElapsed } from '../../../capture/elapsed-time.ts';
 import { toast } from '../../../components/toasts.tsx';
+import { newTrialNameError } from '../../../components/trial-name.ts';
 import { waitForCalibratedCameras } from './camera-wait.ts';
-import { ImportVideosDialog } from './ImportVideosDialog.tsx';
 
 type RecorderState = 'ready' | 'starting' | 'recording' | 'processing';
-
-/** §5 trial name: required, letters, digits, dash and underscore, not reserved, not already in the session. */
-function trialNameError(name: string, session: Session): string | undefined {
-  const check = trialNameField.safeParse(name);
-  if (!check.success) return check.error.issues[0]?.message;
-  if ((RESERVED_TRIAL_NAMES as readonly string[]).includes(name)) return messages.trialNameReserved;
-  if (session.trials.some((trial) => trial.name === name)) return messages.uniqueTrialName;
-  return undefined;
-}
 
 /**
  * §2.13 / §4.3 the session's recorder (owner only): a trial name, then Start recording → Stop recording
@@ -44,12 +27,11 @@ export function SessionRecorder({ session }: { session: Session }) {
   const [state, setState] = useState<RecorderState>('ready');
   const [elapsedMs, setElapsedMs] = useState(0);
   const [uploads, setUploads] = useState<{ uploaded: number; expected: number } | null>(null);
-  const [importing, setImporting] = useState(false);
   const startedAt = useRef(0);
   const stopping = useRef(false);
   const limitS = RECORDING_LIMIT_S[session.meta.settings?.framerate ?? 0] ?? DEFAULT_RECORDING_LIMIT_S;
   const refreshSession = () => void queryClient.invalidateQueries({ queryKey: ['session'] });
-  const nameError = trialNameError(name, session);
+  const nameError = newTrialNameError(name, session.trials);
 
   // The elapsed time, and the automatic stop at the time limit (§4.3).
   useEffect(() => {
@@ -188,11 +170,7 @@ export function SessionRecorder({ session }: { session: Session }) {
             {uploads.uploaded} of {uploads.expected} videos uploaded
           </Text>
         )}
-        <Button variant="subtle" ml="auto" onClick={() => setImporting(true)} disabled={state !== 'ready'}>
-          Import videos
-        </Button>
       </Group>
-      {importing && <ImportVideosDialog session={session} onClose={() => setImporting(false)} />}
     </Paper>
   );
 }
