@@ -1,21 +1,29 @@
-import { BUSY_TRIAL_STATUSES, TRASH_RETENTION_DAYS, dataPaths, messages, type Trial } from '@kinetrace/contracts';
-import { ActionIcon, Badge, Button, Center, Checkbox, Container, Group, Loader, Menu, Paper, Table, Text, Title } from '@mantine/core';
-import { useEffect, useMemo, useState } from 'react';
-import { useParams } from 'react-router';
-import { useSession } from '../../api/sessions.ts';
-import { useTagList } from '../../api/tag-lists.ts';
+import { POLLING_INTERVAL_MS, TRASH_RETENTION_DAYS, dataPaths, type Trial } from '@kinetrace/contracts';
+import { Button, Center, Checkbox, Container, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import { useNewSubjectSession, useReprocess } from '../../api/processing.ts';
+import { useRefreshSessions, useSession } from '../../api/sessions.ts';
 import { useTrashTrial } from '../../api/trials.ts';
+import { activeSessionStore } from '../../app/active-session.ts';
 import { formatDateTime } from '../../app/date-format.ts';
 import { reportError } from '../../app/report-error.ts';
 import { ArchiveDownloadDialog } from '../../components/ArchiveDownloadDialog.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
+import { ImportCalibrationDialog } from '../../components/ImportCalibrationDialog.tsx';
+import { ImportVideosDialog } from '../../components/ImportVideosDialog.tsx';
 import { toast } from '../../components/toasts.tsx';
+import { LensCalibrationDialog } from './LensCalibrationDialog.tsx';
 import { RenameTrialDialog } from './RenameTrialDialog.tsx';
+import { SessionMenu, type SessionDialog } from './SessionMenu.tsx';
+import { TrialList, type TrialAction } from './TrialList.tsx';
+import { TrialResults } from './TrialResults.tsx';
+import { TrialViewer } from './viewer/TrialViewer.tsx';
 import { TrialTagsDialog } from './TrialTagsDialog.tsx';
 import { SessionRecorder } from './recorder/SessionRecorder.tsx';
 import { canOpenTrial } from './recorder/trial-click.ts';
 
-type TrialDialog = { kind: 'rename' | 'tags' | 'trash'; trial: Trial } | { kind: 'download' };
+type Dialog = { kind: TrialAction; trial: Trial } | { kind: 'download' } | { kind: SessionDialog };
 
 /** §2.13 list rules: calibration never shows, a neutral in error neither, trashed ones only on request. */
 const shownTrials = (trials: readonly Trial[], showTrashed: boolean) =>
@@ -23,37 +31,22 @@ const shownTrials = (trials: readonly Trial[], showTrashed: boolean) =>
     (trial) => trial.name !== 'calibration' && !(trial.name === 'neutral' && trial.status === 'error') && (showTrashed || !trial.trashed),
   );
 
-function TrialMenu({ trial, onOpen, onRestore }: { trial: Trial; onOpen: (kind: 'rename' | 'tags' | 'trash') => void; onRestore: () => void }) {
-  const busy = BUSY_TRIAL_STATUSES.includes(trial.status);
-  const editable = (open: () => void) => () => (busy ? toast.warning(messages.trialBusy) : open());
-  return (
-    <Menu position="bottom-end">
-      <Menu.Target>
-        <ActionIcon variant="subtle" color="gray" aria-label={`Actions for trial ${trial.name}`}>
-          ⋮
-        </ActionIcon>
-      </Menu.Target>
-      <Menu.Dropdown>
-        {trial.name !== 'neutral' && <Menu.Item onClick={editable(() => onOpen('rename'))}>Rename</Menu.Item>}
-        <Menu.Item onClick={editable(() => onOpen('tags'))}>Tags</Menu.Item>
-        {trial.trashed ? <Menu.Item onClick={onRestore}>Restore</Menu.Item> : <Menu.Item onClick={() => onOpen('trash')}>Trash</Menu.Item>}
-      </Menu.Dropdown>
-    </Menu>
-  );
-}
-
 /**
- * §2.13 session screen, read-only part: the session's name, subject and trials with their status. Owners
- * (§6) get the trial menu (rename, tags, trash) and the archive download; the 3D viewer comes later.
+ * §2.13 session screen: the session's name, subject and trials, refreshed every 5 s with each trial's
+ * processing progress (§9). Owners (§6) also get the recorder, the trial menu, the session menu, the next
+ * subject and the archive download. A processed trial opens below the list, with its results.
  */
 export function SessionScreen() {
   const { id = '' } = useParams();
-  const session = useSession(id);
+  const navigate = useNavigate();
+  const session = useSession(id, POLLING_INTERVAL_MS.trialsList);
+  const refreshSessions = useRefreshSessions();
   const trashTrial = useTrashTrial();
-  const trialTags = useTagList('trials');
-  const tagLabels = useMemo(() => new Map(trialTags.data?.map((tag) => [tag.value, tag.label])), [trialTags.data]);
+  const reprocess = useReprocess();
+  const newSubject = useNewSubjectSession();
   const [showTrashed, setShowTrashed] = useState(false);
-  const [dialog, setDialog] = useState<TrialDialog | null>(null);
+  const [dialog, setDialog] = useState<Dialog | null>(null);
+  const [openedTrialId, setOpenedTrialId] = useState<string | null>(null);
 
   useEffect(() => {
     if (session.error) reportError(session.error, 'Could not load the session.');
@@ -67,8 +60,29 @@ export function SessionScreen() {
   }
   const { data } = session;
   const trials = shownTrials(data.trials, showTrashed);
+  const openedTrial = data.trials.find((trial) => trial.id === openedTrialId && trial.status === 'done');
+  const closeDialog = () => setDialog(null);
   const setTrashed = (trial: Trial, action: 'trash' | 'restore') =>
-    trashTrial.mutate({ id: trial.id, action }, { onSuccess: () => setDialog(null), onError: (error) => reportError(error, 'Could not change the trial.') });
+    trashTrial.mutate({ id: trial.id, action }, { onSuccess: closeDialog, onError: (error) => reportError(error, 'Could not change the trial.') });
+  const reprocessSession = () =>
+    reprocess.mutate(
+      { sessionId: data.id },
+      {
+        onSuccess: ({ trials: queued }) => {
+          toast.info(`${queued.length} trial${queued.length === 1 ? ' is' : 's are'} in the queue to be reprocessed.`);
+          closeDialog();
+        },
+        onError: (error) => reportError(error, 'Could not reprocess the session.'),
+      },
+    );
+  const startNextSubject = () =>
+    newSubject.mutate(data.id, {
+      onSuccess: (next) => {
+        activeSessionStore.set(next.id);
+        navigate(`/${next.id}/neutral`);
+      },
+      onError: (error) => reportError(error, 'Could not start a session for the next subject.'),
+    });
 
   return (
     <Container size="lg" my="md">
@@ -82,51 +96,42 @@ export function SessionScreen() {
         {data.is_owner && (
           <Group>
             <Checkbox label="Show trashed trials" checked={showTrashed} onChange={(event) => setShowTrashed(event.currentTarget.checked)} />
+            <Button variant="light" onClick={startNextSubject} loading={newSubject.isPending}>
+              Next subject
+            </Button>
             <Button variant="default" onClick={() => setDialog({ kind: 'download' })}>
               Download data
             </Button>
+            <SessionMenu session={data} onOpen={(kind) => setDialog({ kind })} />
           </Group>
         )}
       </Group>
       {data.is_owner && <SessionRecorder session={data} />}
-      <Paper withBorder radius="md" p="md">
-        <Table aria-label="Trials">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Trial</Table.Th>
-              <Table.Th>Status</Table.Th>
-              <Table.Th>Tags</Table.Th>
-              {data.is_owner && <Table.Th />}
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {trials.map((trial) => (
-              <Table.Tr key={trial.id} c={trial.trashed ? 'dimmed' : undefined} data-trashed={trial.trashed || undefined}>
-                <Table.Td style={{ cursor: 'pointer' }} onClick={() => void canOpenTrial(trial)}>{trial.name}</Table.Td>
-                <Table.Td>
-                  <Badge variant="light" color={trial.status === 'error' ? 'red' : trial.status === 'done' ? 'teal' : 'gray'}>
-                    {trial.trashed ? `${trial.status} (trashed)` : trial.status}
-                  </Badge>
-                </Table.Td>
-                <Table.Td>{trial.tags.map((tag) => tagLabels.get(tag) ?? tag).join(', ')}</Table.Td>
-                {data.is_owner && (
-                  <Table.Td>
-                    <TrialMenu trial={trial} onOpen={(kind) => setDialog({ kind, trial })} onRestore={() => setTrashed(trial, 'restore')} />
-                  </Table.Td>
-                )}
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Paper>
-      {dialog?.kind === 'rename' && <RenameTrialDialog trial={dialog.trial} sessionTrials={data.trials} onClose={() => setDialog(null)} />}
-      {dialog?.kind === 'tags' && <TrialTagsDialog trial={dialog.trial} onClose={() => setDialog(null)} />}
+      <TrialList
+        trials={trials}
+        isOwner={data.is_owner}
+        openedTrialId={openedTrial?.id ?? null}
+        onClickTrial={(trial) => void canOpenTrial(trial).then((opens) => opens && setOpenedTrialId(trial.id))}
+        onOpen={(kind, trial) => setDialog({ kind, trial })}
+        onRestore={(trial) => setTrashed(trial, 'restore')}
+      />
+      {openedTrial && (
+        <Paper withBorder radius="md" p="md" mt="md" data-testid="trial-view">
+          <Stack>
+            <Title order={3}>{openedTrial.name}</Title>
+            <TrialViewer session={data} trial={openedTrial} />
+            <TrialResults trial={openedTrial} />
+          </Stack>
+        </Paper>
+      )}
+      {dialog?.kind === 'rename' && <RenameTrialDialog trial={dialog.trial} sessionTrials={data.trials} onClose={closeDialog} />}
+      {dialog?.kind === 'tags' && <TrialTagsDialog trial={dialog.trial} onClose={closeDialog} />}
       {dialog?.kind === 'trash' && (
         <ConfirmDialog
           title="Trash trial"
           message={`Do you want to trash trial ${dialog.trial.name}? You will be able to restore it for ${TRASH_RETENTION_DAYS} days. After that, this trial will be permanently removed.`}
           busy={trashTrial.isPending}
-          onClose={() => setDialog(null)}
+          onClose={closeDialog}
           onConfirm={() => setTrashed(dialog.trial, 'trash')}
         />
       )}
@@ -135,9 +140,30 @@ export function SessionScreen() {
           question="Do you want to download all data of this session? (This can take several minutes.)"
           asyncDownloadPath={dataPaths.sessionAction(data.id, 'async-download')}
           fileName="data.zip"
-          onClose={() => setDialog(null)}
+          onClose={closeDialog}
         />
       )}
+      {dialog?.kind === 'import-calibration' && (
+        <ImportCalibrationDialog
+          sessionId={data.id}
+          onClose={closeDialog}
+          onCalibrated={() => {
+            closeDialog();
+            refreshSessions();
+          }}
+        />
+      )}
+      {dialog?.kind === 'import-videos' && <ImportVideosDialog session={data} onClose={closeDialog} />}
+      {dialog?.kind === 'reprocess' && (
+        <ConfirmDialog
+          title="Reprocess the session"
+          message="Process the calibration, the neutral pose and every trial of this session again with its current settings? Their results are replaced as each one finishes."
+          busy={reprocess.isPending}
+          onClose={closeDialog}
+          onConfirm={reprocessSession}
+        />
+      )}
+      {dialog?.kind === 'lens-calibrations' && <LensCalibrationDialog onClose={closeDialog} />}
     </Container>
   );
 }

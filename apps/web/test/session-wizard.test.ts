@@ -1,0 +1,216 @@
+import { PROCESSING_STAGES, capturePaths, messages, type ConnectDeviceRequest, type ProcessingProgress } from '@kinetrace/contracts';
+import { schema } from '@kinetrace/db';
+import { eq } from 'drizzle-orm';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeWithData, referencePath } from '../../../packages/mocap/test/reference-data.ts';
+import {
+  callApi,
+  eventually,
+  expectPath,
+  expectToast,
+  launchBrowser,
+  makeUser,
+  newContext,
+  screenshot,
+  signUpAndSignIn,
+  startServerInProcess,
+  tokenOf,
+  type SeedableServer,
+} from './browser-harness.ts';
+
+const QCA_CALIBRATION = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson/calibration/Calib.qca.txt';
+
+/**
+ * A phone paired through the capture calls its page makes: it connects, then asks for the session's state
+ * every half second as the page does (a phone counts as connected while it keeps asking).
+ */
+async function pairPhone(baseUrl: string, pairingToken: string, deviceId: string): Promise<() => void> {
+  const api = (path: string) => `${baseUrl}/api${path}`;
+  const request: ConnectDeviceRequest = {
+    device_id: deviceId,
+    capabilities: { model: 'Pixel 8 (Android 15), Chrome 140', max_width: 1920, max_height: 1080, framerates: [30, 60], mime_types: ['video/webm'] },
+  };
+  const connected = await fetch(api(capturePaths.connect(pairingToken)), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(request),
+  });
+  expect(connected.status).toBe(200);
+  const timer = setInterval(() => void fetch(api(`${capturePaths.state(pairingToken)}?device_id=${deviceId}`)).catch(() => undefined), 500);
+  return () => clearInterval(timer);
+}
+
+/** The step the wizard's stepper marks as the current one. */
+const currentStep = (page: Page) => page.getByRole('navigation', { name: 'Session set-up steps' }).locator('[aria-current="step"]');
+
+describe('the session wizard: addresses that survive a reload, the stepper, and what the QR code can reach', () => {
+  let server: SeedableServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let token: string;
+  let sessionId: string;
+  const unpairPhones: (() => void)[] = [];
+  const user = makeUser('wizard');
+
+  const sessionCount = async () => (await callApi<{ total: number }>(server.baseUrl, token, '/sessions/valid/', { start: 0, quantity: 40 })).total;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServerInProcess(), launchBrowser()]);
+    context = await newContext(browser, server.baseUrl);
+    page = await context.newPage();
+    await signUpAndSignIn(page, server, user);
+    token = await tokenOf(page);
+  });
+  afterAll(async () => {
+    for (const unpair of unpairPhones) unpair();
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('Connect devices warns that phones cannot open a loopback address, and says how to fix it', async () => {
+    await page.goto('/connect-devices');
+    await expectPath(page, /^\/[0-9a-f-]{36}\/connect-devices$/);
+    sessionId = new URL(page.url()).pathname.split('/')[1];
+    // The test server's PUBLIC_URL is http://127.0.0.1:<port>: the QR codes carry it.
+    const warning = page.getByTestId('capture-address-warning');
+    await warning.waitFor();
+    const text = await warning.innerText();
+    expect(text).toContain(new URL(server.baseUrl).origin);
+    expect(text).toContain('npm start -- --https');
+    expect(text).toContain('PUBLIC_URL');
+    await screenshot(page, 'wizard-1-connect-devices-warning');
+  });
+
+  it('reloading or bookmarking a step opens that session with its phones, and makes no new session', async () => {
+    const [session] = await server.backends.database.db.select().from(schema.sessions).where(eq(schema.sessions.id, sessionId));
+    for (const deviceId of ['phone-one-0001', 'phone-two-0002']) unpairPhones.push(await pairPhone(server.baseUrl, session.pairingToken, deviceId));
+    await eventually(() => page.getByTestId('devices-connected').textContent()).toBe('2 devices connected');
+    const sessionsBefore = await sessionCount();
+
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expectPath(page, `/${sessionId}/calibration`);
+    await page.reload();
+    await expectPath(page, `/${sessionId}/calibration`);
+    await eventually(() => page.getByTestId('videos-uploaded').textContent()).toBe('0 of 2 videos uploaded');
+
+    // A bookmark opened in another tab: nothing of the wizard in memory there, only the address.
+    const bookmark = await context.newPage();
+    await bookmark.goto(`/${sessionId}/neutral`);
+    await bookmark.getByRole('heading', { name: 'Neutral pose', level: 2 }).waitFor();
+    await expectPath(bookmark, `/${sessionId}/neutral`);
+    await bookmark.goto(`/${sessionId}/connect-devices`);
+    await eventually(() => bookmark.getByTestId('devices-connected').textContent()).toBe('2 devices connected');
+    await expectPath(bookmark, `/${sessionId}/connect-devices`);
+    await bookmark.close();
+
+    expect(await sessionCount()).toBe(sessionsBefore);
+  });
+
+  it('a step of a session that is not the user\'s starts at Connect devices, as before', async () => {
+    await page.goto('/00000000-0000-4000-8000-000000000000/calibration');
+    await expectPath(page, /^\/([0-9a-f-]{36}\/)?connect-devices$/);
+  });
+
+  it('a calibration processing far longer than its videos warrant says so, with what to try, and leaves the buttons usable', async () => {
+    const calibration = await server.seedTrial(sessionId, 'calibration', 'processing');
+    const progress: ProcessingProgress = { stage: 'board', percent: 30, started_at: new Date(Date.now() - 3_600_000).toISOString(), expected_s: 20 };
+    await server.backends.database.db.update(schema.trials).set({ meta: { progress } }).where(eq(schema.trials.id, calibration));
+    // Opened again (a reload): the screen follows the calibration under way.
+    await page.goto(`/${sessionId}/calibration`);
+    await eventually(() => page.getByTestId('processing-stage').textContent()).toBe(PROCESSING_STAGES.board);
+    await eventually(() => page.getByTestId('processing-elapsed').textContent()).toMatch(/^30% · 6\d:\d\d$/);
+    await page.getByTestId('processing-overdue').getByText(/reprocess the trial from the session menu or record it again/).waitFor();
+    await screenshot(page, 'wizard-4-calibration-overdue');
+    expect(await page.getByRole('button', { name: 'Back' }).isEnabled()).toBe(true);
+    await eventually(() => page.getByRole('button', { name: 'Calibrate' }).isEnabled()).toBe(true);
+
+    // The runner gives up with a message of its own: shown with what to try.
+    const errorMessage = 'No checkerboard found in the video of camera phone-one-0001.';
+    await server.backends.database.db
+      .update(schema.trials)
+      .set({ status: 'error', meta: { error_msg: errorMessage } })
+      .where(eq(schema.trials.id, calibration));
+    await expectToast(page, errorMessage);
+    await page.getByTestId('calibration-error').getByText(errorMessage).waitFor();
+  });
+
+  it('the stepper marks the current step and leads back to the earlier ones', async () => {
+    await page.goto(`/${sessionId}/neutral`);
+    await eventually(() => currentStep(page).innerText()).toContain('Neutral');
+    await screenshot(page, 'wizard-2-stepper-neutral');
+    await page.getByRole('button', { name: /Calibration/ }).click();
+    await expectPath(page, `/${sessionId}/calibration`);
+    await eventually(() => currentStep(page).innerText()).toContain('Calibration');
+    await page.getByRole('button', { name: /Connect devices/ }).click();
+    await expectPath(page, `/${sessionId}/connect-devices`);
+    await eventually(() => currentStep(page).innerText()).toContain('Connect devices');
+  });
+});
+
+describeWithData('importing a calibration file from the Calibration step', [QCA_CALIBRATION], () => {
+  let server: SeedableServer;
+  let browser: Browser;
+  let page: Page;
+  let firstSessionId: string;
+  const user = makeUser('importer');
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServerInProcess(), launchBrowser()]);
+    page = await (await newContext(browser, server.baseUrl)).newPage();
+    await signUpAndSignIn(page, server, user);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it("a Qualisys file calibrates the demo's four cameras and the wizard goes on to Neutral", async () => {
+    await page.goto('/connect-devices');
+    await expectPath(page, /^\/[0-9a-f-]{36}\/connect-devices$/);
+    const sessionId = new URL(page.url()).pathname.split('/')[1];
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expectPath(page, `/${sessionId}/calibration`);
+
+    await page.getByRole('button', { name: 'Import a calibration file' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Import a calibration file' });
+    await dialog.getByRole('button', { name: 'Import' }).click();
+    await dialog.getByText(messages.required).waitFor();
+    await dialog.locator('input[type="file"]').setInputFiles(referencePath(QCA_CALIBRATION));
+    await screenshot(page, 'wizard-3-import-calibration');
+    await dialog.getByRole('button', { name: 'Import' }).click();
+    await expectToast(page, messages.camerasCalibrated(4));
+    await expectPath(page, `/${sessionId}/neutral`);
+    await eventually(() => currentStep(page).innerText()).toContain('Neutral');
+    await screenshot(page, 'wizard-5-neutral');
+    firstSessionId = sessionId;
+  });
+
+  it("Next subject opens a new session at its Neutral step, with the first session's calibration", async () => {
+    await page.goto(`/session/${firstSessionId}`);
+    await page.getByRole('button', { name: 'Next subject' }).click();
+    await expectPath(page, /^\/[0-9a-f-]{36}\/neutral$/);
+    const nextSessionId = new URL(page.url()).pathname.split('/')[1];
+    expect(nextSessionId).not.toBe(firstSessionId);
+    await page.getByRole('heading', { name: 'Neutral pose', level: 2 }).waitFor();
+    const token = await tokenOf(page);
+    expect(await callApi(server.baseUrl, token, `/sessions/${nextSessionId}/get_n_calibrated_cameras/`)).toEqual({ data: 4 });
+  });
+
+  it('the lens-calibration dialog puts what is wrong on the field it is about', async () => {
+    await page.goto(`/session/${firstSessionId}`);
+    await page.getByRole('button', { name: 'Session menu' }).click();
+    await page.getByRole('menuitem', { name: 'Lens calibrations' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Lens calibrations' });
+    await dialog.getByText(/No lens calibration yet/).waitFor();
+    await dialog.getByRole('button', { name: 'Save lens calibration' }).click();
+    await dialog.getByText('Name the device model.').waitFor();
+    await dialog.getByRole('textbox', { name: 'Device model' }).fill('Pixel 8');
+    await dialog.locator('input[type="file"]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not a calibration') });
+    await dialog.getByRole('button', { name: 'Save lens calibration' }).click();
+    // The server's refusal, on the files field.
+    await dialog.getByText(/"notes\.txt" is neither a `kinetrace calibrate` \.json file nor a board image/).waitFor();
+    await screenshot(page, 'session-lens-calibrations');
+  });
+});
