@@ -13,9 +13,9 @@ const colours = {
   joint: '#f08c00',
   keypoint: '#40c057',
   camera: '#74c0fc',
-  gridCell: '#353a42',
-  gridSection: '#4c5561',
-  floor: '#23272e',
+  gridCell: '#59616d',
+  gridSection: '#7b8696',
+  floor: '#30353d',
 } as const;
 /** Drawn sizes, metres: joint spheres, and bone radius as a fraction of its length within bounds. */
 const JOINT_RADIUS_M = 0.03;
@@ -23,6 +23,12 @@ const BONE_RADIUS = { perLength: 0.1, minM: 0.012, maxM: 0.035 } as const;
 const KEYPOINT_RADIUS_M = 0.015;
 /** Depth at which a camera's frustum is drawn. */
 const FRUSTUM_DEPTH_M = 0.4;
+
+/** The head rises this far above the highest joint centre (the shoulders' level is below it). */
+const HEAD_ROOM_M = 0.35;
+const FIELD_OF_VIEW_DEG = 45;
+const FRAMING_MARGIN = 1.4;
+const VIEW_DIRECTION = new THREE.Vector3(0.35, 0.12, 1).normalize();
 
 const up = new THREE.Vector3(0, 1, 0);
 
@@ -145,22 +151,31 @@ export interface SceneProps {
  */
 export function SkeletonScene({ motion, clock, cameras, keypoints }: SceneProps) {
   const host = useRef<HTMLDivElement>(null);
-  const { target, floorY } = useMemo(() => {
-    const pelvis = motion.bodies[0].translationsM;
-    const frames = motion.timesS.length;
-    const mean = [0, 1, 2].map((k) => Array.from({ length: frames }, (_, f) => pelvis[f * 3 + k]).reduce((a, b) => a + b, 0) / frames);
-    let lowest = Number.POSITIVE_INFINITY;
-    for (const body of motion.bodies) for (let f = 0; f < frames; f++) lowest = Math.min(lowest, body.translationsM[f * 3 + 1]);
+  const { target, floorY, cameraPosition } = useMemo(() => {
+    // The box every joint centre passes through during the trial.
+    const low = [Infinity, Infinity, Infinity];
+    const high = [-Infinity, -Infinity, -Infinity];
+    for (const body of motion.bodies) {
+      body.translationsM.forEach((value, i) => {
+        low[i % 3] = Math.min(low[i % 3], value);
+        high[i % 3] = Math.max(high[i % 3], value);
+      });
+    }
     // The lowest joint centre (a toe or heel) sits about a joint radius above the ground.
-    return { target: new THREE.Vector3(mean[0], mean[1], mean[2]), floorY: lowest - JOINT_RADIUS_M };
+    const floorY = low[1] - JOINT_RADIUS_M;
+    const target = new THREE.Vector3((low[0] + high[0]) / 2, (floorY + high[1]) / 2 + HEAD_ROOM_M / 2, (low[2] + high[2]) / 2);
+    // Far enough for the whole box to fit the field of view with a margin, from the front-right and a little above.
+    const halfExtent = Math.max(high[0] - low[0], high[1] - floorY + HEAD_ROOM_M, high[2] - low[2]) / 2;
+    const distance = (FRAMING_MARGIN * halfExtent) / Math.tan(THREE.MathUtils.degToRad(FIELD_OF_VIEW_DEG / 2));
+    const cameraPosition = target.clone().addScaledVector(VIEW_DIRECTION, distance).toArray();
+    return { target, floorY, cameraPosition };
   }, [motion]);
-  const cameraPosition = useMemo(() => target.clone().add(new THREE.Vector3(1.2, 0.5, 3.2)).toArray(), [target]);
   const lightTarget = useMemo(() => new THREE.Object3D(), []);
   lightTarget.position.copy(target);
 
   return (
     <div ref={host} data-testid="viewer-scene" style={{ width: '100%', height: '100%' }}>
-      <Canvas shadows="soft" camera={{ position: cameraPosition, fov: 45, near: 0.05, far: 200 }} gl={{ preserveDrawingBuffer: true }}>
+      <Canvas shadows="soft" camera={{ position: cameraPosition, fov: FIELD_OF_VIEW_DEG, near: 0.05, far: 200 }} gl={{ preserveDrawingBuffer: true }}>
         <color attach="background" args={[colours.background]} />
         <hemisphereLight args={['#ffffff', '#445566', 0.8]} />
         <primitive object={lightTarget} />
@@ -169,7 +184,7 @@ export function SkeletonScene({ motion, clock, cameras, keypoints }: SceneProps)
           position={[target.x + 3, target.y + 5, target.z + 2]}
           intensity={2}
           castShadow
-          shadow-mapSize={[2048, 2048]}
+          shadow-mapSize={[1024, 1024]}
           shadow-radius={6}
           shadow-camera-left={-4}
           shadow-camera-right={4}

@@ -28,7 +28,12 @@ function ClockedVideo({ video, clock, toleranceS, leads }: { video: TrialVideo; 
     };
     follow();
     v.addEventListener('loadedmetadata', follow);
-    if (leads) clock.follow(() => (!v.paused && !v.seeking && !v.ended && v.readyState >= HTMLMediaElement.HAVE_CURRENT_DATA ? v.currentTime : undefined));
+    if (leads) {
+      clock.follow(() => {
+        if (v.ended || v.error || (Number.isFinite(v.duration) && clock.snapshot.timeS >= v.duration)) return 'absent';
+        return v.seeking || v.paused || v.readyState < HTMLMediaElement.HAVE_FUTURE_DATA ? 'waiting' : v.currentTime;
+      });
+    }
     const unsubscribe = clock.subscribe(follow);
     return () => {
       unsubscribe();

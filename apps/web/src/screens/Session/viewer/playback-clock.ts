@@ -3,6 +3,9 @@ import { useEffect, useSyncExternalStore } from 'react';
 
 export type PlaybackSpeed = (typeof PLAYBACK_SPEEDS)[number];
 
+/** The leading video's time in seconds; 'waiting' while it seeks or loads; 'absent' when it has ended or cannot play. */
+export type LeaderTime = number | 'waiting' | 'absent';
+
 export interface PlaybackState {
   timeS: number;
   playing: boolean;
@@ -19,8 +22,8 @@ export class PlaybackClock {
   private state: PlaybackState;
   private readonly listeners = new Set<() => void>();
   private lastFrameMs: number | undefined;
-  /** While it plays, the leading video's own clock: the scene then follows the picture exactly. */
-  private leader: (() => number | undefined) | undefined;
+  /** While it plays, the leading video sets the time, so the scene shows the frame the picture shows. */
+  private leader: (() => LeaderTime) | undefined;
 
   constructor(
     readonly startS: number,
@@ -77,8 +80,8 @@ export class PlaybackClock {
     this.set({ loop });
   }
 
-  /** `read` gives the leading video's time, or undefined while it cannot lead (seeking, ended, not loaded). */
-  follow(read: (() => number | undefined) | undefined): void {
+  /** `read` tells the leading video's time; undefined stops following it. */
+  follow(read: (() => LeaderTime) | undefined): void {
     this.leader = read;
   }
 
@@ -87,8 +90,10 @@ export class PlaybackClock {
     if (!this.state.playing) return;
     const elapsedS = this.lastFrameMs === undefined ? 0 : ((nowMs - this.lastFrameMs) / 1000) * this.state.speed;
     this.lastFrameMs = nowMs;
-    const led = this.leader?.();
-    const next = led !== undefined && led >= this.state.timeS - this.frameS ? led : this.state.timeS + elapsedS;
+    const led = this.leader?.() ?? 'absent';
+    // A video still seeking or loading holds the time, as a player waits for its picture.
+    if (led === 'waiting') return;
+    const next = led === 'absent' ? this.state.timeS + elapsedS : led;
     if (next === this.state.timeS) return;
     if (next <= this.endS) this.set({ timeS: next });
     else if (this.state.loop) this.set({ timeS: this.startS + ((next - this.startS) % (this.endS - this.startS || 1)) });
