@@ -1,11 +1,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import { BoardNotFoundError, calibrateCameraFromFrames, calibrateCameraFromVideo, type BoardSpec } from '../calibration/camera-calibration.ts';
+import type { BoardSpec } from '../calibration/camera-calibration.ts';
 import type { CameraModel } from '../camera/camera.ts';
 import { cameraFileExtensions, readCameraFile } from '../camera/formats/index.ts';
 import { naturalCompare } from '../camera/formats/qualisys.ts';
-import { decodeImage } from '../video/decode.ts';
-import { VideoReadError } from '../video/errors.ts';
+import { calibrateSession } from '../session/calibrate-session.ts';
 import { ProcessingError } from './processing-error.ts';
 import { IMAGE_EXTENSIONS, VIDEO_EXTENSIONS } from './trial-folder.ts';
 
@@ -14,15 +13,18 @@ export interface FolderCalibration {
   cameras: CameraModel[];
   /** Per camera (same order): every board pose solution with its error, when calibrated from videos. */
   solutions?: { camera: CameraModel; boardRmsPx: number }[][];
+  /** Calibration images (detected corners and world axes), when calibrated from videos. */
+  images?: string[];
 }
 
 /**
  * The cameras of a processed folder, from its `calibration/` folder: a camera file (see
  * readCameraFile), or one checkerboard video or image per camera, named after the camera
- * (`calibration/cam1.mp4`), with the board of settings.json. Board-calibrated cameras use the
- * single-view focal estimate (no lens calibration) and keep both IPPE solutions.
+ * (`calibration/cam1.mp4`), with the board of settings.json, calibrated as a session's
+ * calibration trial is (calibrateSession: single-view focal estimate, both IPPE solutions kept,
+ * one calibration image per camera written to `imagesDir`).
  */
-export async function readFolderCalibration(folder: string, board: BoardSpec): Promise<FolderCalibration> {
+export async function readFolderCalibration(folder: string, board: BoardSpec, imagesDir: string): Promise<FolderCalibration> {
   const calibrationDir = join(folder, 'calibration');
   const supported = `a camera file (${cameraFileExtensions.join(', ')}) or one checkerboard video or image per camera`;
   if (!existsSync(calibrationDir)) {
@@ -44,23 +46,16 @@ export async function readFolderCalibration(folder: string, board: BoardSpec): P
   const media = files.filter((name) => [...VIDEO_EXTENSIONS, ...IMAGE_EXTENSIONS].includes(extname(name).toLowerCase() as never));
   if (media.length === 0) throw new ProcessingError('CALIBRATION_MISSING', `Nothing to calibrate from in ${calibrationDir}: put ${supported} there.`);
 
-  const solutions: { camera: CameraModel; boardRmsPx: number }[][] = [];
-  for (const file of media) {
-    const path = join(calibrationDir, file);
-    const cameraName = basename(file, extname(file));
-    try {
-      const isImage = (IMAGE_EXTENSIONS as readonly string[]).includes(extname(file).toLowerCase());
-      const calibration = isImage
-        ? await calibrateCameraFromFrames([await decodeImage(path, 'gray')], board, { cameraName })
-        : await calibrateCameraFromVideo(path, board, { cameraName });
-      solutions.push(calibration.solutions);
-    } catch (error) {
-      if (error instanceof BoardNotFoundError) throw new ProcessingError('BOARD_NOT_FOUND', error.message, [error.cameraName]);
-      if (error instanceof VideoReadError) throw new ProcessingError('VIDEO_UNREADABLE', error.message, [cameraName]);
-      throw error;
-    }
-  }
-  return { cameras: solutions.map((cameraSolutions) => cameraSolutions[0].camera), solutions };
+  const { cameras } = await calibrateSession({
+    videos: media.map((file) => ({ cameraName: basename(file, extname(file)), path: join(calibrationDir, file) })),
+    board,
+    outDir: imagesDir,
+  });
+  return {
+    cameras: cameras.map((camera) => camera.solutions[0].camera),
+    solutions: cameras.map((camera) => camera.solutions),
+    images: cameras.map((camera) => camera.imagePath),
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { FilterFrequencySetting } from '../filter/cutoff.ts';
 import { POSE_MODEL_NAMES, type PoseModelName } from '../pose/pose-model.ts';
 import { ProcessingError } from './processing-error.ts';
@@ -7,7 +7,7 @@ import { ProcessingError } from './processing-error.ts';
 /**
  * `settings.json` of a folder processed by `kinetrace process` (all optional; docs/process.md).
  * Defaults are the product's (spec §9): board 4 × 5 inner corners of 35 mm, standing perpendicular
- * to the ground; filter 'default'; subject 1.8 m and 70 kg.
+ * to the ground; filter 'default'; subject 1.8 m and 70 kg; scaling upright_standing_pose.
  */
 export interface FolderSettings {
   filterFrequency: FilterFrequencySetting;
@@ -16,6 +16,12 @@ export interface FolderSettings {
   movement?: 'gait' | 'other';
   board: { rows: number; cols: number; squareSizeMm: number; placement: 'Perpendicular' | 'Lying' };
   subject: { heightM: number; massKg: number };
+  /** How the neutral/static trial's pose is taken for scaling (spec §3 scaling_setup). */
+  scalingSetup: 'upright_standing_pose' | 'any_pose';
+  /** An OpenSim model (.osim) to scale instead of Kinetrace's default model; absolute, or resolved against the folder. */
+  modelPath?: string;
+  /** A folder of marker-augmenter weights (body/ and arm/ networks); absolute, or resolved against the folder. */
+  augmenterDir?: string;
   /** false for hardware-synchronised cameras. */
   synchronise: boolean;
   maxSyncLagS?: number;
@@ -28,6 +34,7 @@ export const DEFAULT_FOLDER_SETTINGS: FolderSettings = {
   filterFrequency: 'default',
   board: { rows: 4, cols: 5, squareSizeMm: 35, placement: 'Perpendicular' },
   subject: { heightM: 1.8, massKg: 70 },
+  scalingSetup: 'upright_standing_pose',
   synchronise: true,
   firstFrameTimesS: {},
 };
@@ -41,10 +48,11 @@ export function readFolderSettings(folder: string): FolderSettings {
   } catch (error) {
     throw new ProcessingError('INVALID_FOLDER', `${path} is not valid JSON (${(error as Error).message}). Fix it or remove it to use the defaults.`);
   }
-  return parseFolderSettings(raw, path);
+  return parseFolderSettings(raw, path, folder);
 }
 
-export function parseFolderSettings(raw: unknown, source = 'settings.json'): FolderSettings {
+/** `folder` resolves the relative `model` and `augmenter` paths (the current directory when omitted). */
+export function parseFolderSettings(raw: unknown, source = 'settings.json', folder = '.'): FolderSettings {
   const invalid = (what: string) => new ProcessingError('INVALID_FOLDER', `${source}: ${what}`);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalid('must be a JSON object');
   const input = raw as Record<string, unknown>;
@@ -83,6 +91,18 @@ export function parseFolderSettings(raw: unknown, source = 'settings.json'): Fol
     if (typeof subject !== 'object' || subject === null) throw invalid('"subject" must be an object');
     if (subject.heightM !== undefined) settings.subject.heightM = positive(subject.heightM, 'subject.heightM');
     if (subject.massKg !== undefined) settings.subject.massKg = positive(subject.massKg, 'subject.massKg');
+  }
+  if (input.scalingSetup !== undefined) {
+    if (input.scalingSetup !== 'upright_standing_pose' && input.scalingSetup !== 'any_pose') throw invalid('"scalingSetup" must be "upright_standing_pose" or "any_pose"');
+    settings.scalingSetup = input.scalingSetup;
+  }
+  for (const [field, key] of [['model', 'modelPath'], ['augmenter', 'augmenterDir']] as const) {
+    const value = input[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || value.trim() === '') throw invalid(`"${field}" must be a path`);
+    const path = resolve(folder, value);
+    if (!existsSync(path)) throw invalid(`"${field}": ${path} does not exist`);
+    settings[key] = path;
   }
   if (input.synchronise !== undefined) {
     if (typeof input.synchronise !== 'boolean') throw invalid('"synchronise" must be true or false');

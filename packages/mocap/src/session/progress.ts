@@ -27,6 +27,15 @@ export const MOVEMENT_STAGES: StageRanges = {
   outputs: [0.87, 1],
 };
 
+/** A trial processed to 3D keypoints only (`kinetrace process` on a folder without a neutral trial). */
+export const KEYPOINTS_ONLY_STAGES: StageRanges = {
+  pose: [0, 0.85],
+  sync: [0.85, 0.87],
+  triangulate: [0.87, 0.93],
+  filter: [0.93, 0.95],
+  outputs: [0.95, 1],
+};
+
 /** Turns `done` of `total` in a stage into the whole-trial fraction, never going back. */
 export function stageProgress(ranges: StageRanges, onProgress: SessionProgress | undefined): (stage: SessionStage, done: number, total: number) => void {
   let reported = 0;

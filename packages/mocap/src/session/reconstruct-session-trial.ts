@@ -25,9 +25,13 @@ export function reconstructSessionTrial(
       {
         pool: options.pool,
         workers: options.workers,
+        estimatePose: options.estimatePose,
         poseModel: input.settings.poseModel,
         filterFrequency: input.settings.filterFrequency,
         isGait: input.isGait,
+        synchronise: input.settings.synchronise,
+        maxSyncLagS: input.settings.maxSyncLagS,
+        minConfidence: input.settings.minConfidence,
         cameraSolutions: input.cameraSolutions,
         onProgress,
       },

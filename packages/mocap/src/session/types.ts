@@ -7,6 +7,7 @@
  */
 import type { CameraModel } from '../camera/camera.ts';
 import type { BoardSpec, CalibrationSolution } from '../calibration/camera-calibration.ts';
+import type { ProcessTrialOptions } from '../pipeline/process-trial.ts';
 import type { PoseModelName } from '../pose/pose-model.ts';
 import type { PoseWorkerPool } from '../pose/pose-worker-pool.ts';
 
@@ -47,6 +48,10 @@ export interface ProcessingSettings {
   /** An installed .osim to use instead of Kinetrace's default model. */
   modelPath?: string;
   requestedModel?: string;
+  /** Folder processing (`kinetrace process` settings.json) only; the app leaves these unset. See ReconstructOptions. */
+  synchronise?: boolean;
+  maxSyncLagS?: number;
+  minConfidence?: number;
 }
 
 /** A file the engine wrote into `outDir`; `tag` equals a RESULT_TAGS value of packages/contracts/src/processing.ts. */
@@ -62,6 +67,8 @@ export interface RunOptions {
   pool?: PoseWorkerPool;
   /** Pose worker threads when no pool is given (default: one per core). */
   workers?: number;
+  /** Replaces decoding and pose detection, e.g. with keypoints from another tool (folder processing, tests). */
+  estimatePose?: ProcessTrialOptions['estimatePose'];
 }
 
 export interface CalibrationInput {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -98,7 +98,9 @@ describe('a folder calibrated from checkerboard images (synthetic cameras with k
         `keypoint reprojection median ${report.reprojectionErrorPx?.medianPx.toFixed(2)} px`,
     );
     for (const camera of report.cameras) expect(camera.calibrationErrorPx).toBeLessThan(0.5);
-    const trc = readTrc(readFileSync(trial.files.trc, 'utf8'));
+    // Calibrated as a session's calibration trial is: one image per camera with the corners and axes.
+    for (const { boardView } of scenes) expect(existsSync(join(folder, 'output', 'calibration', `calibration_${boardView.name}.jpg`))).toBe(true);
+    const trc = readTrc(readFileSync(trial.files.find((file) => file.tag === 'marker_data')!.path, 'utf8'));
     const errors: number[] = [];
     for (let f = 0; f < frameCount; f++) {
       VIDEO_KEYPOINTS.forEach((_, k) => {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { readTrc } from '../../src/formats/trc.ts';
-import { processFolder } from '../../src/pipeline/process-folder.ts';
+import { NO_NEUTRAL_WARNING, processFolder, type ProcessedTrial } from '../../src/pipeline/process-folder.ts';
 import { processTrial } from '../../src/pipeline/process-trial.ts';
-import type { PipelineStage } from '../../src/pipeline/stages.ts';
+import type { SessionStage } from '../../src/session/types.ts';
 import type { KeypointsJson } from '../../src/report/keypoints-json.ts';
 import type { QualityReport } from '../../src/report/quality-report.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
@@ -14,6 +14,7 @@ import { openPoseAsKeypoints2D } from './openpose-keypoints2d.ts';
 const demo = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson';
 const poseFolder = 'pose2sim_demo/history_reference_outputs/a948c205cfe4ea5c22d6941929e8efaba591a59d/Pose2Sim/S00_Demo_Session/S00_P00_SingleParticipant/S00_P00_T01_BalancingTrial/pose-associated';
 const cameraNames = ['cam01', 'cam02', 'cam03', 'cam04'];
+const path = (trial: ProcessedTrial, tag: string) => trial.files.find((file) => file.tag === tag)!.path;
 
 describeWithData('processing a folder (Pose2Sim demo videos and calibration, OpenPose keypoints for speed)', [demo, poseFolder], () => {
   const root = mkdtempSync(join(tmpdir(), 'kinetrace-process-'));
@@ -42,13 +43,13 @@ describeWithData('processing a folder (Pose2Sim demo videos and calibration, Ope
 
   it('writes a .trc, the keypoints JSON and the quality report for a one-trial folder', async () => {
     const folder = makeFolder('Balancing', 'flat');
-    const stages: PipelineStage[] = [];
+    const stages: SessionStage[] = [];
     const [trial] = await processFolder(folder, { estimatePose, onProgress: (stage) => stages.at(-1) !== stage && stages.push(stage) });
-    expect(trial.name).toBe('Balancing');
+    expect(trial).toMatchObject({ name: 'Balancing', kind: 'keypoints' });
     expect(stages).toEqual(['pose', 'sync', 'triangulate', 'filter', 'outputs']);
-    expect(trial.files.trc).toBe(join(folder, 'output', 'Balancing', 'Balancing.trc'));
+    expect(path(trial, 'marker_data')).toBe(join(folder, 'output', 'Balancing', 'Balancing.trc'));
 
-    const trc = readTrc(readFileSync(trial.files.trc, 'utf8'));
+    const trc = readTrc(readFileSync(path(trial, 'marker_data'), 'utf8'));
     expect(trc.markerNames).toHaveLength(23);
     expect(trc.frameRateHz).toBe(60);
     expect(trc.timesS[0]).toBe(0);
@@ -58,25 +59,26 @@ describeWithData('processing a folder (Pose2Sim demo videos and calibration, Ope
     expect(y('Nose') - y('RBigToe')).toBeGreaterThan(1.3);
     expect(y('Nose') - y('RBigToe')).toBeLessThan(1.9);
 
-    const json = JSON.parse(readFileSync(trial.files.keypointsJson, 'utf8')) as KeypointsJson;
+    const json = JSON.parse(readFileSync(path(trial, 'keypoints-json'), 'utf8')) as KeypointsJson;
     expect(json).toMatchObject({ format: 'kinetrace-keypoints-3d', version: 1, units: 'm', frameRateHz: 60 });
     expect(json.keypointNames).toEqual(trc.markerNames);
     const nose = json.positionsM[frame][json.keypointNames.indexOf('Nose')]!;
     expect(nose[1]).toBeCloseTo(y('Nose'), 6);
 
-    const report = JSON.parse(readFileSync(trial.files.report, 'utf8')) as QualityReport;
+    const report = JSON.parse(readFileSync(path(trial, 'quality_report'), 'utf8')) as QualityReport;
     expect(report.format).toBe('kinetrace-quality-report');
     expect(report.cameras.map((camera) => camera.name)).toEqual(cameraNames);
     expect(report.cameras.filter((camera) => camera.sync.isReference)).toHaveLength(1);
     expect(report.framesWithoutPerson).toBe(0);
     expect(report.keypoints).toHaveLength(23);
+    expect(report.warnings).toContain(NO_NEUTRAL_WARNING);
   });
 
   it('processes every trial of a per-camera layout and applies settings.json', async () => {
     const folder = makeFolder('session', 'per-camera', { filterFrequency: 6, synchronise: false });
     const trials = await processFolder(folder, { estimatePose, outDir: join(root, 'elsewhere') });
     expect(trials.map((trial) => trial.name)).toEqual(['balance_1', 'balance_2']);
-    expect(trials[1].files.report).toBe(join(root, 'elsewhere', 'balance_2', 'balance_2_report.json'));
+    expect(path(trials[1], 'quality_report')).toBe(join(root, 'elsewhere', 'balance_2', 'balance_2_report.json'));
     expect(trials[0].report.filter).toEqual({ cutoffHz: 6, applied: true });
     expect(trials[0].report.cameras.every((camera) => camera.sync.lagS === 0)).toBe(true);
   });

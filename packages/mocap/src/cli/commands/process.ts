@@ -1,22 +1,29 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { POSE_MODEL_NAMES, type PoseModelName } from '../../pose/pose-model.ts';
-import { processFolder } from '../../pipeline/process-folder.ts';
+import { processFolder, type ProcessedTrial } from '../../pipeline/process-folder.ts';
 import { ProcessingError } from '../../pipeline/processing-error.ts';
-import type { PipelineStage } from '../../pipeline/stages.ts';
+import type { MainSettings } from '../../session/main-settings.ts';
+import { RESULT_TAG } from '../../session/result-tags.ts';
+import type { SessionStage } from '../../session/types.ts';
 import type { CliCommand } from '../command.ts';
 import { stageProgress } from '../progress.ts';
 
 const USAGE = `Usage: kinetrace process <folder> [--out DIR] [--trial NAME] [--model M] [--filter F] [--workers N]
 
-Markerless motion capture of a folder of videos: 2D pose in every video, synchronisation of the
-cameras, triangulation and filtering. Writes, per trial, <trial>.trc (3D keypoints, metres, y up),
-<trial>_keypoints.json and <trial>_report.json (calibration, sync and reprojection quality) to
-<folder>/output/<trial>/. Folder layout and settings: packages/mocap/docs/process.md.
+Markerless motion capture of a folder of videos, the chain the app runs: calibration (a camera
+file, or one checkerboard video per camera), the neutral (or static) trial (3D keypoints, the model
+scaled to the subject), then every other trial (3D keypoints, inverse kinematics). Writes to
+<folder>/output/<trial>/: <trial>.mot (joint angles, degrees), <trial>_ik.json, <trial>.trc,
+<trial>.osim, <trial>_visualizer.json, one synchronised video per camera, <trial>_settings.json
+and <trial>_report.json. Without a neutral or static trial: 3D keypoints only (.trc, JSON, report).
+Folder layout and settings: packages/mocap/docs/process.md.
 
-  <folder>/videos/<camera>.mp4 (one trial) or <folder>/videos/<camera>/<trial>.mp4 (several)
-  <folder>/calibration/<cameras file> (Qualisys .qca.txt, ...)
-  <folder>/settings.json (optional)
+  <folder>/videos/<camera>/<trial>.mp4 (neutral.mp4 and the movement trials), or
+  <folder>/videos/<camera>.mp4 (one trial, 3D keypoints only)
+  <folder>/calibration/<cameras file> (Qualisys .qca.txt, ...) or <camera>.mp4 board videos
+  <folder>/settings.json (optional: board, subject, scalingSetup, model, augmenter, ...)
 
   --out      output folder (default <folder>/output)
   --trial    process only this trial
@@ -24,25 +31,44 @@ cameras, triangulation and filtering. Writes, per trial, <trial>.trc (3D keypoin
   --filter   low-pass cutoff: 'default' or Hz (default from settings)
   --workers  pose worker threads (default: one per core)`;
 
-const STAGE_LABELS: Record<PipelineStage, string> = {
+const STAGE_LABELS: Record<SessionStage, string> = {
+  board: 'Finding the board',
   pose: 'Decoding + 2D pose',
   sync: 'Synchronising',
   triangulate: 'Triangulating',
   filter: 'Filtering',
+  scale_ik: 'Scaling + IK',
   outputs: 'Writing outputs',
 };
 
-/** One progress bar per pipeline stage, each started when its stage reports first. */
-function progressBar(): (stage: PipelineStage, done: number, total: number) => void {
-  const bars = new Map<PipelineStage, (done: number, total: number) => void>();
-  return (stage, done, total) => {
-    if (!bars.has(stage)) bars.set(stage, stageProgress(STAGE_LABELS[stage]));
-    bars.get(stage)!(done, total);
+/** One progress bar per stage of a trial, started when its stage reports first, showing the percentage of the whole trial. */
+function progressBar(): { onTrial: () => void; onProgress: (stage: SessionStage, fraction: number) => void } {
+  let bars = new Map<SessionStage, (done: number, total: number) => void>();
+  return {
+    onTrial: () => (bars = new Map()),
+    onProgress: (stage, fraction) => {
+      if (!bars.has(stage)) {
+        // A bar left below 100 % ends its line before the next stage's starts.
+        if (bars.size > 0 && process.stderr.isTTY) process.stderr.write('\n');
+        bars.set(stage, stageProgress(STAGE_LABELS[stage]));
+      }
+      bars.get(stage)!(Math.round(fraction * 100), 100);
+    },
   };
 }
 
+/** What the trial's main_settings says was used for the model and the augmenter, and why. */
+function modelLines(trial: ProcessedTrial): string[] {
+  const file = trial.files.find((output) => output.tag === RESULT_TAG.mainSettings);
+  if (!file) return [];
+  const settings = JSON.parse(readFileSync(file.path, 'utf8')) as MainSettings;
+  return [`  model: ${settings.openSimModel.used} (${settings.openSimModel.reason})`, `  augmenter: ${settings.augmenter.used} (${settings.augmenter.reason})`];
+}
+
+const TRIAL_KINDS: Record<ProcessedTrial['kind'], string> = { neutral: 'neutral, model scaled', movement: 'joint angles', keypoints: '3D keypoints only' };
+
 export const command: CliCommand = {
-  summary: 'Process a folder of videos into 3D keypoints (.trc), keypoint JSON and a quality report',
+  summary: 'Process a folder of videos: calibration, neutral (scaled model), movement trials (.mot, .trc, .osim, viewer JSON)',
   async run(args) {
     const { values, positionals } = parseArgs({
       args,
@@ -85,21 +111,25 @@ export const command: CliCommand = {
         poseModel: values.model as PoseModelName | undefined,
         filterFrequency: filter,
         workers,
-        onTrial: (name, index, count) => process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}Trial ${index + 1}/${count}: ${name}\n`),
-        onProgress: bar,
+        onTrial: (name, index, count) => {
+          bar.onTrial();
+          process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}Trial ${index + 1}/${count}: ${name}\n`);
+        },
+        onProgress: bar.onProgress,
       });
       if (process.stderr.isTTY) process.stderr.write('\n');
       for (const trial of trials) {
         const { report } = trial;
         const lines = [
-          `${trial.name}: ${report.frameCount} frames at ${report.frameRateHz.toFixed(2)} Hz (${report.durationS.toFixed(2)} s), ${report.framesWithoutPerson} without a person.`,
+          `${trial.name} (${TRIAL_KINDS[trial.kind]}): ${report.frameCount} frames at ${report.frameRateHz.toFixed(2)} Hz (${report.durationS.toFixed(2)} s), ${report.framesWithoutPerson} without a person.`,
           `  reprojection error: median ${report.reprojectionErrorPx?.medianPx.toFixed(1) ?? '-'} px`,
           ...report.cameras.map(
             (camera) =>
               `  ${camera.name}: sync ${camera.sync.isReference ? 'reference' : `${(camera.sync.offsetS * 1000).toFixed(1)} ms (lag ${camera.sync.lagFrames.toFixed(2)} frames, confidence ${camera.sync.confidence.toFixed(2)})`}, reprojection median ${camera.reprojectionErrorPx?.medianPx.toFixed(1) ?? '-'} px`,
           ),
+          ...modelLines(trial),
           ...report.warnings.map((warning) => `  warning: ${warning}`),
-          `  wrote ${trial.files.trc}, ${trial.files.keypointsJson}, ${trial.files.report}`,
+          `  wrote ${trial.files.map((file) => file.path).join(', ')}`,
         ];
         console.log(lines.join('\n'));
       }
