@@ -93,7 +93,8 @@ async function dispatch(inputs: TrialInputs, outDir: string, runOptions: RunOpti
       const chosen = await Promise.all(
         outcome.cameras.map(async (camera, index) => {
           const cameraName = inputs.videos[index].cameraName;
-          const path = await writeCameraFile(outDir, cameraName, [camera], { chosenForSession: true });
+          const boardRmsPx = outcome.calibrationErrorsPx?.[index];
+          const path = await writeCameraFile(outDir, cameraName, [camera], { chosenForSession: true, ...(typeof boardRmsPx === 'number' && { boardRmsPx: [boardRmsPx] }) });
           return { tag: RESULT_TAGS.cameraParameters, path, cameraName } satisfies ResultFile;
         }),
       );

@@ -28,6 +28,8 @@ export interface NeutralTrialInputs {
   videos: SessionVideo[];
   /** Per video (same order): the session calibration's candidate cameras (2 from a board, 1 when imported). */
   cameraSolutions: CameraModel[][];
+  /** Same shape: each candidate's board reprojection error, px, when the calibration recorded it. */
+  boardRmsPx?: number[][];
   subject: Subject;
   settings: ProcessingSettings;
 }
@@ -38,6 +40,8 @@ export interface MovementTrialInputs {
   videos: SessionVideo[];
   /** The neutral's chosen camera per video (same order). */
   cameras: CameraModel[];
+  /** Same order: their board reprojection errors, px, when known (for the quality report). */
+  calibrationErrorsPx?: (number | null)[];
   scaledModelOsim: string;
   subject: Subject;
   settings: ProcessingSettings;

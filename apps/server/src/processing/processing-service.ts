@@ -100,7 +100,7 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     return newest?.status === 'done' ? null : 'waiting_for_neutral';
   }
 
-  /** After a calibration or neutral is done, the trials that waited for it run. */
+  /** When a calibration or neutral has ended, the trials that waited for it are queued. */
   async function releaseWaiting(trial: TrialRow): Promise<void> {
     const kind = trialKindOf(trial.name);
     if (kind === 'movement') return;
@@ -154,17 +154,12 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
         Object.assign(progress, { stage, percent });
         await io.progress(stage, percent);
       } };
-      const outcome = await runTrial(trialId, reporting, {
-        workRoot: join(deps.dataDir, 'work'),
-        pool: deps.pool,
-        finalAttempt: job.retryCount >= job.retryLimit,
-        timeLimitS,
-      });
-      if (outcome.status === 'done') {
-        log.info({ trialId, attempt: attemptId }, 'trial processed');
-        await releaseWaiting(trial);
-      }
-      if (outcome.status === 'internal-error' && job.retryCount < job.retryLimit) throw new Error('Trial processing failed; retrying');
+      const finalAttempt = job.retryCount >= job.retryLimit;
+      const outcome = await runTrial(trialId, reporting, { workRoot: join(deps.dataDir, 'work'), pool: deps.pool, finalAttempt, timeLimitS });
+      if (outcome.status === 'done') log.info({ trialId, attempt: attemptId }, 'trial processed');
+      if (outcome.status === 'internal-error' && !finalAttempt) throw new Error('Trial processing failed; retrying');
+      // Whatever the end, what waited for this trial runs again: with it, or to wait for the next one, or to say what is missing.
+      await releaseWaiting(trial);
     } finally {
       clearInterval(heartbeat);
       running.delete(job.id);

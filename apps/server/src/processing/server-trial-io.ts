@@ -98,7 +98,7 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
    * The camera-parameters of `source` for each video: by camera name or phone; when none matches (an
    * imported calibration named otherwise) and the counts agree, in order.
    */
-  async function camerasFor(source: TrialRow, videos: SessionVideo[]): Promise<CameraModel[][]> {
+  async function camerasFor(source: TrialRow, videos: SessionVideo[]): Promise<{ candidates: CameraModel[]; boardRmsPx?: number[] }[]> {
     const results = (await trials.resultsOf(source.id)).filter((result) => result.tag === RESULT_TAGS.cameraParameters);
     const shows = (result: TrialResultRow, video: SessionVideo) =>
       result.meta?.camera_name === video.cameraName || result.meta?.device_id === deviceOf.get(video.cameraName);
@@ -107,9 +107,14 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
     const missing = videos.filter((_, index) => !paired[index]).map((video) => video.cameraName);
     if (missing.length > 0) throw new TrialInputError(processingMessages.camerasNotCalibrated(missing));
     return Promise.all(
-      paired.map(async (result, index) =>
-        readKinetraceCameras(await storedText(result!)).map((camera) => ({ ...camera, name: videos[index].cameraName })),
-      ),
+      paired.map(async (result, index) => {
+        const text = await storedText(result!);
+        const candidates = readKinetraceCameras(text).map((camera) => ({ ...camera, name: videos[index].cameraName }));
+        // The calibration's own figures, kept beside the cameras (run-trial.ts writeCameraFile).
+        const boardRmsPx = (JSON.parse(text) as { calibration?: { boardRmsPx?: unknown } }).calibration?.boardRmsPx;
+        const known = Array.isArray(boardRmsPx) && boardRmsPx.length === candidates.length && boardRmsPx.every((value) => typeof value === 'number');
+        return { candidates, ...(known && { boardRmsPx: boardRmsPx as number[] }) };
+      }),
     );
   }
 
@@ -151,18 +156,28 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
         const calibration = await newestDone('calibration');
         if (!calibration) throw new TrialInputError(processingMessages.calibrationMissing);
         const videos = (await fetchVideos(workDir)).map(({ deviceModel: _, ...video }) => video);
-        return { kind, videos, cameraSolutions: await camerasFor(calibration, videos), subject: await subjectOf(trial), settings };
+        const cameras = await camerasFor(calibration, videos);
+        return {
+          kind,
+          videos,
+          cameraSolutions: cameras.map((camera) => camera.candidates),
+          ...(cameras.every((camera) => camera.boardRmsPx) && { boardRmsPx: cameras.map((camera) => camera.boardRmsPx!) }),
+          subject: await subjectOf(trial),
+          settings,
+        };
       }
       const neutral = await newestDone('neutral');
       if (!neutral) throw new TrialInputError(processingMessages.neutralMissing);
       const model = (await trials.resultsOf(neutral.id)).find((result) => result.tag === RESULT_TAGS.opensimModel);
       if (!model) throw new TrialInputError(processingMessages.neutralMissing);
       const videos = (await fetchVideos(workDir)).map(({ deviceModel: _, ...video }) => video);
+      const cameras = await camerasFor(neutral, videos);
       return {
         kind,
         trialName: trial.name,
         videos,
-        cameras: (await camerasFor(neutral, videos)).map((candidates) => candidates[0]),
+        cameras: cameras.map((camera) => camera.candidates[0]),
+        calibrationErrorsPx: cameras.map((camera) => camera.boardRmsPx?.[0] ?? null),
         scaledModelOsim: await storedText(model),
         subject: await subjectOf(neutral),
         settings,
