@@ -48,11 +48,11 @@ export function useWizardTrial(sessionId: string, name: WizardTrialName, onStatu
   const abort = useRef(new AbortController());
   useEffect(() => () => abort.current.abort(), []);
 
-  const pickedUp = useRef(false);
+  const pickedUp = useRef<{ id: string | null } | null>(null);
   useEffect(() => {
     if (pickedUp.current || !session.data) return;
-    pickedUp.current = true;
     const underWay = trialUnderWay(session.data.trials, name);
+    pickedUp.current = { id: underWay?.id ?? null };
     if (underWay) setTrialId((current) => current ?? underWay.id);
   }, [session.data, name]);
 
@@ -61,7 +61,10 @@ export function useWizardTrial(sessionId: string, name: WizardTrialName, onStatu
   listener.current = onStatus;
   useEffect(() => {
     if (!trial || (heard.current?.id === trial.id && heard.current.status === trial.status)) return;
+    const firstHearing = heard.current?.id !== trial.id;
     heard.current = { id: trial.id, status: trial.status };
+    // A trial picked up from a stale session list may have finished meanwhile: only changes seen here count.
+    if (firstHearing && trial.id === pickedUp.current?.id && isTrialFinished(trial)) return;
     listener.current(trial);
   }, [trial]);
 

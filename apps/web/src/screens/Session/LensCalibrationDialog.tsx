@@ -42,11 +42,13 @@ export function LensCalibrationDialog({ onClose }: { onClose: () => void }) {
     }
   });
 
-  const boardField = (name: 'cb_rows' | 'cb_cols' | 'cb_square', label: string) => (
+  const boardField = (name: 'cb_rows' | 'cb_cols' | 'cb_square', label: string, description: string) => (
     <Controller
       control={form.control}
       name={name}
-      render={({ field, fieldState }) => <NumberInput label={label} min={name === 'cb_square' ? 1 : 2} {...field} error={fieldState.error?.message} />}
+      render={({ field, fieldState }) => (
+        <NumberInput label={label} description={description} min={name === 'cb_square' ? 1 : 2} {...field} error={fieldState.error?.message} />
+      )}
     />
   );
 
@@ -87,9 +89,9 @@ export function LensCalibrationDialog({ onClose }: { onClose: () => void }) {
             </Text>
             <TextInput label="Device model" required {...form.register('device_model')} error={form.formState.errors.device_model?.message} />
             <Group grow align="flex-start">
-              {boardField('cb_rows', 'Board rows (inner corners)')}
-              {boardField('cb_cols', 'Board columns (inner corners)')}
-              {boardField('cb_square', 'Square size (mm)')}
+              {boardField('cb_rows', 'Board rows', 'Inner corners, for photos')}
+              {boardField('cb_cols', 'Board columns', 'Inner corners, for photos')}
+              {boardField('cb_square', 'Square size (mm)', 'For photos')}
             </Group>
             <Controller
               control={form.control}
