@@ -1,34 +1,48 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
+import { readStorage, storageColumn } from '../../src/formats/mot.ts';
 import { readTrc } from '../../src/formats/trc.ts';
+import { readOsim } from '../../src/model/read-osim.ts';
 import type { QualityReport } from '../../src/report/quality-report.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
 
 const demo = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson';
 const pose2simTrc = 'pose2sim_demo/history_reference_outputs/a948c205cfe4ea5c22d6941929e8efaba591a59d/Pose2Sim/S00_Demo_Session/S00_P00_SingleParticipant/S00_P00_T01_BalancingTrial/pose-3d/S00_P00_T01_BalancingTrial_0-100.trc';
+const staticVideos = 'pose2sim_demo/history_reference_outputs/a948c205cfe4ea5c22d6941929e8efaba591a59d/Pose2Sim/S00_Demo_Session/S00_P00_SingleParticipant/S00_P00_T00_StaticTrial/videos';
 const cli = fileURLToPath(new URL('../../bin/kinetrace.mjs', import.meta.url));
 
-describeWithData('kinetrace process on the real 4-camera demo with our pose model', [demo, pose2simTrc], () => {
+describeWithData('kinetrace process on the real 4-camera demo with our pose model: static trial as the neutral, then the balancing trial', [demo, pose2simTrc, staticVideos], () => {
   const root = mkdtempSync(join(tmpdir(), 'kinetrace-cli-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it('writes keypoints that agree with Pose2Sim’s (OpenPose) triangulation to a few centimetres', { timeout: 600_000 }, async () => {
-    const folder = join(root, 'balancing');
-    mkdirSync(join(folder, 'videos'), { recursive: true });
-    mkdirSync(join(folder, 'calibration'));
+  it('writes joint angles, and keypoints that agree with Pose2Sim’s (OpenPose) triangulation to a few centimetres', { timeout: 900_000 }, async () => {
+    const folder = join(root, 'session');
+    mkdirSync(join(folder, 'calibration'), { recursive: true });
     symlinkSync(referencePath(demo, 'calibration/Calib.qca.txt'), join(folder, 'calibration/Calib.qca.txt'));
-    for (const camera of ['cam01', 'cam02', 'cam03', 'cam04']) symlinkSync(referencePath(demo, `videos/${camera}.mp4`), join(folder, 'videos', `${camera}.mp4`));
+    for (const camera of ['cam01', 'cam02', 'cam03', 'cam04']) {
+      mkdirSync(join(folder, 'videos', camera), { recursive: true });
+      symlinkSync(referencePath(staticVideos, `${camera}.mp4`), join(folder, 'videos', camera, 'neutral.mp4'));
+      symlinkSync(referencePath(demo, `videos/${camera}.mp4`), join(folder, 'videos', camera, 'balancing.mp4'));
+    }
+    // The demo's static trial is a T-pose, and the demo's subject 1.7 m tall.
+    writeFileSync(join(folder, 'settings.json'), JSON.stringify({ scalingSetup: 'any_pose', subject: { heightM: 1.7, massKg: 70 } }));
 
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, 'process', folder], { maxBuffer: 16 << 20 });
-    for (const stage of ['Decoding + 2D pose', 'Synchronising', 'Triangulating', 'Filtering', 'Writing outputs']) expect(stderr).toContain(stage);
-    expect(stdout).toContain('Processed 1 trial(s), 400 camera frames');
+    for (const stage of ['Decoding + 2D pose', 'Synchronising', 'Triangulating', 'Filtering', 'Scaling + IK', 'Writing outputs']) expect(stderr).toContain(stage);
+    expect(stdout).toContain('Processed 2 trial(s), 444 camera frames');
+    expect(stdout).toContain('model: Kinetrace default full-body model');
+
+    const mot = readStorage(readFileSync(join(folder, 'output/balancing/balancing.mot'), 'utf8'));
+    for (const coordinate of ['hip_flexion_r', 'knee_angle_r', 'knee_angle_l', 'ankle_angle_l']) expect(storageColumn(mot, coordinate)!.every(Number.isFinite)).toBe(true);
+    expect(readOsim(readFileSync(join(folder, 'output/neutral/neutral_scaled.osim'), 'utf8')).bodies.map((body) => body.name)).toContain('pelvis');
 
     const report = JSON.parse(readFileSync(join(folder, 'output/balancing/balancing_report.json'), 'utf8')) as QualityReport;
+    expect(mot.timesS.length).toBe(report.frameCount);
     const ours = readTrc(readFileSync(join(folder, 'output/balancing/balancing.trc'), 'utf8'));
     const reference = readTrc(readFileSync(referencePath(pose2simTrc), 'utf8'));
 
