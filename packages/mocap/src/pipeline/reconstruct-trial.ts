@@ -3,6 +3,7 @@ import { isGaitTrialName, resolveCutoffHz, type CutoffDecision, type FilterFrequ
 import { filterTrajectories } from '../filter/filter-trajectories.ts';
 import { removeSpikes } from '../filter/remove-spikes.ts';
 import type { MarkerTrajectories } from '../formats/trc.ts';
+import { associatePerson } from '../pose/associate-person.ts';
 import { buildQualityReport, type QualityReport } from '../report/quality-report.ts';
 import { alignToTimeBase, sharedTimeBase } from '../sync/align-to-time-base.ts';
 import type { KeypointSeries } from '../sync/keypoint-series.ts';
@@ -11,7 +12,7 @@ import { synchronise, type SyncResult } from '../sync/synchronise.ts';
 import { fillShortGaps } from '../triangulation/fill-gaps.ts';
 import { summariseReprojectionErrors } from '../triangulation/reprojection-summary.ts';
 import { sideGroups } from '../triangulation/side-consistency.ts';
-import { triangulate, type Triangulation } from '../triangulation/triangulate.ts';
+import { DEFAULT_MIN_CONFIDENCE, triangulate, type Triangulation } from '../triangulation/triangulate.ts';
 import { chooseCameraSolutions } from './choose-camera-solutions.ts';
 import { ProcessingError } from './processing-error.ts';
 import type { StageProgress } from './stages.ts';
@@ -95,24 +96,36 @@ export function reconstructTrial(cameras: readonly CameraModel[], keypoints: rea
   }
   const chosenCameras = [...cameras];
   const calibrationErrorsPx = cameras.map((_, c) => options.calibrationErrorsPx?.[c]);
-  const series = used.map((c) => toCameraPixels(keypoints[c], cameras[c]));
+  const tracked = used.map((c) => toCameraPixels(keypoints[c], cameras[c]));
   const cameraNames = used.map((c) => cameras[c].name);
 
   // Synchronisation, starting from the phones' first-frame times.
   const reported = used.map((c) => options.firstFrameTimesS?.[c]);
   const earliest = Math.min(...reported.map((t) => t ?? Number.POSITIVE_INFINITY));
-  const initialOffsetsS = series.map((s, i) => (reported[i] !== undefined && Number.isFinite(earliest) ? reported[i]! - earliest : 0) - s.timestampsS[0]);
+  const initialOffsetsS = tracked.map((s, i) => (reported[i] !== undefined && Number.isFinite(earliest) ? reported[i]! - earliest : 0) - s.timestampsS[0]);
   options.onProgress?.('sync', 0, 1);
-  const referenceCamera = fastest(series);
+  const referenceCamera = fastest(tracked);
   const solutions = options.cameraSolutions;
   if (solutions) {
-    const { choice } = chooseCameraSolutions(used.map((c) => solutions[c].map((solution) => solution.camera)), series, initialOffsetsS, referenceCamera);
+    const { choice } = chooseCameraSolutions(used.map((c) => solutions[c].map((solution) => solution.camera)), tracked, initialOffsetsS, referenceCamera);
     used.forEach((c, i) => {
       chosenCameras[c] = solutions[c][choice[i]].camera;
       calibrationErrorsPx[c] = solutions[c][choice[i]].boardRmsPx;
     });
   }
   const usedCameras = used.map((c) => chosenCameras[c]);
+
+  // One person across cameras, when other people were seen.
+  const people = associatePerson(usedCameras, tracked, initialOffsetsS, referenceCamera, options.minConfidence ?? DEFAULT_MIN_CONFIDENCE);
+  const series = people.series;
+  const seenWithOthers = people.framesWithOthers.flatMap((frames, i) => (frames > 0 ? [`${cameraNames[i]} (${frames} frames)`] : []));
+  if (seenWithOthers.length > 0) {
+    const reassigned = people.framesReassigned.reduce((sum, frames) => sum + frames, 0);
+    warnings.push(
+      `Other people were seen by ${seenWithOthers.join(', ')}: the subject was kept as the person the cameras agree on` +
+        (reassigned > 0 ? ` (taken from another detection than the tracked one in ${reassigned} camera frames).` : '.'),
+    );
+  }
   const sync: SyncResult =
     options.synchronise === false
       ? {
@@ -181,6 +194,7 @@ export function reconstructTrial(cameras: readonly CameraModel[], keypoints: rea
     calibrationErrorsPx: used.map((c) => calibrationErrorsPx[c]),
     sync,
     personFramesPerCamera: used.map((c) => personFrames(keypoints[c], options.personFound?.[c])),
+    otherPeoplePerCamera: used.map((_, i) => ({ framesSeen: people.framesWithOthers[i], framesReassigned: people.framesReassigned[i] })),
     reprojection: summariseReprojectionErrors(triangulation),
     triangulation,
     spikesRemovedPerKeypoint: spikes.removedPerPoint,
@@ -231,10 +245,13 @@ function toCameraPixels(series: KeypointSeries & { imageSize?: { width: number; 
   const scaleY = camera.imageSize.height / size.height;
   const sameAspect = Math.abs(scaleX / scaleY - 1) < 0.01;
   if (!sameAspect || (Math.abs(scaleX - 1) < 0.02 && Math.abs(scaleY - 1) < 0.02)) return series;
-  const data = new Float32Array(series.data);
-  for (let i = 0; i < data.length; i += 3) {
-    data[i] *= scaleX;
-    data[i + 1] *= scaleY;
-  }
-  return { ...series, data };
+  const scaled = (layer: Float32Array) => {
+    const data = new Float32Array(layer);
+    for (let i = 0; i < data.length; i += 3) {
+      data[i] *= scaleX;
+      data[i + 1] *= scaleY;
+    }
+    return data;
+  };
+  return { ...series, data: scaled(series.data), ...(series.otherPeople ? { otherPeople: series.otherPeople.map(scaled) } : {}) };
 }

@@ -25,6 +25,13 @@ export interface Keypoints2D {
   data: Float32Array;
   /** 1 where the tracked person was found in the frame, 0 where not. */
   personFound: Uint8Array;
+  /**
+   * Other people seen in the frames, when the pose stage kept them: each layer is shaped like
+   * `data` (NaN and confidence 0 where that layer holds nobody). Reconstruction picks, per frame,
+   * the person the cameras agree on (associatePerson), so a camera whose tracker took a bystander
+   * is corrected.
+   */
+  otherPeople?: readonly Float32Array[];
 }
 
 /** Index into Keypoints2D.data of keypoint `keypoint` in frame `frame` (then +0 x, +1 y, +2 confidence). */

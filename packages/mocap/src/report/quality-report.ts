@@ -2,6 +2,7 @@ import type { CutoffDecision } from '../filter/cutoff.ts';
 import type { SyncResult } from '../sync/synchronise.ts';
 import type { ErrorStatistics, ReprojectionSummary } from '../triangulation/reprojection-summary.ts';
 import type { Triangulation } from '../triangulation/triangulate.ts';
+import { frameMotion } from './keypoint-motion.ts';
 import { segmentLengths, type SegmentLength } from './segment-lengths.ts';
 
 /**
@@ -65,6 +66,10 @@ export interface CameraQuality {
   detectionsLeftOut: number;
   /** Frames × body parts (head, arms, legs) whose left and right sides this camera had the wrong way round, corrected. */
   sidesSwapped: number;
+  /** Frames where this camera saw other people besides the subject (bystanders). */
+  framesWithOtherPeople: number;
+  /** Frames where the subject was another detection than the one this camera's tracker followed. */
+  framesPersonReassigned: number;
   /** Frames of this camera's video where the pose model found no person. */
   framesWithoutPerson: number;
   framesTotal: number;
@@ -82,6 +87,8 @@ export interface KeypointQuality {
   framesFilled: number;
   /** Frames removed as isolated spikes before gap filling. */
   framesSpikeRemoved: number;
+  /** Largest displacement between two consecutive frames of the output, metres (null when never seen twice in a row). */
+  largestFrameJumpM: number | null;
 }
 
 export interface QualityReportInput {
@@ -93,6 +100,7 @@ export interface QualityReportInput {
   calibrationErrorsPx?: readonly (number | null | undefined)[];
   sync: SyncResult;
   personFramesPerCamera: readonly { withoutPerson: number; total: number }[];
+  otherPeoplePerCamera: readonly { framesSeen: number; framesReassigned: number }[];
   reprojection: ReprojectionSummary;
   triangulation: Pick<Triangulation, 'excludedPerCamera' | 'sidesSwappedPerCamera' | 'rejectedPoints' | 'maxReprojectionErrorPx'>;
   /** Per keypoint: frames removed as spikes. */
@@ -154,6 +162,8 @@ export function buildQualityReport(input: QualityReportInput): QualityReport {
         },
         detectionsLeftOut: input.triangulation.excludedPerCamera[c],
         sidesSwapped: input.triangulation.sidesSwappedPerCamera[c],
+        framesWithOtherPeople: input.otherPeoplePerCamera[c].framesSeen,
+        framesPersonReassigned: input.otherPeoplePerCamera[c].framesReassigned,
         framesWithoutPerson: input.personFramesPerCamera[c].withoutPerson,
         framesTotal: input.personFramesPerCamera[c].total,
         reprojectionErrorPx: input.reprojection.perCamera[c],
@@ -166,6 +176,7 @@ export function buildQualityReport(input: QualityReportInput): QualityReport {
       framesMissing: countFrames(input.filledM, k, true),
       framesFilled: countFrames(input.filledM, k, false) - countFrames(input.triangulatedM, k, false),
       framesSpikeRemoved: input.spikesRemovedPerKeypoint[k],
+      largestFrameJumpM: frameMotion(input.outputM, keypointCount, k, frameCount)?.largestJumpM ?? null,
     })),
     segments,
     segmentsSteady: unsteady.length === 0,
