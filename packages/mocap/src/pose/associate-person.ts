@@ -21,6 +21,13 @@ export interface PersonAssociation {
   framesReassigned: number[];
 }
 
+/** One detection per camera (a bit mask of views), its median reprojection error and centroid. */
+interface Combination {
+  mask: number;
+  error: number;
+  centroid: Float64Array;
+}
+
 /** Combinations tried exhaustively per frame; beyond, one camera at a time until nothing improves. */
 const MAX_COMBINATIONS = 64;
 /** Views (camera × detection) the solver can hold. */
@@ -91,7 +98,7 @@ export function associatePerson(
       options.forEach((list, c) => (chosen[c][frame] = list[0] ?? -1));
       continue;
     }
-    const candidates: { mask: number; error: number; centroid: Float64Array }[] = [];
+    const candidates: Combination[] = [];
     const evaluate = (picks: number[]) => {
       const mask = picks.reduce((bits, v) => (v >= 0 ? bits | (1 << v) : bits), 0);
       const candidate = { mask, error: score(frame, mask), centroid: Float64Array.from(centroid) };
@@ -129,7 +136,7 @@ export function associatePerson(
     const ties = candidates.filter((candidate) => candidate.error <= lowest * TIE_FACTOR);
     const distance = (candidate: { centroid: Float64Array }) =>
       previous ? Math.hypot(candidate.centroid[0] - previous[0], candidate.centroid[1] - previous[1], candidate.centroid[2] - previous[2]) : 0;
-    const pick = previous ? ties.reduce((best, candidate) => (distance(candidate) < distance(best) ? candidate : best)) : ties.find((candidate) => candidate.error === lowest)!;
+    const pick: Combination = previous ? ties.reduce((best, candidate) => (distance(candidate) < distance(best) ? candidate : best)) : ties.find((candidate) => candidate.error === lowest)!;
     if (Number.isFinite(pick.error)) previous = pick.centroid;
     options.forEach((list, c) => (chosen[c][frame] = list.find((v) => pick.mask & (1 << v)) ?? -1));
   }
