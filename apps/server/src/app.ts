@@ -115,6 +115,7 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
     files,
     queue,
     repository: createProcessingRepository(db),
+    lensFor: lensCalibrations.lensFor,
     sessionService,
     dataDir: config.dataDir,
     singleProcess: backends.database.kind === 'pglite',

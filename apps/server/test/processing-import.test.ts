@@ -6,15 +6,21 @@ import { eq } from 'drizzle-orm';
 import { schema } from '@kinetrace/db';
 import { readCameraFile, readKinetraceCameras, writeKinetraceCameras } from '@kinetrace/mocap/camera/formats/index';
 import { importMessages, type CaptureState, type ImportCalibrationResponse, type LensCalibration, type Session, type Trial } from '@kinetrace/contracts';
+import { demoCamerasInBoardWorld } from '../../../packages/mocap/test/calibration/board-in-world.ts';
 import { describeWithData, referencePath } from '../../../packages/mocap/test/reference-data.ts';
 import { createLensCalibrationsRepository } from '../src/repositories/lens-calibrations-repository.ts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
+import { DEMO_BOARD_QUERY, DEMO_SOURCES, importForm, makeDemoVideos, type DemoVideos } from './support/processing-fixtures.ts';
 import { makeTestVideo } from './support/videos.ts';
 
 const DEMO = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson';
 const QUALISYS_FILE = `${DEMO}/calibration/Calib.qca.txt`;
 const LENS_IMAGES = `${DEMO}/calibration/intrinsics/int_cam02_img`;
 const DEMO_CAMERAS = ['cam01', 'cam02', 'cam03', 'cam04'];
+/** Real demo videos through the real pose model: minutes on a shared 2-core machine. */
+const PROCESSING_TIMEOUT_MS = 900_000;
+const DEMO_VIDEOS = DEMO_CAMERAS.map((camera) => `${DEMO}/videos/${camera}.mp4`);
+const DEMO_SUBJECT = { name: 'Demo participant', weight: 69, height: 1.72, birth_year: 1990, sex_at_birth: 'man', gender: 'man', subject_tags: ['unimpaired'], terms: true };
 
 type Upload = { bytes: Buffer | string; name: string };
 
@@ -143,6 +149,12 @@ describeWithData('processing without phones: calibration import, imported videos
     expect(unpaired.status).toBe(400);
     expect(unpaired.body).toEqual({ video: [importMessages.videosNotPaired(2, DEMO_CAMERAS)] });
 
+    const longModel = await call<Record<string, string[]>>('POST', `/sessions/${session.id}/import/`, {
+      form: form('video', [{ bytes: videoA, name: 'cam01.mp4' }, { bytes: videoB, name: 'cam02.mp4' }], { name: 'named_model', device_model: 'x'.repeat(101) }),
+    });
+    expect(longModel.status).toBe(400);
+    expect(Object.keys(longModel.body)).toEqual(['device_model']);
+
     // With one video per calibrated camera, names that match nothing pair in order.
     await importCalibration(session.id, (await demoCameraFiles()).slice(2, 4));
     const byOrder = await importVideos(session.id, 'by_order', [
@@ -164,7 +176,7 @@ describeWithData('processing without phones: calibration import, imported videos
     const subject = await fetch(`${baseUrl}/api/subjects/`, {
       method: 'POST',
       headers: { ...authHeader(owner.token), 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Imported', weight: 68, height: 1.72, birth_year: 1991, sex_at_birth: 'woman', gender: 'woman', subject_tags: ['unimpaired'], terms: true }),
+      body: JSON.stringify({ ...DEMO_SUBJECT, weight: 68 }),
     }).then((response) => response.json() as Promise<{ id: number }>);
     expect((await call('GET', `/sessions/${session.id}/set_subject/?subject_id=${subject.id}`)).status).toBe(200);
     const neutral = await importVideos(session.id, 'neutral', videos);
@@ -268,3 +280,95 @@ describeWithData('processing without phones: calibration import, imported videos
 });
 
 const truthPair = <T extends { name: string }>(camera: T) => [camera, { ...camera, name: `${camera.name}-copy` }];
+
+describeWithData('imported calibrations and videos processed: lens calibrations used, joint angles', [...DEMO_SOURCES, ...DEMO_VIDEOS], () => {
+  let test: TestApp;
+  let owner: Awaited<ReturnType<typeof verifiedUser>>;
+  let videoDir: string;
+  let fixtures: DemoVideos;
+
+  beforeAll(async () => {
+    test = await startTestApp('pglite', { LOG_LEVEL: 'warn' });
+    owner = await verifiedUser(test);
+    videoDir = mkdtempSync(join(tmpdir(), 'kinetrace-import-processing-'));
+    fixtures = await makeDemoVideos(videoDir);
+  }, 300_000);
+  afterAll(async () => {
+    await test?.close();
+    if (videoDir) rmSync(videoDir, { recursive: true, force: true });
+  });
+
+  const call = async <T>(method: 'GET' | 'POST', url: string, payload?: object | FormData) => {
+    const response = await test.app.inject({ method, url: `/api${url}`, headers: authHeader(owner.token), ...(payload && { payload }) });
+    return { status: response.statusCode, text: response.body, body: (response.body ? response.json() : undefined) as T };
+  };
+  const waitForEnd = async (trialId: string): Promise<Trial> => {
+    const deadline = Date.now() + PROCESSING_TIMEOUT_MS;
+    for (;;) {
+      const trial = (await call<Trial>('GET', `/trials/${trialId}/`)).body;
+      if (trial.status === 'done' || trial.status === 'error') return trial;
+      if (Date.now() > deadline) throw new Error(`trial ${trial.name} still ${trial.status}: ${JSON.stringify(trial.meta.progress)}`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  };
+  const videosForm = (name: string) => {
+    const data = new FormData();
+    data.append('name', name);
+    for (const path of DEMO_VIDEOS) data.append('video', new Blob([new Uint8Array(readFileSync(referencePath(path)))]), path.split('/').at(-1)!);
+    return data;
+  };
+
+  it("calibrates a board with the lens calibration of the cameras' model instead of the board's estimate", { timeout: PROCESSING_TIMEOUT_MS }, async () => {
+    // The rendered boards' true cameras; the lens of cam02 uploaded as the model's lens calibration.
+    const truth = await demoCamerasInBoardWorld(referencePath(QUALISYS_FILE));
+    const lensFile = new FormData();
+    lensFile.append('device_model', 'Lab camera');
+    lensFile.append('file', new Blob([writeKinetraceCameras([truth[1]], { kind: 'lens', rmsPx: 0.2 })]), 'lab-camera.json');
+    expect((await call('POST', '/lens-calibrations/', lensFile)).status).toBe(200);
+
+    const session = (await call<Session[]>('GET', '/sessions/new/')).body[0];
+    expect((await call('GET', `/sessions/${session.id}/set_metadata/?${DEMO_BOARD_QUERY}`)).status).toBe(200);
+    const boards = importForm('calibration', fixtures.calibration);
+    boards.append('device_model', 'lab camera');
+    const imported = await call<Trial>('POST', `/sessions/${session.id}/import/`, boards);
+    expect(imported.status, imported.text).toBe(200);
+    expect(imported.body.videos.map((video) => video.parameters.device_model)).toEqual(DEMO_CAMERAS.map(() => 'lab camera'));
+    const calibration = await waitForEnd(imported.body.id);
+    expect(calibration.status, String(calibration.meta.error_msg)).toBe('done');
+    expect((await call<{ data: number }>('GET', `/sessions/${session.id}/get_n_calibrated_cameras/`)).body.data).toBe(4);
+
+    const parameters = calibration.results.filter((result) => result.tag === 'camera-parameters');
+    expect(parameters).toHaveLength(4);
+    for (const result of parameters) {
+      const solutions = readKinetraceCameras((await test.app.inject({ method: 'GET', url: result.media! })).body);
+      expect(solutions.length).toBeGreaterThan(0);
+      for (const solution of solutions) {
+        solution.intrinsics.forEach((value, index) => expect(value).toBeCloseTo(truth[1].intrinsics[index], 9));
+        solution.distortion.forEach((value, index) => expect(value).toBeCloseTo(truth[1].distortion[index], 12));
+      }
+    }
+  });
+
+  it('ends the neutral and the trial done, with a .mot of joint angles in degrees', { timeout: 3 * PROCESSING_TIMEOUT_MS }, async () => {
+    const subject = (await call<{ id: number }>('POST', '/subjects/', DEMO_SUBJECT)).body;
+    const session = (await call<Session[]>('GET', '/sessions/new/')).body[0];
+    expect((await call('GET', `/sessions/${session.id}/set_subject/?subject_id=${subject.id}`)).status).toBe(200);
+    expect((await call('GET', `/sessions/${session.id}/set_metadata/?settings_pose_model=openpose&settings_scaling_setup=any_pose`)).status).toBe(200);
+    const calibration = new FormData();
+    calibration.append('file', new Blob([new Uint8Array(readFileSync(referencePath(QUALISYS_FILE)))]), 'Calib.qca.txt');
+    expect((await call('POST', `/sessions/${session.id}/import-calibration/`, calibration)).status).toBe(200);
+
+    const neutral = await call<Trial>('POST', `/sessions/${session.id}/import/`, videosForm('neutral'));
+    expect(neutral.status, neutral.text).toBe(200);
+    const trial = await call<Trial>('POST', `/sessions/${session.id}/import/`, videosForm('balancing'));
+    expect(trial.status, trial.text).toBe(200);
+    const neutralDone = await waitForEnd(neutral.body.id);
+    expect(neutralDone.status, String(neutralDone.meta.error_msg)).toBe('done');
+    const trialDone = await waitForEnd(trial.body.id);
+    expect(trialDone.status, String(trialDone.meta.error_msg)).toBe('done');
+    const mot = trialDone.results.find((result) => result.tag === 'ik_results')!;
+    const motFile = await test.app.inject({ method: 'GET', url: mot.media! });
+    expect(motFile.body).toMatch(/inDegrees=yes/);
+  });
+});
+

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { messages } from './messages.ts';
 
 /**
  * Processing a trial (spec §4.2, §4.3; DESIGN §2): what its kind is, which stage it is in, and the
@@ -119,6 +120,13 @@ export const lensCalibrationFieldsSchema = z.object({
 });
 export type LensCalibrationFields = z.infer<typeof lensCalibrationFieldsSchema>;
 export const lensCalibrationsResponseSchema = z.array(lensCalibrationSchema);
+
+/** POST /sessions/{id}/import/ multipart fields besides `video` (one per camera). */
+export const importVideosFieldsSchema = z.object({
+  name: z.string({ error: messages.required }).trim().min(1, messages.required),
+  /** The cameras' model, when a lens calibration of it should be used (board calibrations). */
+  device_model: deviceModelField.optional(),
+});
 
 /** What the import and lens-calibration calls say when they refuse a file (field `file`, or `video` for imports). */
 export const importMessages = {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { messages, recordingStatusSchema, recordQuerySchema, recordResponseSchema, trialSchema } from '@kinetrace/contracts';
+import { fieldErrorsFromZod, importVideosFieldsSchema, recordingStatusSchema, recordQuerySchema, recordResponseSchema, trialSchema } from '@kinetrace/contracts';
 import { requireVerified } from '../http/authentication.ts';
 import { invalidFields } from '../http/http-errors.ts';
 import type { RecordingService } from '../services/recording-service.ts';
@@ -69,8 +69,9 @@ export function registerRecordingRoutes(app: FastifyInstance, recording: Recordi
     (request) => {
       const context = requireVerified(request);
       return withUploadedFiles(request, 'video', IMPORT_LIMITS, async (videos, fields) => {
-        if (!fields.name) throw invalidFields({ name: [messages.required] });
-        const trial = await recording.importVideos(context, request.params.id, fields.name, videos);
+        const parsed = importVideosFieldsSchema.safeParse(fields);
+        if (!parsed.success) throw invalidFields(fieldErrorsFromZod(parsed.error));
+        const trial = await recording.importVideos(context, request.params.id, parsed.data.name, videos, parsed.data.device_model);
         return trials.get({ user: context.user }, trial.id);
       });
     },

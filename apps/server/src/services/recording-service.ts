@@ -230,9 +230,10 @@ export function createRecordingService(deps: {
     /**
      * A trial from existing video files, one per camera (labs with other cameras, earlier recordings),
      * each paired with its calibrated camera (`parameters.camera_name`); `neutral` is the session's
-     * neutral trial, of the session's subject.
+     * neutral trial, of the session's subject. `deviceModel` names the cameras' model, so that a board
+     * calibration uses its lens calibration.
      */
-    async importVideos(context: AuthContext, sessionId: string, name: string, files: UploadedFile[]) {
+    async importVideos(context: AuthContext, sessionId: string, name: string, files: UploadedFile[], deviceModel?: string) {
       const session = await sessionService.ownSession(context, sessionId);
       await assertNewTrialName(sessionId, name);
       if (files.length < MIN_CALIBRATED_CAMERAS) throw invalidFields({ video: [messages.devicesRequiredForCalibration(files.length)] });
@@ -247,7 +248,7 @@ export function createRecordingService(deps: {
         meta: { expected_devices: deviceIds, imported: true, ...(subject && { subject }) },
       });
       for (const [index, file] of files.entries()) {
-        const result = await intake.accept(trial, deviceIds[index], file.path, { cameraName: cameraNames[index] });
+        const result = await intake.accept(trial, deviceIds[index], file.path, { cameraName: cameraNames[index], deviceModel });
         if (!result.stored) throw invalidFields({ video: [result.message] });
         trial = (await trials.findById(trial.id))!;
       }
