@@ -2,18 +2,21 @@
  * Inverse-kinematics speed, single thread: frames solved per second on real marker trials with
  * full OpenSim models (gait2354 walking, Hamner running with arms, an OpenCap session on its
  * LaiArnold model with the 43 OpenCap markers, OpenCap's LaiUhlrich2022), and Kinetrace's default model on video
- * keypoints. Each trial is solved once to warm the JIT, then timed over repeats.
+ * keypoints, by plain least squares and with the keypoint settings (weights, priors, robust loss,
+ * continuity). Each trial is solved once to warm the JIT, then timed over repeats.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createDefaultModel } from '../src/default-model/default-model.ts';
 import { readIkSetup } from '../src/formats/ik-setup.ts';
 import { readTrc } from '../src/formats/trc.ts';
-import type { IkTaskWeights } from '../src/ik/ik-problem.ts';
+import type { IkSettings } from '../src/ik/ik-problem.ts';
 import { solveInverseKinematics } from '../src/ik/inverse-kinematics.ts';
 import { ikTasksFromSetup } from '../src/ik/setup-tasks.ts';
 import { KinematicModel } from '../src/model/kinematic-model.ts';
 import type { OsimModel } from '../src/model/osim-model.ts';
+import { defaultModelIkSettings } from '../src/model-fitting/fit-neutral.ts';
 import { readOsim } from '../src/model/read-osim.ts';
 
 const dataDir = resolve(fileURLToPath(new URL('../../../../shared/data', import.meta.url)));
@@ -26,6 +29,7 @@ interface Case {
   model: () => OsimModel;
   markers: string;
   setup?: string;
+  settings?: () => IkSettings;
 }
 
 const cases: Case[] = [
@@ -61,17 +65,21 @@ const cases: Case[] = [
   },
 ];
 
-// The default model is a colleague's stage; include it when it is there.
-const defaultModelModule = fileURLToPath(new URL('../src/default-model/default-model.ts', import.meta.url));
-if (existsSync(defaultModelModule)) {
-  const { createDefaultModel } = (await import(defaultModelModule)) as { createDefaultModel: (options?: { heightM?: number }) => OsimModel };
-  cases.push({
-    name: 'Kinetrace default model on video keypoints (squats, unscaled)',
+cases.push(
+  {
+    name: 'Kinetrace default model on video keypoints (squats, unscaled), least squares',
     files: ['marker_enhancer/test_data/squats.trc'],
     model: () => createDefaultModel({ heightM: 1.75 }),
     markers: 'marker_enhancer/test_data/squats.trc',
-  });
-}
+  },
+  {
+    name: 'Kinetrace default model on video keypoints (squats, unscaled), keypoint settings',
+    files: ['marker_enhancer/test_data/squats.trc'],
+    model: () => createDefaultModel({ heightM: 1.75 }),
+    markers: 'marker_enhancer/test_data/squats.trc',
+    settings: defaultModelIkSettings,
+  },
+);
 
 for (const benchCase of cases) {
   const missing = benchCase.files.filter((file) => !existsSync(at(file)));
@@ -81,7 +89,7 @@ for (const benchCase of cases) {
   }
   const model = new KinematicModel(benchCase.model());
   const markers = readTrc(readFileSync(at(benchCase.markers), 'utf8'));
-  const tasks: IkTaskWeights = benchCase.setup ? ikTasksFromSetup(model, readIkSetup(readFileSync(at(benchCase.setup), 'utf8'))) : {};
+  const tasks: IkSettings = benchCase.setup ? ikTasksFromSetup(model, readIkSetup(readFileSync(at(benchCase.setup), 'utf8'))) : (benchCase.settings?.() ?? {});
   const warmUp = solveInverseKinematics(model, markers, tasks);
   const frames = warmUp.trajectories.timesS.length;
   const repeats = Math.max(1, Math.ceil(1500 / frames));

@@ -358,8 +358,9 @@ export function solveInverseKinematics(model: KinematicModel, markers: MarkerTra
       iterations = startFromDefaultPose(problem, q, maxIterations, relativeTolerance);
       // The first frame has no previous pose: continuity only damps it towards where it started.
       lastGood.set(q);
+    } else {
+      q.set(lastGood);
     }
-    if (i > 0) q.set(lastGood);
     problem.setContinuityTarget(lastGood);
     const frameIterations = i === 0 ? 4 * maxIterations : maxIterations;
     for (let round = 0; round < MAX_REWEIGHT_ROUNDS; round++) {

@@ -6,7 +6,7 @@ import type { MarkerTrajectories } from '../formats/trc.ts';
 import type { OsimModel } from '../model/osim-model.ts';
 import { KEYPOINT_MEASUREMENT_MARKERS, KEYPOINT_MEASUREMENTS } from '../scaling/keypoint-measurements.ts';
 import { type ScaledModel, type ScaleSettings, scaleModelToSubject } from '../scaling/scale-model-to-subject.ts';
-import { mergeMarkerTrajectories } from './merge-markers.ts';
+import { mergeMarkerTrajectories, withMidHip } from './merge-markers.ts';
 
 /**
  * Model fitting, step 1: from the neutral (static) trial, the subject's scaled model. Without a
@@ -57,9 +57,10 @@ export function defaultModelIkSettings(): IkSettings {
   return { markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)), coordinateTasks: MOTION_PRIOR_TASKS, ...KEYPOINT_IK_ROBUSTNESS };
 }
 
-/** Keypoints plus the augmenter's markers when one is given. */
+/** Keypoints (with a midHip where the keypoint set has none) plus the augmenter's markers when one is given. */
 export function markersForModel(keypoints: MarkerTrajectories, subject: SubjectMeasures, augmenter?: MarkerAugmenter): MarkerTrajectories {
-  return augmenter ? mergeMarkerTrajectories(keypoints, augmentMarkers(keypoints, subject, augmenter)) : keypoints;
+  const complete = withMidHip(keypoints);
+  return augmenter ? mergeMarkerTrajectories(complete, augmentMarkers(complete, subject, augmenter)) : complete;
 }
 
 export function fitNeutral(input: NeutralFitInput): NeutralFit {

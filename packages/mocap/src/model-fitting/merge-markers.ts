@@ -20,3 +20,19 @@ export function mergeMarkerTrajectories(first: MarkerTrajectories, second: Marke
   }
   return { markerNames, frameRateHz: first.frameRateHz, timesS: first.timesS.slice(), positionsM };
 }
+
+/**
+ * Keypoint sets without OpenPose's midHip (OpenPose BODY_25B, Pose2Sim's .trc files) get it as
+ * OpenPose and Kinetrace define it: the mid-point of the two hip keypoints. Others come back as they are.
+ */
+export function withMidHip(markers: MarkerTrajectories): MarkerTrajectories {
+  const right = markers.markerNames.indexOf('RHip');
+  const left = markers.markerNames.indexOf('LHip');
+  if (markers.markerNames.includes('midHip') || right < 0 || left < 0) return markers;
+  const count = markers.markerNames.length;
+  const midHip: MarkerTrajectories = { markerNames: ['midHip'], frameRateHz: markers.frameRateHz, timesS: markers.timesS, positionsM: new Float64Array(markers.timesS.length * 3) };
+  for (let f = 0; f < markers.timesS.length; f++) {
+    for (let a = 0; a < 3; a++) midHip.positionsM[f * 3 + a] = (markers.positionsM[(f * count + right) * 3 + a] + markers.positionsM[(f * count + left) * 3 + a]) / 2;
+  }
+  return mergeMarkerTrajectories(markers, midHip);
+}

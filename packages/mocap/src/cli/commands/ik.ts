@@ -9,6 +9,7 @@ import { solveInverseKinematics } from '../../ik/inverse-kinematics.ts';
 import { ikTasksFromSetup } from '../../ik/setup-tasks.ts';
 import { defaultModelIkSettings } from '../../model-fitting/fit-neutral.ts';
 import { solveTrialIk } from '../../model-fitting/fit-trial.ts';
+import { withMidHip } from '../../model-fitting/merge-markers.ts';
 import { KinematicModel } from '../../model/kinematic-model.ts';
 import { motionFromCoordinates } from '../../model/motion.ts';
 import { readOsim } from '../../model/read-osim.ts';
@@ -64,7 +65,7 @@ export const command: CliCommand = {
     const startedMs = performance.now();
     const result =
       !setup && osim.name === DEFAULT_MODEL_NAME
-        ? solveTrialIk(osim, markers, { ...defaultModelIkSettings(), onProgress })
+        ? solveTrialIk(osim, withMidHip(markers), { ...defaultModelIkSettings(), onProgress })
         : solveInverseKinematics(model, markers, { ...(setup ? ikTasksFromSetup(model, setup) : {}), timeRangeS: setup?.timeRangeS, onProgress });
     const elapsedS = (performance.now() - startedMs) / 1000;
     writeFileSync(values.out, writeStorage(motionFromCoordinates(model, result.trajectories)));
