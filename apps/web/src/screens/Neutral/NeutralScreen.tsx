@@ -171,7 +171,8 @@ export function NeutralScreen() {
 
   async function importNeutral() {
     setErrorMessage(null);
-    relaxed.current = false;
+    // Nobody is standing in front of the cameras for imported videos: no relax notice.
+    relaxed.current = true;
     try {
       if (await saveSubjectAndSettings()) setImporting(true);
     } catch (error) {
