@@ -107,6 +107,11 @@ async function main(): Promise<void> {
   console.log(`peak RSS at the end: ${rssMb().toFixed(0)} MB`);
 }
 
+function medianSd(result: TrialResult): number {
+  const sds = result.report.segments.map((segment) => segment.sdM).sort((a, b) => a - b);
+  return sds.length === 0 ? Number.NaN : (sds[(sds.length - 1) >> 1] + sds[sds.length >> 1]) / 2;
+}
+
 function report(label: string, result: TrialResult, seconds: number): void {
   const frames = result.cameraFrames;
   const stages = result.stageSeconds;
@@ -118,7 +123,8 @@ function report(label: string, result: TrialResult, seconds: number): void {
       `  decode + pose: ${(stages.pose ?? 0).toFixed(2)} s = ${fps(frames, stages.pose ?? 0)} camera frames/s`,
       `  sync: ${(stages.sync ?? 0).toFixed(3)} s; triangulate: ${(stages.triangulate ?? 0).toFixed(3)} s (${fps(timeBaseFrames, stages.triangulate ?? 0)} frames/s of ${cameraNames.length} cameras); filter: ${(stages.filter ?? 0).toFixed(4)} s`,
       `  stages other than pose: ${afterPose.toFixed(2)} s = ${((100 * afterPose) / seconds).toFixed(1)} % of the total (goal < 20 %)`,
-      `  sync lags (frames): ${result.sync.cameras.map((c) => c.lagFrames.toFixed(2)).join(', ')}; median reprojection error ${result.report.reprojectionErrorPx?.medianPx.toFixed(1)} px`,
+      `  sync lags (frames): ${result.sync.cameras.map((c) => `${c.lagFrames.toFixed(2)}${c.refined ? '' : ' (start time kept)'}`).join(', ')}; median reprojection error ${result.report.reprojectionErrorPx?.medianPx.toFixed(1)} px; ` +
+        `median segment-length SD ${(1000 * medianSd(result)).toFixed(1)} mm`,
     ].join('\n'),
   );
 }
