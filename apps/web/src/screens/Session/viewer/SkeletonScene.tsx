@@ -1,6 +1,6 @@
 import { Grid, OrbitControls } from '@react-three/drei';
-import { Canvas, useFrame } from '@react-three/fiber';
-import { useMemo, useRef, type RefObject } from 'react';
+import { Canvas, useFrame, useThree } from '@react-three/fiber';
+import { useEffect, useMemo, useRef, type RefObject } from 'react';
 import * as THREE from 'three';
 import { deriveSkeleton, frameAtTime, skeletonGeometry, type Bone, type TrialMotion } from './body-motion.ts';
 import type { CameraPose } from './camera-poses.ts';
@@ -137,6 +137,13 @@ function PublishProjection({ host }: { host: RefObject<HTMLDivElement | null> })
   return null;
 }
 
+/** Draws a frame whenever the clock changes (the canvas draws on demand, so a paused trial costs nothing). */
+function RedrawOnClock({ clock }: { clock: PlaybackClock }) {
+  const invalidate = useThree((state) => state.invalidate);
+  useEffect(() => clock.subscribe(() => invalidate()), [clock, invalidate]);
+  return null;
+}
+
 export interface SceneProps {
   motion: TrialMotion;
   clock: PlaybackClock;
@@ -175,7 +182,7 @@ export function SkeletonScene({ motion, clock, cameras, keypoints }: SceneProps)
 
   return (
     <div ref={host} data-testid="viewer-scene" style={{ width: '100%', height: '100%' }}>
-      <Canvas shadows="soft" camera={{ position: cameraPosition, fov: FIELD_OF_VIEW_DEG, near: 0.05, far: 200 }} gl={{ preserveDrawingBuffer: true }}>
+      <Canvas frameloop="demand" shadows="soft" camera={{ position: cameraPosition, fov: FIELD_OF_VIEW_DEG, near: 0.05, far: 200 }} gl={{ preserveDrawingBuffer: true }}>
         <color attach="background" args={[colours.background]} />
         <hemisphereLight args={['#ffffff', '#445566', 0.8]} />
         <primitive object={lightTarget} />
@@ -210,6 +217,7 @@ export function SkeletonScene({ motion, clock, cameras, keypoints }: SceneProps)
         {cameras.length > 0 && <CameraFrustums cameras={cameras} />}
         <OrbitControls makeDefault target={target} enableDamping={false} />
         <PublishProjection host={host} />
+        <RedrawOnClock clock={clock} />
       </Canvas>
     </div>
   );

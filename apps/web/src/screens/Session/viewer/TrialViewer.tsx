@@ -34,9 +34,9 @@ function videosOf(trial: Trial): { videos: TrialVideo[]; synchronised: boolean }
 }
 
 function TimeReadout({ clock, frameCount }: { clock: PlaybackClock; frameCount: number }) {
-  const { timeS } = usePlayback(clock);
+  const { timeS, atMs } = usePlayback(clock);
   return (
-    <Text size="xs" c="dimmed" data-testid="viewer-time" data-time={timeS.toFixed(4)}>
+    <Text size="xs" c="dimmed" data-testid="viewer-time" data-time={timeS.toFixed(4)} data-time-at-ms={atMs.toFixed(1)}>
       {frameCount} frames, {(1 / clock.frameS).toFixed(0)} Hz
     </Text>
   );

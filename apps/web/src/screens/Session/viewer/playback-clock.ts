@@ -8,6 +8,8 @@ export type LeaderTime = number | 'waiting' | 'absent';
 
 export interface PlaybackState {
   timeS: number;
+  /** performance.now() when `timeS` was last set: while playing, the time at wall-clock w is timeS + (w − atMs) × speed. */
+  atMs: number;
   playing: boolean;
   speed: PlaybackSpeed;
   loop: boolean;
@@ -31,7 +33,7 @@ export class PlaybackClock {
     /** One step of the step buttons (a 3D frame). */
     readonly frameS: number,
   ) {
-    this.state = { timeS: startS, playing: false, speed: 1, loop: true };
+    this.state = { timeS: startS, atMs: performance.now(), playing: false, speed: 1, loop: true };
   }
 
   get snapshot(): PlaybackState {
@@ -43,8 +45,8 @@ export class PlaybackClock {
     return () => this.listeners.delete(listener);
   };
 
-  private set(change: Partial<PlaybackState>): void {
-    this.state = { ...this.state, ...change };
+  private set(change: Partial<Omit<PlaybackState, 'atMs'>>): void {
+    this.state = { ...this.state, ...change, atMs: change.timeS === undefined ? this.state.atMs : performance.now() };
     for (const listener of this.listeners) listener();
   }
 
