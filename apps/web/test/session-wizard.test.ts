@@ -20,6 +20,8 @@ import {
 } from './browser-harness.ts';
 
 const QCA_CALIBRATION = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson/calibration/Calib.qca.txt';
+const DEMO_VIDEOS = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson/videos';
+const DEMO_CAMERAS = ['cam01', 'cam02', 'cam03', 'cam04'];
 
 /**
  * A phone paired through the capture calls its page makes: it connects, then asks for the session's state
@@ -149,7 +151,7 @@ describe('the session wizard: addresses that survive a reload, the stepper, and 
   });
 });
 
-describeWithData('importing a calibration file from the Calibration step', [QCA_CALIBRATION], () => {
+describeWithData('a lab without phones: import a calibration, then neutral videos', [QCA_CALIBRATION, ...DEMO_CAMERAS.map((camera) => `${DEMO_VIDEOS}/${camera}.mp4`)], () => {
   let server: SeedableServer;
   let browser: Browser;
   let page: Page;
@@ -212,5 +214,28 @@ describeWithData('importing a calibration file from the Calibration step', [QCA_
     // The server's refusal, on the files field.
     await dialog.getByText(/"notes\.txt" is neither a `kinetrace calibrate` \.json file nor a board image/).waitFor();
     await screenshot(page, 'session-lens-calibrations');
+  });
+
+  it("Import neutral videos on the Neutral step follows the imported trial with the runner's stage and percentage", async () => {
+    const token = await tokenOf(page);
+    await callApi(server.baseUrl, token, '/subjects/', { name: 'Balancer', weight: 70, height: 1.75, birth_year: 1990, subject_tags: ['unimpaired'], terms: true });
+    await page.goto(`/${firstSessionId}/neutral`);
+    const importButton = page.getByRole('button', { name: 'Import neutral videos' });
+    // Subject, consent and data sharing first: the neutral trial is processed with them.
+    await eventually(() => importButton.isDisabled()).toBe(true);
+    await page.getByRole('combobox', { name: 'Subject' }).click();
+    await page.getByRole('option', { name: /Balancer/ }).click();
+    await page.getByRole('checkbox', { name: /agrees/ }).check();
+    await page.getByRole('combobox', { name: 'Data sharing' }).click();
+    await page.getByRole('option', { name: 'Share processed data', exact: true }).click();
+    await importButton.click();
+    const dialog = page.getByRole('dialog', { name: 'Import neutral videos' });
+    await dialog.locator('input[type="file"]').setInputFiles(DEMO_CAMERAS.map((camera) => referencePath(`${DEMO_VIDEOS}/${camera}.mp4`)));
+    await dialog.getByRole('button', { name: 'Import' }).click();
+    // The page keeps asking the recorder's status meanwhile: the import must not be taken for phones gone missing.
+    await eventually(() => page.getByTestId('processing-stage').textContent()).toBe(PROCESSING_STAGES.pose);
+    await eventually(() => page.getByTestId('processing-elapsed').textContent()).toMatch(/^\d+% · \d\d:\d\d$/);
+    await expect(page.getByTestId('neutral-error').count()).resolves.toBe(0);
+    await screenshot(page, 'wizard-6-neutral-import-processing');
   });
 });

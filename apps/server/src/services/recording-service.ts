@@ -79,7 +79,8 @@ export function createRecordingService(deps: {
         return trials.update(trial.id, { status: 'uploading', meta: { ...meta, stop_at_ms: time, stopped_at_limit: true } });
       }
     }
-    if (trial.status === 'uploading') {
+    // Imported videos arrive in the import's own request, from no phone: nobody can have gone away.
+    if (trial.status === 'uploading' && meta.imported !== true) {
       const expected = meta.expected_devices ?? [];
       const uploaded = new Set((await trials.videosOf(trial.id)).map((video) => video.deviceId));
       const waitingFor = expected.filter((device) => !uploaded.has(device));
