@@ -37,8 +37,10 @@ export function removeSpikes(positions: Float64Array, frameCount: number, pointC
       deviations[frame] = Number.NaN;
       const at = frame * stride + point * 3;
       if (Number.isNaN(positions[at])) continue;
+      // A window centred on the frame (narrower near the ends), so that movement does not shift its median.
+      const half = Math.min(HALF_WINDOW, frame, frameCount - 1 - frame);
       let count = 0;
-      for (let other = Math.max(0, frame - HALF_WINDOW); other <= Math.min(frameCount - 1, frame + HALF_WINDOW); other++) {
+      for (let other = frame - half; other <= frame + half; other++) {
         const from = other * stride + point * 3;
         if (Number.isNaN(positions[from])) continue;
         for (let axis = 0; axis < 3; axis++) window[axis][count] = positions[from + axis];
