@@ -51,6 +51,10 @@ export const RESULT_TAGS = {
   opensimModel: 'opensim_model',
   mainSettings: 'main_settings',
   qualityReport: 'quality_report',
+  /** The trial's 3D markers (keypoints, or augmented markers) as C3D, for Visual3D, Mokka and lab software. */
+  c3d: 'c3d',
+  /** The joint angles of the .mot as CSV (same columns), for spreadsheets. */
+  ikCsv: 'ik-csv',
   /** One per calibrated camera (Kinetrace camera JSON); meta.device_id names the phone. */
   cameraParameters: 'camera-parameters',
   calibrationImage: 'calibration-img',

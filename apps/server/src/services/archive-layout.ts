@@ -7,8 +7,8 @@ import { RESULT_TAGS } from '@kinetrace/contracts';
  *
  *   <session>/sessionMetadata.yaml
  *   <session>/Videos/Cam<i>/InputMedia/<trial>/<trial>.<ext>     one folder per camera (device)
- *   <session>/MarkerData/<trial>.trc                              3D keypoints of each trial
- *   <session>/OpenSimData/Kinematics/<trial>.mot                  joint angles of each trial
+ *   <session>/MarkerData/<trial>.trc, <trial>.c3d                 3D keypoints of each trial
+ *   <session>/OpenSimData/Kinematics/<trial>.mot, <trial>.csv     joint angles of each trial
  *   <session>/OpenSimData/Model/<trial>/<file>                    the scaled model (neutral) and the one each trial used
  *   <session>/VisualizerJsons/<trial>/<file>                      3D viewer data
  *   <session>/CalibrationImages/<file>, NeutralImages/<file>
@@ -18,6 +18,8 @@ import { RESULT_TAGS } from '@kinetrace/contracts';
 const resultFolders: Record<string, (trial: string, fileName: string) => string> = {
   [RESULT_TAGS.markerData]: (trial, fileName) => `MarkerData/${trial}${extname(fileName)}`,
   [RESULT_TAGS.ikResults]: (trial, fileName) => `OpenSimData/Kinematics/${trial}${extname(fileName)}`,
+  [RESULT_TAGS.c3d]: (trial, fileName) => `MarkerData/${trial}${extname(fileName)}`,
+  [RESULT_TAGS.ikCsv]: (trial, fileName) => `OpenSimData/Kinematics/${trial}${extname(fileName)}`,
   [RESULT_TAGS.opensimModel]: (trial, fileName) => `OpenSimData/Model/${trial}/${fileName}`,
   [RESULT_TAGS.visualizerTransforms]: (trial, fileName) => `VisualizerJsons/${trial}/${fileName}`,
   [RESULT_TAGS.videoSync]: (trial, fileName) => `VisualizerVideos/${trial}/${fileName}`,

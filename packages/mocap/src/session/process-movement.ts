@@ -1,6 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { segmentMassesKg } from '../default-model/segment-masses.ts';
+import { writeC3d } from '../formats/c3d.ts';
+import { storageToCsv } from '../formats/csv.ts';
 import { isGaitTrialName } from '../filter/cutoff.ts';
 import { fitTrial } from '../model-fitting/fit-trial.ts';
 import { readOsim } from '../model/read-osim.ts';
@@ -59,10 +61,12 @@ export async function processMovement(input: MovementInput, options: RunOptions 
     isGait,
   });
   const report: ReportWithModelFit = { ...result.report, modelFit: { inverseKinematics: inverseKinematicsFigures(fit, model) } };
-  const written: [OutputFile, string][] = [
+  const written: [OutputFile, string | Uint8Array][] = [
     [{ tag: RESULT_TAG.ikResults, path: `${base}.mot` }, fit.files.mot],
     [{ tag: RESULT_TAG.ikJson, path: `${base}_ik.json` }, JSON.stringify(ikJson(fit.motion, model))],
     [{ tag: RESULT_TAG.markerData, path: `${base}.trc` }, fit.files.trc],
+    [{ tag: RESULT_TAG.c3d, path: `${base}.c3d` }, writeC3d(fit.markers)],
+    [{ tag: RESULT_TAG.ikCsv, path: `${base}.csv` }, storageToCsv(fit.motion)],
     [{ tag: RESULT_TAG.opensimModel, path: `${base}.osim` }, fit.files.osim],
     [{ tag: RESULT_TAG.visualizerTransforms, path: `${base}_visualizer.json` }, fit.files.visualizerJson],
     [{ tag: RESULT_TAG.mainSettings, path: `${base}_settings.json` }, `${JSON.stringify(mainSettings, null, 2)}\n`],

@@ -12,5 +12,7 @@ export const RESULT_TAG = {
   opensimModel: 'opensim_model',
   mainSettings: 'main_settings',
   qualityReport: 'quality_report',
+  c3d: 'c3d',
+  ikCsv: 'ik-csv',
   neutralImage: 'neutral-img',
 } as const;

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readCameraFile } from '../../src/camera/formats/index.ts';
 import type { CameraModel } from '../../src/camera/camera.ts';
+import { readC3d } from '../../src/formats/c3d.ts';
 import { readStorage, storageColumn } from '../../src/formats/mot.ts';
+import { readTrc } from '../../src/formats/trc.ts';
 import { readOsim } from '../../src/model/read-osim.ts';
 import { PoseWorkerPool } from '../../src/pose/pose-worker-pool.ts';
 import type { IkJson } from '../../src/session/ik-json.ts';
@@ -106,11 +108,16 @@ describeWithData('processNeutral then processMovement on the Pose2Sim demo video
     );
     expect(monotone(progress) && progress.at(-1)![1]).toBe(1);
     expect(files.map((file) => file.tag).sort()).toEqual(
-      ['IK-json', 'ik_results', 'main_settings', 'marker_data', 'opensim_model', 'quality_report', 'visualizerTransforms-json', 'video-sync', 'video-sync', 'video-sync', 'video-sync'].sort(),
+      ['IK-json', 'c3d', 'ik-csv', 'ik_results', 'main_settings', 'marker_data', 'opensim_model', 'quality_report', 'visualizerTransforms-json', 'video-sync', 'video-sync', 'video-sync', 'video-sync'].sort(),
     );
 
     const mot = readStorage(readFileSync(byTag(files, 'ik_results')[0].path, 'utf8'));
     expect(mot.inDegrees).toBe(true);
+    // The exports for lab software and spreadsheets: the .trc's points as C3D, the .mot's columns as CSV.
+    const c3d = readC3d(readFileSync(byTag(files, 'c3d')[0].path));
+    const trc = readTrc(readFileSync(byTag(files, 'marker_data')[0].path, 'utf8'));
+    expect([c3d.trajectories.markerNames, c3d.trajectories.timesS.length]).toEqual([trc.markerNames, trc.timesS.length]);
+    expect(readFileSync(byTag(files, 'ik-csv')[0].path, 'utf8').split('\r\n')[0]).toBe(['time', ...mot.columnLabels].join(','));
     const report = json<ReportWithModelFit>(byTag(files, 'quality_report')[0]);
     expect(mot.timesS.length).toBe(report.frameCount);
     const ranges = LOWER_LIMB.map((name) => {
