@@ -2,7 +2,6 @@ import { Navigate, createBrowserRouter } from 'react-router';
 import { CalibrationScreen } from '../screens/Calibration/CalibrationScreen.tsx';
 import { CaptureScreen } from '../screens/Capture/CaptureScreen.tsx';
 import { ConnectDevicesScreen } from '../screens/ConnectDevices/ConnectDevicesScreen.tsx';
-import { DashboardScreen } from '../screens/Dashboard/DashboardScreen.tsx';
 import { LicenseScreen } from '../screens/License/LicenseScreen.tsx';
 import { LoginScreen } from '../screens/Login/LoginScreen.tsx';
 import { NeutralScreen } from '../screens/Neutral/NeutralScreen.tsx';
@@ -37,7 +36,12 @@ export const router = createBrowserRouter([
       { path: '/:id/calibration', element: <CalibrationScreen />, handle: named('Calibration') },
       { path: '/:id/neutral', element: <NeutralScreen />, handle: named('Neutral') },
       { path: '/session/:id', element: <SessionScreen />, handle: named('Session') },
-      { path: '/dashboard/:id?', element: <DashboardScreen />, handle: named('Dashboard') },
+      {
+        path: '/dashboard/:id?',
+        // The chart library loads with the page that uses it.
+        lazy: async () => ({ Component: (await import('../screens/Dashboard/DashboardScreen.tsx')).DashboardScreen }),
+        handle: named('Dashboard'),
+      },
       {
         path: '/analysis-dashboard/:id/',
         element: <NotYetAvailableScreen title="Analysis dashboard" />,

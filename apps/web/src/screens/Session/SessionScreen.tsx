@@ -18,7 +18,7 @@ import { RenameTrialDialog } from './RenameTrialDialog.tsx';
 import { SessionMenu, type SessionDialog } from './SessionMenu.tsx';
 import { TrialList, type TrialAction } from './TrialList.tsx';
 import { TrialResults } from './TrialResults.tsx';
-import { TrialViewer } from './viewer/TrialViewer.tsx';
+import { LazyTrialViewer } from './viewer/LazyTrialViewer.tsx';
 import { TrialTagsDialog } from './TrialTagsDialog.tsx';
 import { SessionRecorder } from './recorder/SessionRecorder.tsx';
 import { canOpenTrial } from './recorder/trial-click.ts';
@@ -119,7 +119,7 @@ export function SessionScreen() {
         <Paper withBorder radius="md" p="md" mt="md" data-testid="trial-view">
           <Stack>
             <Title order={3}>{openedTrial.name}</Title>
-            <TrialViewer session={data} trial={openedTrial} />
+            <LazyTrialViewer session={data} trial={openedTrial} />
             <TrialResults trial={openedTrial} />
           </Stack>
         </Paper>
