@@ -7,14 +7,12 @@ import { ProcessingError } from '@kinetrace/mocap/pipeline/processing-error';
 import { calibrateSession } from '@kinetrace/mocap/session/calibrate-session';
 import { processMovement } from '@kinetrace/mocap/session/process-movement';
 import { processNeutral } from '@kinetrace/mocap/session/process-neutral';
-import type { CameraModel, PoseWorkerPool, RunOptions } from '@kinetrace/mocap/session/types';
+import type { CameraModel, RunOptions } from '@kinetrace/mocap/session/types';
 import { TrialInputError, type ResultFile, type TrialInputs, type TrialIO } from './trial-io.ts';
 
 export interface RunTrialOptions {
   /** Where attempts get their work directories (default: the system's temporary folder). */
   workRoot?: string;
-  /** A pose worker pool kept open across trials. */
-  pool?: PoseWorkerPool;
   /** Whether an internal failure of this attempt is the last one (no retry follows). */
   finalAttempt: boolean;
   /** The attempt fails as ours after this long (a hung decoder, a runaway stage). */
@@ -50,7 +48,7 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
       const inputs = await io.readInputs(join(workDir, 'inputs'));
       const outDir = join(workDir, 'outputs');
       await mkdir(outDir, { recursive: true });
-      const files = await dispatch(inputs, outDir, { onProgress: progress.report, pool: options.pool });
+      const files = await dispatch(inputs, outDir, { onProgress: progress.report });
       await progress.flush();
       return files;
     };

@@ -37,8 +37,11 @@ export interface JobQueue {
 }
 
 export async function createJobQueue(database: DatabaseHandle, onError: (error: Error) => void): Promise<JobQueue> {
+  let stopped = false;
   const boss = new PgBoss({
-    db: { executeSql: (text, values) => database.executeSql(text, values) },
+    // A handler still running when the queue stopped (an engine run cannot be cut short) ends later:
+    // pg-boss then records its end without awaiting it; the database is closed by then, so nothing is written.
+    db: { executeSql: (text, values) => (stopped ? Promise.resolve({ rows: [] }) : database.executeSql(text, values)) },
     schema: 'pgboss',
     // Cron schedules are checked every 30 s: the hourly purge needs no finer cadence.
     cronMonitorIntervalSeconds: 30,
@@ -88,6 +91,7 @@ export async function createJobQueue(database: DatabaseHandle, onError: (error: 
     },
     async stop() {
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+      stopped = true;
     },
   };
 }

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { messages, processingMessages, trialKindOf, type ProcessingProgress, type TrialKind } from '@kinetrace/contracts';
-import type { PoseWorkerPool } from '@kinetrace/mocap/session/types';
 import { runTrial } from '@kinetrace/processing/run-trial';
 import { badRequest, notFound } from '../http/http-errors.ts';
 import type { JobAttempt } from '../jobs/job-kinds.ts';
@@ -45,7 +44,6 @@ export interface ProcessingServiceDeps {
   dataDir: string;
   /** PGlite: one process owns the database, so a job active at start-up has lost its process. */
   singleProcess: boolean;
-  pool?: PoseWorkerPool;
   /** The owner's lens calibration of a device model, when lens calibrations are kept. */
   lensFor?: ServerTrialIODeps['lensFor'];
   log: { info(object: object, message: string): void; error(object: object, message: string): void };
@@ -75,8 +73,13 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     return Math.round(EXPECTED_BASE_S + EXPECTED_S_PER_VIDEO_S * totalS);
   }
 
+  async function timeLimitOf(trialId: string): Promise<{ expectedS: number; timeLimitS: number }> {
+    const expectedS = await expectedSeconds(trialId);
+    return { expectedS, timeLimitS: Math.max(MIN_TIME_LIMIT_S, TIME_LIMIT_FACTOR * expectedS) };
+  }
+
   async function send(trial: TrialRow, reprocess: boolean): Promise<void> {
-    const timeLimitS = Math.max(MIN_TIME_LIMIT_S, TIME_LIMIT_FACTOR * (await expectedSeconds(trial.id)));
+    const { timeLimitS } = await timeLimitOf(trial.id);
     await queue.send(
       'process-trial',
       { trialId: trial.id },
@@ -107,11 +110,6 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     for (const waiting of await repository.waitingAt(trial.sessionId, kind === 'calibration' ? 'waiting_for_calibration' : 'waiting_for_neutral')) {
       await enqueue(waiting);
     }
-  }
-
-  async function timeLimitOf(trialId: string): Promise<{ expectedS: number; timeLimitS: number }> {
-    const expectedS = await expectedSeconds(trialId);
-    return { expectedS, timeLimitS: Math.max(MIN_TIME_LIMIT_S, TIME_LIMIT_FACTOR * expectedS) };
   }
 
   /** The 'process-trial' job: one attempt at one trial. Throws only to have pg-boss retry an internal failure. */
@@ -155,7 +153,7 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
         await io.progress(stage, percent);
       } };
       const finalAttempt = job.retryCount >= job.retryLimit;
-      const outcome = await runTrial(trialId, reporting, { workRoot: join(deps.dataDir, 'work'), pool: deps.pool, finalAttempt, timeLimitS });
+      const outcome = await runTrial(trialId, reporting, { workRoot: join(deps.dataDir, 'work'), finalAttempt, timeLimitS });
       if (outcome.status === 'done') log.info({ trialId, attempt: attemptId }, 'trial processed');
       if (outcome.status === 'internal-error' && !finalAttempt) throw new Error('Trial processing failed; retrying');
       // Whatever the end, what waited for this trial runs again: with it, or to wait for the next one, or to say what is missing.
@@ -174,7 +172,8 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     for (const job of await queue.active('process-trial')) {
       if (running.has(job.id)) continue;
       const trial = await trials.findById(job.payload.trialId);
-      const silentMs = trial ? now().getTime() - trial.updatedAt.getTime() : Infinity;
+      // Wall-clock time, as updated_at is written: not the rules' clock (which tests move).
+      const silentMs = trial ? Date.now() - trial.updatedAt.getTime() : Infinity;
       if (!(atStartup && deps.singleProcess) && silentMs < STALE_AFTER_MS) continue;
       if (trial && job.retryCount >= job.retryLimit) await repository.markError(trial.id, null, processingMessages.internalFailure);
       else if (trial) await repository.markQueued(trial.id, trial.status === 'reprocess' ? 'reprocess' : 'processing', progressAt('queued'));

@@ -195,7 +195,10 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
       const cameraMeta = (cameraName: string | undefined) =>
         cameraName === undefined ? null : { device_id: deviceOf.get(cameraName) ?? cameraName, camera_name: cameraName };
       const rows: NewResult[] = results.map((result, index) => ({ tag: result.tag, storageKey: keys[index], meta: cameraMeta(result.cameraName) }));
-      const replaced = await repository.commitResults(trial.id, attempt.id, rows);
+      const replaced = await repository.commitResults(trial.id, attempt.id, rows).catch(async (error: unknown) => {
+        await Promise.all(keys.map((key) => files.remove(key))).catch(() => undefined);
+        throw error;
+      });
       // Superseded meanwhile: this attempt's files go, the current attempt's results stand.
       const unused = replaced === null ? keys : replaced.filter((key) => !keys.includes(key));
       await Promise.all(unused.map((key) => files.remove(key)));
