@@ -267,16 +267,15 @@ function correlationAt(curves: { kind: MotionSignalKind; correlation: Float64Arr
  */
 function refineByReprojection(errorAtLag: (lagS: number) => number, firstGuessS: number, framePeriodS: number) {
   const stepS = framePeriodS / 2;
+  const scan = (centreS: number) => Array.from({ length: 9 }, (_, i) => errorAtLag(centreS + (i - 4) * stepS));
+  const lowest = (values: number[]) => values.reduce((best, value, i) => (value < values[best] ? i : best), 0);
   let guessS = firstGuessS;
-  let errors: number[] = [];
-  let best = 4;
-  for (let move = 0; move < 5; move++) {
-    errors = Array.from({ length: 9 }, (_, i) => errorAtLag(guessS + (i - 4) * stepS));
-    best = 0;
-    for (let i = 1; i < errors.length; i++) if (errors[i] < errors[best]) best = i;
-    if (best > 0 && best < errors.length - 1) break;
+  let errors = scan(guessS);
+  let best = lowest(errors);
+  for (let move = 0; move < 4 && (best === 0 || best === errors.length - 1); move++) {
     guessS += (best - 4) * stepS;
-    if (move < 4) best = 4;
+    errors = scan(guessS);
+    best = lowest(errors);
   }
   let offset = 0;
   if (best > 0 && best < errors.length - 1 && Number.isFinite(errors[best - 1] + errors[best + 1])) {
