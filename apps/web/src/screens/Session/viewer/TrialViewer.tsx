@@ -120,7 +120,9 @@ function PlaybackLoop({ clock }: { clock: PlaybackClock }) {
   usePlaybackLoop(clock);
   useEffect(() => {
     const downlink = (navigator as Navigator & { connection?: { downlink?: number } }).connection?.downlink;
-    const timer = setTimeout(() => clock.play(), autoplayDelayMs(downlink));
+    // Unless the person has already played, paused or moved the time themselves.
+    const untouched = clock.snapshot;
+    const timer = setTimeout(() => clock.snapshot === untouched && clock.play(), autoplayDelayMs(downlink));
     return () => clearTimeout(timer);
   }, [clock]);
   return null;
