@@ -1,10 +1,14 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { schema } from '@kinetrace/db';
 import { readCameraFile, readKinetraceCameras, writeKinetraceCameras } from '@kinetrace/mocap/camera/formats/index';
+import { readStorage } from '@kinetrace/mocap/formats/mot';
 import { importMessages, type CaptureState, type ImportCalibrationResponse, type LensCalibration, type Session, type Trial } from '@kinetrace/contracts';
 import { demoCamerasInBoardWorld } from '../../../packages/mocap/test/calibration/board-in-world.ts';
 import { describeWithData, referencePath } from '../../../packages/mocap/test/reference-data.ts';
@@ -17,6 +21,7 @@ const DEMO = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson';
 const QUALISYS_FILE = `${DEMO}/calibration/Calib.qca.txt`;
 const LENS_IMAGES = `${DEMO}/calibration/intrinsics/int_cam02_img`;
 const DEMO_CAMERAS = ['cam01', 'cam02', 'cam03', 'cam04'];
+const KINETRACE_CLI = fileURLToPath(new URL('../../../packages/mocap/bin/kinetrace.mjs', import.meta.url));
 /** Real demo videos through the real pose model: minutes on a shared 2-core machine. */
 const PROCESSING_TIMEOUT_MS = 900_000;
 const DEMO_VIDEOS = DEMO_CAMERAS.map((camera) => `${DEMO}/videos/${camera}.mp4`);
@@ -349,7 +354,7 @@ describeWithData('imported calibrations and videos processed: lens calibrations 
     }
   });
 
-  it('ends the neutral and the trial done, with a .mot of joint angles in degrees', { timeout: 3 * PROCESSING_TIMEOUT_MS }, async () => {
+  it('ends an imported neutral and trial done, with the joint angles `kinetrace process` gives for the same folder', { timeout: 3 * PROCESSING_TIMEOUT_MS }, async () => {
     const subject = (await call<{ id: number }>('POST', '/subjects/', DEMO_SUBJECT)).body;
     const session = (await call<Session[]>('GET', '/sessions/new/')).body[0];
     expect((await call('GET', `/sessions/${session.id}/set_subject/?subject_id=${subject.id}`)).status).toBe(200);
@@ -367,8 +372,30 @@ describeWithData('imported calibrations and videos processed: lens calibrations 
     const trialDone = await waitForEnd(trial.body.id);
     expect(trialDone.status, String(trialDone.meta.error_msg)).toBe('done');
     const mot = trialDone.results.find((result) => result.tag === 'ik_results')!;
-    const motFile = await test.app.inject({ method: 'GET', url: mot.media! });
-    expect(motFile.body).toMatch(/inDegrees=yes/);
+    const server = readStorage((await test.app.inject({ method: 'GET', url: mot.media! })).body);
+    expect(server.inDegrees).toBe(true);
+    expect(server.columnLabels).toContain('knee_angle_r');
+
+    // The same folder through `kinetrace process`: the same chain, so the same joint angles.
+    const folder = join(videoDir, 'cli-session');
+    mkdirSync(join(folder, 'calibration'), { recursive: true });
+    symlinkSync(referencePath(QUALISYS_FILE), join(folder, 'calibration', 'Calib.qca.txt'));
+    for (const path of DEMO_VIDEOS) {
+      const camera = join(folder, 'videos', path.split('/').at(-1)!.replace('.mp4', ''));
+      mkdirSync(camera, { recursive: true });
+      for (const trialName of ['neutral', 'balancing']) symlinkSync(referencePath(path), join(camera, `${trialName}.mp4`));
+    }
+    // What the session's settings mean for the engine: openpose runs BlazePose lite (packages/processing POSE_MODEL_FOR).
+    writeFileSync(
+      join(folder, 'settings.json'),
+      JSON.stringify({ poseModel: 'blazepose-lite', scalingSetup: 'any_pose', subject: { heightM: DEMO_SUBJECT.height, massKg: DEMO_SUBJECT.weight } }),
+    );
+    await promisify(execFile)(process.execPath, [KINETRACE_CLI, 'process', folder], { maxBuffer: 16 << 20 });
+    const cli = readStorage(readFileSync(join(folder, 'output', 'balancing', 'balancing.mot'), 'utf8'));
+    expect(server.columnLabels).toEqual(cli.columnLabels);
+    expect(server.timesS.length).toBe(cli.timesS.length);
+    const largestDifferenceDeg = server.values.reduce((largest, value, index) => Math.max(largest, Math.abs(value - cli.values[index])), 0);
+    expect(largestDifferenceDeg).toBeLessThan(1e-6);
   });
 });
 
