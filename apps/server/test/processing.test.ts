@@ -21,6 +21,8 @@ const MOVEMENT_TAGS = [
   RESULT_TAGS.videoSync,
   RESULT_TAGS.mainSettings,
   RESULT_TAGS.qualityReport,
+  RESULT_TAGS.c3d,
+  RESULT_TAGS.ikCsv,
 ];
 
 let videos: DemoVideos;

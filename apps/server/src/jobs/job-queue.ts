@@ -40,8 +40,9 @@ export async function createJobQueue(database: DatabaseHandle, onError: (error: 
   let stopped = false;
   const boss = new PgBoss({
     // A handler still running when the queue stopped (an engine run cannot be cut short) ends later:
-    // pg-boss then records its end without awaiting it; the database is closed by then, so nothing is written.
-    db: { executeSql: (text, values) => (stopped ? Promise.resolve({ rows: [] }) : database.executeSql(text, values)) },
+    // pg-boss then records its end (complete or fail) without awaiting it. The database may be closed
+    // by then, so nothing is written and the answer is that of a completion touching no job.
+    db: { executeSql: (text, values) => (stopped ? Promise.resolve({ rows: [{ count: 0 }] }) : database.executeSql(text, values)) },
     schema: 'pgboss',
     // Cron schedules are checked every 30 s: the hourly purge needs no finer cadence.
     cronMonitorIntervalSeconds: 30,
