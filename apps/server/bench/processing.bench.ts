@@ -1,0 +1,167 @@
+/**
+ * The demo movement trial (Pose2Sim, 4 cameras, 1.7 s at 60 fps, phone-sized 544 x 960) processed
+ * twice: through the server (import of its videos → the in-process runner → `done`, on PGlite) and
+ * through the engine alone (`processMovement` on the same videos, cameras and scaled model, as
+ * `kinetrace process` runs it). Prints the seconds from the last upload to done, the time per
+ * stage of each, and what the server adds.
+ *
+ * Goal (issue 9): the server adds under 10 % to the engine's time.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { RESULT_TAGS, type ProcessingStage, type Session, type Subject, type Trial } from '@kinetrace/contracts';
+import { readKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
+import { processMovement } from '@kinetrace/mocap/session/process-movement';
+import { resolveProcessingSettings } from '@kinetrace/processing/processing-settings';
+import { referencePath } from '../../../packages/mocap/test/reference-data.ts';
+import { buildApp } from '../src/app.ts';
+import { openBackends } from '../src/backends.ts';
+import { loadConfig } from '../src/config.ts';
+import { DEMO_BOARD_QUERY, DEMO_SUBJECT, DEMO_SOURCES, importForm, makeDemoVideos } from '../test/support/processing-fixtures.ts';
+import { codeIn, readOutbox } from '../test/support/outbox.ts';
+
+const DEMO_TRIAL_S = 1.7;
+/** Runs of each path, alternated. */
+const ROUNDS = Number(process.env.KINETRACE_BENCH_ROUNDS ?? 3);
+const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
+
+/** Seconds spent in each stage, from the times each stage was first seen. */
+function stageSeconds(changes: { stage: string; atS: number }[], endS: number): Map<string, number> {
+  const seconds = new Map<string, number>();
+  changes.forEach((change, index) => {
+    const next = changes[index + 1]?.atS ?? endS;
+    seconds.set(change.stage, (seconds.get(change.stage) ?? 0) + next - change.atS);
+  });
+  return seconds;
+}
+
+async function main(): Promise<void> {
+  const missing = DEMO_SOURCES.filter((path) => !existsSync(referencePath(path)));
+  if (missing.length > 0) {
+    console.log(`skipped: reference data missing (${missing.join(', ')})`);
+    return;
+  }
+  const root = mkdtempSync(join(tmpdir(), 'kinetrace-processing-bench-'));
+  try {
+    const videos = await makeDemoVideos(join(root, 'videos'), DEMO_TRIAL_S);
+    const config = loadConfig({ DATA_DIR: join(root, 'data'), LOG_LEVEL: 'warn', PUBLIC_URL: 'http://kinetrace.bench' });
+    const backends = await openBackends(config, () => undefined);
+    const app = await buildApp(config, backends, { logStream: quiet });
+    console.log(`machine: ${availableParallelism()} cores; Node ${process.version}; trial: 4 cameras x ${DEMO_TRIAL_S} s, 544 x 960, 60 fps`);
+
+    // A verified researcher with a calibrated session and a processed neutral.
+    const username = 'bench_researcher';
+    await app.inject({
+      method: 'POST',
+      url: '/api/register/',
+      payload: { username, first_name: 'B', last_name: 'R', email: 'bench@lab.example.org', country: 'France', institution: 'Lab', profession: 'Researcher', reason: 'Benchmark', website: '', password: 'correct horse battery staple', newsletter: false },
+    });
+    const { token } = (await app.inject({ method: 'POST', url: '/api/login/', payload: { username, password: 'correct horse battery staple' } })).json() as { token: string };
+    const headers = { authorization: `Token ${token}` };
+    await app.inject({ method: 'POST', url: '/api/verify/', headers, payload: { otp_token: codeIn(readOutbox(join(config.dataDir, 'outbox')).at(-1)!.text) } });
+    const get = async <T>(url: string) => (await app.inject({ method: 'GET', url: `/api${url}`, headers })).json() as T;
+    const subject = (await app.inject({ method: 'POST', url: '/api/subjects/', headers, payload: DEMO_SUBJECT })).json() as Subject;
+    const sessionId = (await get<Session[]>('/sessions/new/'))[0].id;
+    await get(`/sessions/${sessionId}/set_subject/?subject_id=${subject.id}`);
+    await get(`/sessions/${sessionId}/set_metadata/?${DEMO_BOARD_QUERY}&settings_scaling_setup=any_pose`);
+    const importTrial = async (name: string, files: typeof videos.trial) =>
+      (await app.inject({ method: 'POST', url: `/api/sessions/${sessionId}/import/`, headers, payload: importForm(name, files) })).json() as Trial;
+
+    /** Polls the trial until it ends, noting when each stage first shows. */
+    async function follow(trialId: string, startS: number) {
+      const changes: { stage: string; atS: number }[] = [];
+      for (;;) {
+        const trial = await get<Trial>(`/trials/${trialId}/`);
+        const atS = performance.now() / 1000 - startS;
+        const stage = (trial.meta.progress as { stage?: string } | undefined)?.stage;
+        if (stage && stage !== changes.at(-1)?.stage) changes.push({ stage, atS });
+        if (trial.status === 'done' || trial.status === 'error') return { trial, totalS: atS, changes };
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    for (const [name, files] of [['calibration', videos.calibration], ['neutral', videos.neutral]] as const) {
+      const startS = performance.now() / 1000;
+      const { trial, totalS } = await follow((await importTrial(name, files)).id, startS);
+      console.log(`${name}: ${trial.status} in ${totalS.toFixed(1)} s`);
+      if (trial.status !== 'done') throw new Error(`${name}: ${String(trial.meta.error_msg)}`);
+    }
+
+    // The neutral's cameras and model from the server, for the engine's runs.
+    const neutral = (await get<Session>(`/sessions/${sessionId}/`)).trials.find((trial) => trial.name === 'neutral')!;
+    const fetchText = async (url: string) => (await app.inject({ method: 'GET', url })).body;
+    const cameraFiles = neutral.results.filter((result) => result.tag === RESULT_TAGS.cameraParameters);
+    const cameras = await Promise.all(
+      videos.trial.map(async (video, index) => {
+        const stem = video.name.replace(/\.mp4$/, '');
+        const result = cameraFiles.find((file) => file.meta?.camera_name === stem) ?? cameraFiles[index];
+        return { ...readKinetraceCameras(await fetchText(result.media!))[0], name: stem };
+      }),
+    );
+    const scaledModelOsim = await fetchText(neutral.results.find((result) => result.tag === RESULT_TAGS.opensimModel)!.media!);
+    const settings = resolveProcessingSettings((await get<Session>(`/sessions/${sessionId}/`)).meta, 60, config.dataDir);
+
+    /** The trial through the engine alone, as `kinetrace process` runs it. */
+    async function throughEngine(round: number) {
+      const outDir = join(root, `engine-out-${round}`);
+      mkdirSync(outDir, { recursive: true });
+      const changes: { stage: string; atS: number }[] = [];
+      const startS = performance.now() / 1000;
+      await processMovement(
+        {
+          videos: videos.trial.map((video) => ({ cameraName: video.name.replace(/\.mp4$/, ''), path: video.path })),
+          cameras,
+          scaledModelOsim,
+          subject: { heightM: DEMO_SUBJECT.height, massKg: DEMO_SUBJECT.weight },
+          settings,
+          outDir,
+          trialName: 'balance',
+        },
+        {
+          onProgress: (stage: ProcessingStage) => {
+            if (stage !== changes.at(-1)?.stage) changes.push({ stage, atS: performance.now() / 1000 - startS });
+          },
+        },
+      );
+      const totalS = performance.now() / 1000 - startS;
+      return { totalS, stages: stageSeconds(changes, totalS) };
+    }
+
+    /** The trial through the server: the clock starts when the import call returns (its last video is in). */
+    async function throughServer(round: number) {
+      const imported = await importTrial(`balance_${round}`, videos.trial);
+      const run = await follow(imported.id, performance.now() / 1000);
+      if (run.trial.status !== 'done') throw new Error(`balance: ${String(run.trial.meta.error_msg)}`);
+      return { totalS: run.totalS, stages: stageSeconds(run.changes, run.totalS) };
+    }
+
+    // Alternating runs, as the shared machine's load drifts; medians compared.
+    const engineRuns: Awaited<ReturnType<typeof throughEngine>>[] = [];
+    const serverRuns: Awaited<ReturnType<typeof throughServer>>[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      engineRuns.push(await throughEngine(round));
+      serverRuns.push(await throughServer(round));
+      console.log(`round ${round}: server ${serverRuns.at(-1)!.totalS.toFixed(1)} s, engine ${engineRuns.at(-1)!.totalS.toFixed(1)} s`);
+    }
+    const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor((values.length - 1) / 2)];
+    const serverS = median(serverRuns.map((run) => run.totalS));
+    const engineS = median(engineRuns.map((run) => run.totalS));
+    // Stage times as seen by polling the trial (the quick stages after pose run within one poll) and by the engine's progress.
+    console.log('stage (median s)   server (polled)   engine');
+    const stages = new Set([...serverRuns, ...engineRuns].flatMap((run) => [...run.stages.keys()]));
+    for (const stage of stages) {
+      const of = (runs: { stages: Map<string, number> }[]) => median(runs.map((run) => run.stages.get(stage) ?? 0)).toFixed(1);
+      console.log(`${stage.padEnd(18)} ${of(serverRuns).padStart(15)}   ${of(engineRuns).padStart(6)}`);
+    }
+    console.log(`last upload -> done through the server: ${serverS.toFixed(1)} s (median of ${ROUNDS})`);
+    console.log(`the same trial through the engine:      ${engineS.toFixed(1)} s (median of ${ROUNDS})`);
+    console.log(`server overhead: ${(((serverS - engineS) / engineS) * 100).toFixed(1)} % (goal < 10 %)`);
+    await app.close();
+    await backends.close();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+await main();
