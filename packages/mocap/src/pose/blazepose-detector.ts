@@ -111,7 +111,7 @@ export class BlazePoseDetector {
 }
 
 /** Two regions hold the same person when their centres are closer than a third of the smaller one. */
-function samePerson(a: PoseRegion, b: PoseRegion): boolean {
+export function samePerson(a: PoseRegion, b: PoseRegion): boolean {
   return Math.hypot(a.centerX - b.centerX, a.centerY - b.centerY) < Math.min(a.sizePx, b.sizePx) / 3;
 }
 

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { GraphModel } from '@tensorflow/tfjs-converter';
-import { BlazePoseDetector } from './blazepose-detector.ts';
+import { BlazePoseDetector, samePerson } from './blazepose-detector.ts';
 import { BLAZEPOSE_LANDMARK, videoKeypointsFromBlazePose } from './blazepose-keypoints.ts';
 import { VIDEO_KEYPOINTS } from './keypoints.ts';
 import { rankPeople } from './person-choice.ts';
-import type { PoseEstimate, PoseModel, PoseModelName, PoseRequest } from './pose-model.ts';
+import { MAX_OTHER_PEOPLE, type PersonPose, type PoseEstimate, type PoseModel, type PoseModelName, type PoseRequest } from './pose-model.ts';
 import { detectionAreas, regionFromAlignmentPoints, regionPointToImage, type PoseRegion } from './region.ts';
 import { sampleRegion, type RgbImage } from './region-sampler.ts';
 import { loadLocalGraphModel, packagedModelsDir } from './tfjs-runtime.ts';
@@ -51,9 +51,16 @@ export class BlazePoseModel implements PoseModel {
   }
 
   async infer(image: RgbImage, request: PoseRequest): Promise<PoseEstimate> {
+    const { estimate, detectorRan } = await this.subjectIn(image, request);
+    if (!request.others) return estimate;
+    return { ...estimate, others: await this.othersIn(image, request, estimate, detectorRan) };
+  }
+
+  /** The subject's estimate, and whether the detector had to run to find them. */
+  private async subjectIn(image: RgbImage, request: PoseRequest): Promise<{ estimate: PoseEstimate; detectorRan: boolean }> {
     if (request.region) {
       const tracked = await this.landmarksIn(image, request.region);
-      if (tracked.found) return tracked;
+      if (tracked.found) return { estimate: tracked, detectorRan: false };
     }
     // Nobody tracked, or the tracked person was lost: look for them in the whole image, then, if
     // nobody is confirmed there, in the squares along a wide image, where small people show larger.
@@ -65,10 +72,48 @@ export class BlazePoseModel implements PoseModel {
       const candidates = rankPeople(detections, request.preferNear ?? request.region, image.width, image.height);
       for (const person of candidates.slice(0, MAX_CANDIDATES_CHECKED)) {
         const estimate = await this.landmarksIn(image, person.region);
-        if (estimate.found) return estimate;
+        if (estimate.found) return { estimate, detectorRan: true };
       }
     }
-    return notFound();
+    return { estimate: notFound(), detectorRan: true };
+  }
+
+  /**
+   * The other people, slot by slot: each one followed from the request's region, and, when the
+   * detector ran for the subject or the caller asks, newcomers in the empty slots, strongest
+   * detection first. A detection is checked with the landmark model only when it is not someone already
+   * held, so a video of one person costs no landmark run more than before.
+   */
+  private async othersIn(
+    image: RgbImage,
+    request: PoseRequest,
+    subject: PoseEstimate,
+    detectorRan: boolean,
+  ): Promise<(PersonPose | null)[]> {
+    const slots: (PersonPose | null)[] = Array.from({ length: MAX_OTHER_PEOPLE }, () => null);
+    const held: PoseRegion[] = subject.trackingRegion ? [subject.trackingRegion] : [];
+    const keep = async (slot: number, region: PoseRegion) => {
+      const estimate = await this.landmarksIn(image, region);
+      const trackingRegion = estimate.trackingRegion;
+      // Two followed regions can close in on one person: the subject, then the earlier slot, keeps them.
+      if (!estimate.found || !trackingRegion || held.some((other) => samePerson(other, trackingRegion))) return;
+      slots[slot] = { keypoints: estimate.keypoints, trackingRegion };
+      held.push(trackingRegion);
+    };
+    for (let slot = 0; slot < MAX_OTHER_PEOPLE; slot++) {
+      const region = request.others?.[slot];
+      if (region) await keep(slot, region);
+    }
+    if (!slots.includes(null) || (!detectorRan && !request.lookForOthers)) return slots;
+    // The squares along a wide image too: a person the whole-image pass misses shows larger there.
+    const detections = await this.requireDetector().detectInAreas(image, detectionAreas(image.width, image.height));
+    const newcomers = detections.filter((detection) => !held.some((other) => samePerson(other, detection.region)));
+    for (const person of newcomers.slice(0, MAX_CANDIDATES_CHECKED)) {
+      const slot = slots.indexOf(null);
+      if (slot < 0) break;
+      await keep(slot, person.region);
+    }
+    return slots;
   }
 
   dispose(): void {

@@ -1,6 +1,6 @@
 import { NoPersonFoundError } from './errors.ts';
 import { VIDEO_KEYPOINTS } from './keypoints.ts';
-import { DEFAULT_POSE_MODEL, type PoseEstimate, type PoseModelName } from './pose-model.ts';
+import { DEFAULT_POSE_MODEL, MAX_OTHER_PEOPLE, type PoseEstimate, type PoseModelName } from './pose-model.ts';
 import { PoseWorkerPool } from './pose-worker-pool.ts';
 import { extrapolateRegion, type PoseRegion } from './region.ts';
 import { KEYPOINT_VALUES, type Keypoints2D } from './types.ts';
@@ -50,6 +50,13 @@ const FORGET_LOST_PERSON_S = 0.5;
  */
 const RETRY_DETECTION_EVERY_S = 0.1;
 
+/**
+ * While the subject is tracked, the detector runs this often to find people who came into view
+ * (the other people already seen are followed frame to frame): one detector run a second is about
+ * 1 % of a tracked video's pose time at 60 fps (our choice).
+ */
+const LOOK_FOR_OTHERS_EVERY_S = 1;
+
 /** The region moves on at its last velocity only when that velocity comes from nearby frames. */
 const MAX_EXTRAPOLATION_GAP_FRAMES = 3;
 
@@ -64,7 +71,9 @@ const MAX_EXTRAPOLATION_GAP_FRAMES = 3;
  * second), moved on at the person's velocity, which the region's margin covers; results are taken
  * in frame order, so a given video, model and worker count always give the same keypoints. One
  * person is followed: the most prominent one at the start, then whoever is where the tracked
- * person was, so bystanders are ignored.
+ * person was. The other people seen (up to MAX_OTHER_PEOPLE, each followed like the subject, found
+by the detector when it runs for the subject and once a second besides) are kept in `otherPeople`,
+so reconstruction can pick the person the cameras agree on where this camera followed a bystander.
  *
  * The frames' pixel buffers are handed over to the workers (transferred, not copied): the frames
  * must not be used after they are passed in.
@@ -99,6 +108,7 @@ async function trackPerson(
   const perFrame: Float32Array[] = [];
   const timestamps: number[] = [];
   const found: number[] = [];
+  const othersPerFrame: (Float32Array | null)[][] = [];
   let imageSize = options.imageSize ? { width: options.imageSize.width, height: options.imageSize.height } : null;
 
   // The two latest frames taken in order: the tracking state. Taking results in frame order, not
@@ -114,6 +124,8 @@ async function trackPerson(
   };
 
   let lastDetectionS = -Infinity;
+  let lastLookForOthersS = -Infinity;
+  let othersRegions: (PoseRegion | null)[] = Array.from({ length: MAX_OTHER_PEOPLE }, () => null);
 
   const inFlight: InFlight[] = [];
   const finishOldest = async () => {
@@ -121,13 +133,18 @@ async function trackPerson(
     const estimate = await oldest.estimate;
     [earlier, latest] = [latest, { frame: oldest.sequence, region: estimate.trackingRegion }];
     if (estimate.found) [lastSeenRegion, lastSeenTimestampS] = [estimate.trackingRegion, oldest.timestampS];
-    const keypoints = estimate.keypoints;
-    for (let k = 0; k < keypointCount; k++) {
-      keypoints[KEYPOINT_VALUES * k] *= oldest.scaleX;
-      keypoints[KEYPOINT_VALUES * k + 1] *= oldest.scaleY;
-      if (!estimate.found) keypoints[KEYPOINT_VALUES * k + 2] = 0;
-    }
-    perFrame.push(keypoints);
+    const toImagePixels = (keypoints: Float32Array, found: boolean) => {
+      for (let k = 0; k < keypointCount; k++) {
+        keypoints[KEYPOINT_VALUES * k] *= oldest.scaleX;
+        keypoints[KEYPOINT_VALUES * k + 1] *= oldest.scaleY;
+        if (!found) keypoints[KEYPOINT_VALUES * k + 2] = 0;
+      }
+      return keypoints;
+    };
+    const others = estimate.others ?? [];
+    othersRegions = othersRegions.map((_, slot) => others[slot]?.trackingRegion ?? null);
+    othersPerFrame.push(othersRegions.map((_, slot) => (others[slot] ? toImagePixels(others[slot].keypoints, true) : null)));
+    perFrame.push(toImagePixels(estimate.keypoints, estimate.found));
     timestamps.push(oldest.timestampS);
     found.push(estimate.found ? 1 : 0);
     options.onProgress?.(perFrame.length, Math.max(options.frameCount ?? 0, perFrame.length));
@@ -147,7 +164,9 @@ async function trackPerson(
       estimate = Promise.resolve(notFound(keypointCount));
     } else {
       if (!region) lastDetectionS = frame.timestampS;
-      estimate = pool.infer(frame, { region, preferNear });
+      const lookForOthers = frame.timestampS - lastLookForOthersS >= LOOK_FOR_OTHERS_EVERY_S;
+      if (lookForOthers || !region) lastLookForOthersS = frame.timestampS;
+      estimate = pool.infer(frame, { region, preferNear, others: othersRegions, lookForOthers });
       // A failure is reported where the estimate is awaited in turn, not as an unhandled rejection.
       estimate.catch(() => undefined);
     }
@@ -174,7 +193,25 @@ async function trackPerson(
     imageSize: imageSize ?? { width: 0, height: 0 },
     data,
     personFound: Uint8Array.from(found),
+    ...otherPeopleLayers(othersPerFrame, keypointCount),
   };
+}
+
+/** One layer per slot that held someone in some frame, shaped like Keypoints2D.data; none: no field. */
+function otherPeopleLayers(othersPerFrame: (Float32Array | null)[][], keypointCount: number): Pick<Keypoints2D, 'otherPeople'> {
+  const stride = keypointCount * KEYPOINT_VALUES;
+  const layers: Float32Array[] = [];
+  for (let slot = 0; slot < MAX_OTHER_PEOPLE; slot++) {
+    if (!othersPerFrame.some((others) => others[slot])) continue;
+    const layer = new Float32Array(othersPerFrame.length * stride);
+    othersPerFrame.forEach((others, frame) => {
+      const keypoints = others[slot];
+      if (keypoints) layer.set(keypoints, frame * stride);
+      else for (let i = frame * stride; i < (frame + 1) * stride; i += KEYPOINT_VALUES) layer.fill(Number.NaN, i, i + 2);
+    });
+    layers.push(layer);
+  }
+  return layers.length > 0 ? { otherPeople: layers } : {};
 }
 
 function notFound(keypointCount: number): PoseEstimate {

@@ -17,6 +17,26 @@ export interface PoseRequest {
   region: PoseRegion | null;
   /** When detecting, prefer the person nearest to this region (the one tracked before it was lost). */
   preferNear: PoseRegion | null;
+  /**
+   * Where the other people seen in an earlier frame are expected, one slot each (null: empty),
+   * MAX_OTHER_PEOPLE slots; omitted: other people are not followed.
+   */
+  others?: readonly (PoseRegion | null)[];
+  /** Run the detector to fill empty slots of `others` even when the subject is tracked. */
+  lookForOthers?: boolean;
+}
+
+/**
+ * People kept per frame besides the subject: enough for a bystander or two, while each one costs
+ * a landmark run per frame (our choice).
+ */
+export const MAX_OTHER_PEOPLE = 2;
+
+/** One person's keypoints and where to look for them next. */
+export interface PersonPose {
+  /** Keypoints in VIDEO_KEYPOINTS order, x px, y px, confidence 0..1 each (image pixels). */
+  keypoints: Float32Array;
+  trackingRegion: PoseRegion;
 }
 
 /** One person's keypoints in one frame. */
@@ -26,6 +46,8 @@ export interface PoseEstimate {
   keypoints: Float32Array;
   /** Where to look for this person in the next frame, or null when they were not found. */
   trackingRegion: PoseRegion | null;
+  /** The other people, in the slots of the request's `others` (present when it was given). */
+  others?: (PersonPose | null)[];
 }
 
 /**

@@ -4,7 +4,7 @@ import type { PoseWorkerData, PoseWorkerReply, PoseWorkerTask } from './pose-wor
 
 /**
  * A worker thread with its own TensorFlow.js runtime and pose model: the worker pool sends it
- * frames one at a time and it answers with the person's keypoints.
+ * frames one at a time and it answers with the person's keypoints (and the other people's, when asked).
  */
 const port = parentPort;
 if (!port) throw new Error('pose-worker.ts must run as a worker thread');
@@ -24,7 +24,8 @@ port.on('message', (task: PoseWorkerTask) => {
   queue = queue.then(async () => {
     try {
       const estimate = await model.infer({ width: task.width, height: task.height, data: task.data }, task.request);
-      reply({ kind: 'result', id: task.id, estimate }, [estimate.keypoints.buffer as ArrayBuffer]);
+      const others = (estimate.others ?? []).flatMap((person) => (person ? [person.keypoints.buffer as ArrayBuffer] : []));
+      reply({ kind: 'result', id: task.id, estimate }, [estimate.keypoints.buffer as ArrayBuffer, ...others]);
     } catch (error) {
       reply({ kind: 'failed', id: task.id, message: String(error instanceof Error ? error.stack : error) });
     }
