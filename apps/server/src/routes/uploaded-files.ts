@@ -28,6 +28,9 @@ export async function withUploadedFiles<T>(
     const uploads = files.filter((file) => file.fieldname === fileField).map((file) => ({ fileName: file.filename, path: file.filepath }));
     return await use(uploads, fields);
   } finally {
+    // multipart deletes the files it saved once the response is sent; they go now with their
+    // folder, so it is told there is nothing left (else it logs every upload as a failed delete).
+    request.tmpUploads = null;
     await rm(directory, { recursive: true, force: true });
   }
 }
