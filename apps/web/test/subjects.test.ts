@@ -61,6 +61,8 @@ describe('the Subjects screen and the subject dialog', () => {
     // Tags and characteristics are not sortable: their headers hold no button.
     await expect(page.getByRole('button', { name: 'Subject Tags' }).count()).resolves.toBe(0);
     await expect(page.getByRole('button', { name: 'Characteristics' }).count()).resolves.toBe(0);
+    // A new user's empty table says what to do.
+    await page.getByTestId('empty-table').getByText('No subjects yet: add one with New Subject.').waitFor();
   });
 
   it('creates a subject, telling each range, tag and consent rule with its message', async () => {
@@ -104,7 +106,7 @@ describe('the Subjects screen and the subject dialog', () => {
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'detached' });
 
-    await eventually(async () => (await subjectRow(page, 'P01').locator('td').allInnerTexts()).slice(0, 8)).toEqual(['P01', '72.5', '1.74', '1990', 'Female', 'Non-Binary/Non-Conforming', 'Unimpaired, Knee osteoarthritis', 'Left knee pain']);
+    await eventually(async () => (await subjectRow(page, 'P01').locator('td').allInnerTexts()).slice(0, 8)).toEqual(['P01', '72.5 kg', '1.74 m', '1990', 'Female', 'Non-Binary/Non-Conforming', 'Unimpaired, Knee osteoarthritis', 'Left knee pain']);
     await screenshot(page, 'subjects');
   });
 
@@ -124,7 +126,7 @@ describe('the Subjects screen and the subject dialog', () => {
     await field(dialog, 'Weight (kg)').fill('74');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'detached' });
-    await expect(subjectRow(page, 'P01-renamed').locator('td').nth(1).innerText()).resolves.toBe('74');
+    await expect(subjectRow(page, 'P01-renamed').locator('td').nth(1).innerText()).resolves.toBe('74 kg');
   });
 
   it("lists the selected subject's sessions on the right and opens one with a double click", async () => {

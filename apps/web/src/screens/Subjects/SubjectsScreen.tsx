@@ -8,6 +8,7 @@ import { reportError } from '../../app/report-error.ts';
 import { fixedPaths } from '../../app/route-names.ts';
 import { ArchiveDownloadDialog } from '../../components/ArchiveDownloadDialog.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
+import { EmptyTableRow } from '../../components/EmptyTableRow.tsx';
 import { SortableHeaders, type SortState } from '../../components/SortableHeaders.tsx';
 import { SubjectDialog } from '../../components/SubjectDialog.tsx';
 import { SubjectMenu, subjectArchiveName, type SubjectDialogKind } from './SubjectMenu.tsx';
@@ -110,8 +111,8 @@ export function SubjectsScreen() {
                     style={{ cursor: 'pointer' }}
                   >
                     <Table.Td>{subject.name}</Table.Td>
-                    <Table.Td>{subject.weight}</Table.Td>
-                    <Table.Td>{subject.height}</Table.Td>
+                    <Table.Td>{subject.weight} kg</Table.Td>
+                    <Table.Td>{subject.height} m</Table.Td>
                     <Table.Td>{subject.birth_year}</Table.Td>
                     <Table.Td>{subject.sex_display}</Table.Td>
                     <Table.Td>{subject.gender_display}</Table.Td>
@@ -122,6 +123,9 @@ export function SubjectsScreen() {
                     </Table.Td>
                   </Table.Tr>
                 ))}
+                {subjects.isSuccess && total === 0 && (
+                  <EmptyTableRow columns={SUBJECT_COLUMNS.length + 3}>No subjects yet: add one with New Subject.</EmptyTableRow>
+                )}
               </Table.Tbody>
             </Table>
             {total > SUBJECTS_PAGE_SIZE && (
