@@ -81,6 +81,8 @@ describe('a new user signs up and reaches the session list', () => {
     await page.getByRole('button', { name: 'Sign up' }).click();
     await expectToast(page, messages.userCreated);
     await expectPath(page, '/login');
+    // The login form keeps the username just signed up with.
+    await expect(textbox(page, 'Username').inputValue()).resolves.toBe(user.username);
     // Success toasts sit at the bottom centre and have a Close action.
     const toast = page.getByRole('alert').filter({ hasText: messages.userCreated });
     const box = (await toast.boundingBox())!;

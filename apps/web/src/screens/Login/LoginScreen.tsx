@@ -3,7 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { Anchor, Button, Checkbox, Group, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { Link, useNavigate } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { checkOtpVerified, useLogin } from '../../api/account.ts';
 import { useInstanceInfo } from '../../api/instance.ts';
 import { authStore, useAuth, validRememberedDeviceToken } from '../../app/auth-store.ts';
@@ -23,7 +23,13 @@ export function LoginScreen() {
   const [rememberDevice, setRememberDevice] = useState(false);
   const login = useLogin();
   const instance = useInstanceInfo();
-  const form = useForm<LoginRequest>({ resolver: zodResolver(loginRequestSchema), defaultValues: { username: '', password: '' } });
+  const location = useLocation();
+  // Sign-up sends the new account's username along (Register screen).
+  const registeredUsername: unknown = (location.state as { username?: unknown } | null)?.username;
+  const form = useForm<LoginRequest>({
+    resolver: zodResolver(loginRequestSchema),
+    defaultValues: { username: typeof registeredUsername === 'string' ? registeredUsername : '', password: '' },
+  });
   const { errors } = form.formState;
 
   const onSubmit = form.handleSubmit(async (credentials) => {

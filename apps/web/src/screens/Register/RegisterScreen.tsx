@@ -58,7 +58,8 @@ export function RegisterScreen() {
       // The request schema keeps the account fields and leaves out the confirmation and agreements.
       await register.mutateAsync(registerRequestSchema.parse(values));
       toast.success(messages.userCreated);
-      await navigate(fixedPaths.Login);
+      // The login form opens with the new username filled in.
+      await navigate(fixedPaths.Login, { state: { username: values.username } });
     } catch (error) {
       reportError(error, 'Registration failed.', { setError: form.setError, schema: registerFormSchema });
     }
