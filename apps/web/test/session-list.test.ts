@@ -71,6 +71,9 @@ describe('the session list: paging, rename, trash and restore, opening a session
   it('finds sessions by name with the search field', async () => {
     await page.getByRole('textbox', { name: 'Search sessions' }).fill('session_1');
     await eventually(() => sessionRows(page).count()).toBe(10);
+    // No match says so, and what can be searched.
+    await page.getByRole('textbox', { name: 'Search sessions' }).fill('no_such_session');
+    await page.getByTestId('empty-table').getByText('No session matches “no_such_session”: try a session name, a subject or an id.').waitFor();
     await page.getByRole('textbox', { name: 'Search sessions' }).fill('');
     await eventually(() => sessionRows(page).count()).toBe(40);
   });

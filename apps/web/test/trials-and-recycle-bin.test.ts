@@ -60,6 +60,14 @@ describe('trial dialogs on the session screen, and the recycle bin', () => {
     await server?.stop();
   });
 
+  it('names a new session by when it was made, and says how to add its first trial', async () => {
+    const [fresh] = await callApi<Session[]>(server.baseUrl, token, '/sessions/new/');
+    await page.goto(`/session/${fresh.id}`);
+    await page.getByRole('heading', { name: /^Session \d{4}-\d{2}-\d{2} \d{2}:\d{2}$/ }).waitFor();
+    await expect(page.getByRole('heading', { name: fresh.id }).count()).resolves.toBe(0);
+    await page.getByTestId('empty-table').getByText('No trials yet: name one above and press Start recording, or import videos from the session menu.').waitFor();
+  });
+
   it('lists the trials of a session without the calibration trial', async () => {
     await page.goto(`/session/${visit.id}`);
     await page.getByRole('heading', { name: 'visit_a' }).waitFor();

@@ -8,6 +8,7 @@ import { formatDateTime } from '../../app/date-format.ts';
 import { reportError } from '../../app/report-error.ts';
 import { fixedPaths } from '../../app/route-names.ts';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
+import { sessionDisplayName } from '../../components/session-name.ts';
 
 type Pending =
   | { kind: 'restore-session' | 'remove-session'; session: SessionRow }
@@ -17,9 +18,9 @@ type Pending =
 const questionOf = (pending: Pending): { title: string; message: string } => {
   switch (pending.kind) {
     case 'restore-session':
-      return { title: 'Restore session', message: `Do you want to restore session ${pending.session.sessionName}?` };
+      return { title: 'Restore session', message: `Do you want to restore session ${sessionDisplayName(pending.session)}?` };
     case 'remove-session':
-      return { title: 'Remove session permanently', message: `Do you want to permanently remove session ${pending.session.sessionName}?` };
+      return { title: 'Remove session permanently', message: `Do you want to permanently remove session ${sessionDisplayName(pending.session)}?` };
     case 'restore-trial':
       return { title: 'Restore trial', message: `Do you want to restore trial ${pending.trial.name}?` };
     case 'remove-trial':
@@ -103,7 +104,7 @@ export function RecycleBinScreen() {
                       bg={session.id === selected ? 'var(--mantine-color-blue-light)' : undefined}
                       style={{ cursor: 'pointer' }}
                     >
-                      <Table.Td>{session.sessionName}</Table.Td>
+                      <Table.Td>{sessionDisplayName(session)}</Table.Td>
                       <Table.Td>{session.name ?? ''}</Table.Td>
                       <Table.Td>{session.trials_count}</Table.Td>
                       <Table.Td>{session.trashed_at ? formatDateTime(session.trashed_at) : ''}</Table.Td>

@@ -8,6 +8,8 @@ import { activeSessionStore } from '../../app/active-session.ts';
 import { formatDateTime } from '../../app/date-format.ts';
 import { reportError } from '../../app/report-error.ts';
 import { fixedPaths, sessionPath } from '../../app/route-names.ts';
+import { EmptyTableRow } from '../../components/EmptyTableRow.tsx';
+import { sessionDisplayName } from '../../components/session-name.ts';
 import { SortableHeaders, type SortState } from '../../components/SortableHeaders.tsx';
 import { useDoubleClick } from '../../components/use-double-click.ts';
 import { RenameSessionDialog } from './RenameSessionDialog.tsx';
@@ -45,7 +47,7 @@ function SessionMenu({ session, onRename }: { session: SessionRow; onRename: () 
   return (
     <Menu position="bottom-end" withinPortal>
       <Menu.Target>
-        <ActionIcon variant="subtle" color="gray" aria-label={`Actions for session ${session.sessionName}`} onClick={(event) => event.stopPropagation()}>
+        <ActionIcon variant="subtle" color="gray" aria-label={`Actions for session ${sessionDisplayName(session)}`} onClick={(event) => event.stopPropagation()}>
           ⋮
         </ActionIcon>
       </Menu.Target>
@@ -145,7 +147,7 @@ export function SelectSessionScreen() {
                   <Table.Td ff="monospace" fz="xs">
                     {session.id}
                   </Table.Td>
-                  <Table.Td>{session.sessionName}</Table.Td>
+                  <Table.Td>{sessionDisplayName(session)}</Table.Td>
                   <Table.Td>{session.name ?? ''}</Table.Td>
                   <Table.Td>{session.trials_count}</Table.Td>
                   <Table.Td>{formatDateTime(session.created_at)}</Table.Td>
@@ -155,6 +157,9 @@ export function SelectSessionScreen() {
                   </Table.Td>
                 </Table.Tr>
               ))}
+              {search !== '' && query.isSuccess && total === 0 && (
+                <EmptyTableRow columns={SESSION_COLUMNS.length + 1}>No session matches “{search}”: try a session name, a subject or an id.</EmptyTableRow>
+              )}
             </Table.Tbody>
           </Table>
           {total > SESSIONS_PAGE_SIZE && (

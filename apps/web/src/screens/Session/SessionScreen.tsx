@@ -12,6 +12,7 @@ import { ArchiveDownloadDialog } from '../../components/ArchiveDownloadDialog.ts
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { ImportCalibrationDialog } from '../../components/ImportCalibrationDialog.tsx';
 import { ImportVideosDialog } from '../../components/ImportVideosDialog.tsx';
+import { sessionDisplayName } from '../../components/session-name.ts';
 import { toast } from '../../components/toasts.tsx';
 import { LensCalibrationDialog } from './LensCalibrationDialog.tsx';
 import { RenameTrialDialog } from './RenameTrialDialog.tsx';
@@ -88,7 +89,7 @@ export function SessionScreen() {
     <Container size="lg" my="md">
       <Group justify="space-between" mb="md">
         <div>
-          <Title order={2}>{data.meta.sessionName || data.id}</Title>
+          <Title order={2}>{sessionDisplayName({ id: data.id, sessionName: data.meta.sessionName, created_at: data.created_at })}</Title>
           <Text c="dimmed">
             Subject: {data.name ?? 'none'} · {formatDateTime(data.created_at)}
           </Text>

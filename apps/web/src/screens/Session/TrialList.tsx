@@ -4,6 +4,7 @@ import { useMemo } from 'react';
 import { useReprocess } from '../../api/processing.ts';
 import { useTagList } from '../../api/tag-lists.ts';
 import { reportError } from '../../app/report-error.ts';
+import { EmptyTableRow } from '../../components/EmptyTableRow.tsx';
 import { ProcessingProgressInline } from '../../components/ProcessingProgress.tsx';
 import { toast } from '../../components/toasts.tsx';
 
@@ -101,6 +102,11 @@ export function TrialList({
               )}
             </Table.Tr>
           ))}
+          {trials.length === 0 && (
+            <EmptyTableRow columns={isOwner ? 4 : 3}>
+              {isOwner ? 'No trials yet: name one above and press Start recording, or import videos from the session menu.' : 'This session has no trials yet.'}
+            </EmptyTableRow>
+          )}
         </Table.Tbody>
       </Table>
     </Paper>
