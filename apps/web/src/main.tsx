@@ -1,7 +1,6 @@
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import { MantineProvider } from '@mantine/core';
-import { Notifications } from '@mantine/notifications';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -9,11 +8,12 @@ import { RouterProvider } from 'react-router';
 import { queryClient } from './app/query-client.ts';
 import { router } from './app/router.tsx';
 import { StartupCheck } from './app/StartupCheck.tsx';
+import { ToastArea } from './components/toasts.tsx';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <MantineProvider>
-      <Notifications position="bottom-center" />
+      <ToastArea />
       <QueryClientProvider client={queryClient}>
         <StartupCheck>
           <RouterProvider router={router} />

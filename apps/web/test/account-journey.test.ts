@@ -108,6 +108,11 @@ describe('a new user signs up and reaches the session list', () => {
     await textbox(page, 'Password').fill('not the right password at all');
     await page.getByRole('button', { name: 'Login' }).click();
     await expectToast(page, messages.invalidCredentials);
+    // The same refusal again does not stack a second toast.
+    const refused = page.waitForResponse((response) => response.url().includes('/login') && response.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Login' }).click();
+    await refused;
+    await expect(page.getByTestId('toast-message').filter({ hasText: messages.invalidCredentials }).count()).resolves.toBe(1);
     await expectPath(page, '/login');
   });
 
@@ -115,6 +120,8 @@ describe('a new user signs up and reaches the session list', () => {
     await textbox(page, 'Password').fill(user.password);
     await page.getByRole('button', { name: 'Login' }).click();
     await expectPath(page, '/verify');
+    // The login screen's error toast stays behind on its screen.
+    await page.getByTestId('toast-message').filter({ hasText: messages.invalidCredentials }).waitFor({ state: 'detached' });
     await screenshot(page, 'verify');
     const code = await server.mailbox.nextCode(user.email);
     const wrongCode = code === '000000' ? '111111' : '000000';

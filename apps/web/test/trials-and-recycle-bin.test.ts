@@ -104,6 +104,13 @@ describe('trial dialogs on the session screen, and the recycle bin', () => {
     await page.keyboard.press('Escape');
     await openTrialMenu(page, 'squat_1', 'Rename');
     await expectToast(page, messages.trialBusy);
+    // Warnings sit top right, below the header: its controls stay uncovered.
+    const warningBox = (await page.getByRole('alert').filter({ hasText: messages.trialBusy }).boundingBox())!;
+    const headerBox = (await page.locator('header').first().boundingBox())!;
+    expect(warningBox.y).toBeGreaterThanOrEqual(headerBox.y + headerBox.height);
+    expect(warningBox.x + warningBox.width).toBeGreaterThan(page.viewportSize()!.width - 100);
+    // A warning stays until closed.
+    await page.getByRole('alert').filter({ hasText: messages.trialBusy }).getByRole('button', { name: 'Close' }).click();
     await expect(page.getByRole('dialog', { name: 'Rename trial' }).count()).resolves.toBe(0);
   });
 

@@ -7,6 +7,7 @@ import { authStore, useAuth } from './auth-store.ts';
 import { guardRedirect, needsActiveSession } from './navigation-guard.ts';
 import { fixedPaths, type RouteHandle, type RouteName } from './route-names.ts';
 import { useLogout } from './use-logout.ts';
+import { useToastsStayOnTheirScreen } from '../components/toasts.tsx';
 
 /** The name of the route being shown, or null for a path the app does not know. */
 function useRouteName(): RouteName | null {
@@ -43,6 +44,7 @@ export function RootLayout() {
   const routeName = useRouteName();
   const { id } = useParams();
   useSessionExpiry();
+  useToastsStayOnTheirScreen();
   const signedIn = auth.token !== null && auth.verified;
   const addressSession = useSessionOfAddress(signedIn && routeName !== null && needsActiveSession(routeName) ? (id ?? null) : null);
 
