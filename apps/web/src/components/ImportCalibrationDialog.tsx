@@ -1,12 +1,13 @@
 import { MIN_CALIBRATED_CAMERAS, TOAST_DURATION_MS, messages } from '@kinetrace/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Button, FileInput, Group, Modal, Stack, Text } from '@mantine/core';
-import { Controller, useForm } from 'react-hook-form';
+import { Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { useForm } from 'react-hook-form';
 import { z } from 'zod';
 import { fetchCalibratedCameraCount } from '../api/capture.ts';
 import { useImportCalibration } from '../api/processing.ts';
 import { reportError } from '../app/report-error.ts';
 import { toast } from './toasts.tsx';
+import { FilesField } from './FilesField.tsx';
 
 const importCalibrationForm = z.object({ file: z.array(z.instanceof(File)).min(1, messages.required) });
 type ImportCalibrationForm = z.infer<typeof importCalibrationForm>;
@@ -43,20 +44,7 @@ export function ImportCalibrationDialog({ sessionId, onClose, onCalibrated }: { 
             Camera calibrations from other software: a Kinetrace .json, Pose2Sim .toml, Qualisys .qca.txt or OpenCap .pickle file, one
             per camera or one for all. Videos imported later pair with the cameras by name (cam01.mp4 with camera cam01), else by order.
           </Text>
-          <Controller
-            control={form.control}
-            name="file"
-            render={({ field, fieldState }) => (
-              <FileInput
-                label="Calibration files"
-                multiple
-                clearable
-                value={field.value}
-                onChange={field.onChange}
-                error={fieldState.error?.message}
-              />
-            )}
-          />
+          <FilesField control={form.control} name="file" label="Calibration files" />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel

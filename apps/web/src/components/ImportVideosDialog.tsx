@@ -1,13 +1,14 @@
 import { MIN_CALIBRATED_CAMERAS, trialNameField, type Session, type Trial } from '@kinetrace/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Button, FileInput, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useMemo } from 'react';
-import { Controller, useForm } from 'react-hook-form';
+import { useForm } from 'react-hook-form';
 import { z } from 'zod';
 import { importVideos } from '../api/capture.ts';
 import { useRefreshSessions } from '../api/sessions.ts';
 import { reportError } from '../app/report-error.ts';
 import { newTrialNameError } from './trial-name.ts';
+import { FilesField } from './FilesField.tsx';
 
 const importVideosForm = z.object({
   name: trialNameField,
@@ -64,21 +65,7 @@ export function ImportVideosDialog({
             One video per calibrated camera, named after its camera (cam01.mp4 for camera cam01) or chosen in the cameras' order.
           </Text>
           {!neutral && <TextInput label="Trial name" required {...form.register('name')} error={form.formState.errors.name?.message} />}
-          <Controller
-            control={form.control}
-            name="video"
-            render={({ field, fieldState }) => (
-              <FileInput
-                label="Videos (one per camera)"
-                multiple
-                clearable
-                accept="video/*"
-                value={field.value}
-                onChange={field.onChange}
-                error={fieldState.error?.message}
-              />
-            )}
-          />
+          <FilesField control={form.control} name="video" label="Videos (one per camera)" accept="video/*" />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel

@@ -1,12 +1,13 @@
 import { CHECKERBOARD_DEFAULTS, lensCalibrationFieldsSchema, messages } from '@kinetrace/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Button, FileInput, Group, Modal, NumberInput, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Button, Group, Modal, NumberInput, Stack, Table, Text, TextInput } from '@mantine/core';
 import { Controller, useForm, type Resolver } from 'react-hook-form';
 import { z } from 'zod';
 import { useLensCalibrations, useUploadLensCalibration } from '../../api/processing.ts';
 import { formatDateTime } from '../../app/date-format.ts';
 import { reportError } from '../../app/report-error.ts';
 import { toast } from '../../components/toasts.tsx';
+import { FilesField } from '../../components/FilesField.tsx';
 
 const lensCalibrationForm = lensCalibrationFieldsSchema.extend({ file: z.array(z.instanceof(File)).min(1, messages.required) });
 type LensCalibrationForm = { device_model: string; cb_rows: number | string; cb_cols: number | string; cb_square: number | string; file: File[] };
@@ -93,20 +94,7 @@ export function LensCalibrationDialog({ onClose }: { onClose: () => void }) {
               {boardField('cb_cols', 'Board columns', 'Inner corners, for photos')}
               {boardField('cb_square', 'Square size (mm)', 'For photos')}
             </Group>
-            <Controller
-              control={form.control}
-              name="file"
-              render={({ field, fieldState }) => (
-                <FileInput
-                  label="Calibration file or board photos"
-                  multiple
-                  clearable
-                  value={field.value}
-                  onChange={field.onChange}
-                  error={fieldState.error?.message}
-                />
-              )}
-            />
+            <FilesField control={form.control} name="file" label="Calibration file or board photos" />
             <Group justify="flex-end">
               <Button variant="default" onClick={onClose}>
                 Close
