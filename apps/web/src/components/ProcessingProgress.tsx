@@ -38,3 +38,15 @@ export function ProcessingProgressInline({ trial }: { trial: Trial }) {
     </Text>
   );
 }
+
+/** A wizard step's processing failure: the server's message, then what the user can try. */
+export function ProcessingFailedAlert({ title, message, advice, testId }: { title: string; message: string; advice: string; testId: string }) {
+  return (
+    <Alert color="red" title={title} data-testid={testId}>
+      <Text size="sm">{message}</Text>
+      <Text size="sm" mt="xs">
+        {advice}
+      </Text>
+    </Alert>
+  );
+}

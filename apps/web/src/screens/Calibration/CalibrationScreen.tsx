@@ -18,7 +18,7 @@ import { useNavigate, useParams } from 'react-router';
 import { fetchCalibratedCameraCount, setSessionMetadata, useRecordingStatus } from '../../api/capture.ts';
 import { reportError } from '../../app/report-error.ts';
 import { ImportCalibrationDialog } from '../../components/ImportCalibrationDialog.tsx';
-import { ProcessingProgress } from '../../components/ProcessingProgress.tsx';
+import { ProcessingFailedAlert, ProcessingProgress } from '../../components/ProcessingProgress.tsx';
 import { useProgressView } from '../../components/processing-progress.ts';
 import { toast } from '../../components/toasts.tsx';
 import { WizardStepper } from '../../components/WizardStepper.tsx';
@@ -182,12 +182,7 @@ export function CalibrationScreen() {
             )}
             {progress && <ProcessingProgress trial={progress} />}
             {errorMessage && !wizard.underWay && (
-              <Alert color="red" title="The calibration did not succeed" data-testid="calibration-error">
-                <Text size="sm">{errorMessage}</Text>
-                <Text size="sm" mt="xs">
-                  {CALIBRATION_ERROR_ADVICE}
-                </Text>
-              </Alert>
+              <ProcessingFailedAlert title="The calibration did not succeed" message={errorMessage} advice={CALIBRATION_ERROR_ADVICE} testId="calibration-error" />
             )}
             <Group justify="space-between">
               <Button variant="default" onClick={() => navigate(`/${sessionId}/connect-devices`)}>

@@ -9,7 +9,7 @@ import {
   type Subject,
   type Trial,
 } from '@kinetrace/contracts';
-import { Alert, Button, Checkbox, Container, Group, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Checkbox, Container, Group, Paper, Select, Stack, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
@@ -27,7 +27,7 @@ import { sessionPath } from '../../app/route-names.ts';
 import { reportError } from '../../app/report-error.ts';
 import { speak, useAuditoryFeedback } from '../../capture/auditory-feedback.ts';
 import { ImportVideosDialog } from '../../components/ImportVideosDialog.tsx';
-import { ProcessingProgress } from '../../components/ProcessingProgress.tsx';
+import { ProcessingFailedAlert, ProcessingProgress } from '../../components/ProcessingProgress.tsx';
 import { useProgressView } from '../../components/processing-progress.ts';
 import { toast } from '../../components/toasts.tsx';
 import { WizardStepper } from '../../components/WizardStepper.tsx';
@@ -242,12 +242,7 @@ export function NeutralScreen() {
             </Group>
             {processingTrial && <ProcessingProgress trial={processingTrial} />}
             {errorMessage && !wizard.underWay && (
-              <Alert color="red" title="The neutral pose did not succeed" data-testid="neutral-error">
-                <Text size="sm">{errorMessage}</Text>
-                <Text size="sm" mt="xs">
-                  {NEUTRAL_ERROR_ADVICE}
-                </Text>
-              </Alert>
+              <ProcessingFailedAlert title="The neutral pose did not succeed" message={errorMessage} advice={NEUTRAL_ERROR_ADVICE} testId="neutral-error" />
             )}
           </Stack>
         </Paper>
