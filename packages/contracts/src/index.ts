@@ -15,3 +15,4 @@ export * from './trials.ts';
 export * from './capture.ts';
 export * from './processing.ts';
 export * from './viewer.ts';
+export * from './analysis.ts';
