@@ -18,6 +18,10 @@ export interface BodyDescription {
   geometryFiles: string[];
   /** Scale factors of the (last) attached geometry, [1, 1, 1] when there is none. */
   geometryScaleFactors: Vec3;
+  /** <mass>, kg, when the file gives one (centre-of-mass computations). */
+  massKg?: number;
+  /** <mass_center> in the body frame, m, when the file gives one. */
+  massCenterM?: Vec3;
 }
 
 /** One of the six axes of a spatial transform: motion along/about `axis` by `fn(coordinate)`. */

@@ -327,7 +327,9 @@ function parseBody(node: XmlNode): BodyDescription {
     geometryFiles.push(...(childText(visible, 'geometry_files') ?? '').split(/\s+/).filter((s) => s !== ''));
     geometryScaleFactors = vec3(visible, 'scale_factors', [1, 1, 1]);
   }
-  return { name, geometryFiles, geometryScaleFactors };
+  const massKg = childNumbers(node, 'mass')?.[0];
+  const massCenterM = childNumbers(node, 'mass_center') ? vec3(node, 'mass_center') : undefined;
+  return { name, geometryFiles, geometryScaleFactors, ...(massKg !== undefined && { massKg }), ...(massCenterM && { massCenterM }) };
 }
 
 function parseConstraints(model: XmlNode): CouplerDescription[] {
