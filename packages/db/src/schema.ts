@@ -261,3 +261,25 @@ export const lensCalibrations = pgTable(
   },
   (table) => [uniqueIndex('lens_calibrations_user_model_idx').on(table.userId, sql`lower(${table.deviceModel})`)],
 );
+
+/**
+ * One trial's analysis by one analysis function (spec §3 analysis state): the task the client polls,
+ * pending until the job ends successfull (its result is the trial result `resultId`) or failed with a
+ * message. Invoking again replaces the row with a new task; removing the trial drops it.
+ */
+export const analysisResults = pgTable(
+  'analysis_results',
+  {
+    taskId: uuid('task_id').primaryKey().defaultRandom(),
+    trialId: uuid('trial_id')
+      .notNull()
+      .references(() => trials.id, { onDelete: 'cascade' }),
+    /** The analysis kind (contracts ANALYSIS_KINDS); one function per kind. */
+    kind: text('kind').notNull(),
+    status: text('status').notNull().default('pending'),
+    error: text('error'),
+    resultId: integer('result_id').references(() => trialResults.id, { onDelete: 'set null' }),
+    ...timestamps(),
+  },
+  (table) => [uniqueIndex('analysis_results_trial_kind_idx').on(table.trialId, table.kind)],
+);
