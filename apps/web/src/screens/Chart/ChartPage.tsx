@@ -13,14 +13,17 @@ import { writeCsv, type CsvColumn } from '@kinetrace/mocap/formats/csv';
 import { Alert, Anchor, Button, Grid, Group, MultiSelect, NumberInput, Paper, Select, Stack, Title } from '@mantine/core';
 import { useQueries } from '@tanstack/react-query';
 import type * as echarts from 'echarts';
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useSession } from '../../api/sessions.ts';
 import { useSubjectSessions, useSubjects } from '../../api/subjects.ts';
 import { resultFileQuery, resultUrl } from '../../api/trial-results.ts';
 import { useAuth } from '../../app/auth-store.ts';
+import { LazyTrialViewer } from '../Session/viewer/LazyTrialViewer.tsx';
+import type { PlaybackClock } from '../Session/viewer/playback-clock.ts';
 import { seriesColour } from './colour-scale.ts';
 import { EChart } from './EChart.tsx';
 import { parseJointAngles, quantityOf, type JointAngles } from './joint-angles.ts';
+import { useChartTimeLink } from './time-link.ts';
 
 type PointStyle = (typeof CHART_POINT_STYLES)[number];
 type LegendPosition = (typeof CHART_LEGEND_POSITIONS)[number];
@@ -91,7 +94,8 @@ export function ChartPage({ sessionId }: { sessionId: string | null }) {
   const [legend, setLegend] = useState<LegendPosition>(CHART_DEFAULTS.legendPosition);
   const [colourScale, setColourScale] = useState<ChartColourScale>(CHART_DEFAULTS.colourScale);
   const [offset, setOffset] = useState<number | string>(CHART_DEFAULTS.offset);
-  const chart = useRef<echarts.ECharts | null>(null);
+  const [chart, setChart] = useState<echarts.ECharts | null>(null);
+  const [clock, setClock] = useState<PlaybackClock | undefined>();
 
   const trials = useMemo(() => chartableTrials(session.data), [session.data]);
   const chosen = useMemo(() => trials.filter((trial) => trialIds.includes(trial.id)), [trials, trialIds]);
@@ -151,6 +155,10 @@ export function ChartPage({ sessionId }: { sessionId: string | null }) {
     [plotted, x, legend, lineWidth, pointRadius, pointStyle, colourScale, offsetValue],
   );
 
+  // Against time, the first trial plays in the viewer under the chart, its time linked with the chart's cursor.
+  const viewed = x === 'time' ? loadedTrials.find(({ trial }) => resultUrl(trial, RESULT_TAGS.visualizerTransforms))?.trial : undefined;
+  useChartTimeLink(chart, viewed && plotted.length > 0 ? clock : undefined, option);
+
   const downloadCsv = () => {
     const columns: CsvColumn[] = loadedTrials.flatMap(({ trial, angles }) => {
       const label = (quantity: string) => (multiTrial ? `${trial.name} ${quantity}` : quantity);
@@ -180,12 +188,12 @@ export function ChartPage({ sessionId }: { sessionId: string | null }) {
       <Grid.Col span={{ base: 12, md: 6 }}>
         <Stack gap="xs">
           {loaded.error && <Alert color="red">{loaded.error.message}</Alert>}
-          <EChart option={option} height={CHART_HEIGHT_PX} onReady={(instance) => (chart.current = instance)} />
+          <EChart option={option} height={CHART_HEIGHT_PX} onReady={setChart} />
           <Group gap="xs">
-            <Button variant="default" size="xs" onClick={() => chart.current?.dispatchAction({ type: 'dataZoom', start: 0, end: 100 })}>
+            <Button variant="default" size="xs" onClick={() => chart?.dispatchAction({ type: 'dataZoom', start: 0, end: 100 })}>
               Reset zoom
             </Button>
-            <Button variant="default" size="xs" onClick={() => chart.current && download(chart.current.getDataURL({ type: 'png', pixelRatio: 1, backgroundColor: '#ffffff' }), 'chart.png')}>
+            <Button variant="default" size="xs" onClick={() => chart && download(chart.getDataURL({ type: 'png', pixelRatio: 1, backgroundColor: '#ffffff' }), 'chart.png')}>
               Download chart.png
             </Button>
             <Button variant="default" size="xs" disabled={plotted.length === 0} onClick={downloadCsv}>
@@ -200,6 +208,7 @@ export function ChartPage({ sessionId }: { sessionId: string | null }) {
               ) : null;
             })}
           </Group>
+          {viewed && session.data && <LazyTrialViewer session={session.data} trial={viewed} onClock={setClock} />}
         </Stack>
       </Grid.Col>
       <Grid.Col span={{ base: 12, md: 3 }}>

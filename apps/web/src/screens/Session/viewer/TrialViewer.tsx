@@ -42,12 +42,23 @@ function TimeReadout({ clock, frameCount }: { clock: PlaybackClock; frameCount: 
   );
 }
 
+export interface TrialViewerProps {
+  session: Session;
+  trial: Trial;
+  /** Only these frames of the motion, looped (the analysis dashboard shows the analysed window). */
+  frames?: { start: number; end: number };
+  /** Autoplay delay instead of the session screen's (spec §9: 1 s in the dashboard visualizer). */
+  autoplayMs?: number;
+  /** Receives the viewer's clock once the motion is loaded, for a chart to follow it (see useChartTimeLink). */
+  onClock?: (clock: PlaybackClock | undefined) => void;
+}
+
 /**
  * A processed trial (spec §2.13, §4.3): the 3D scene of its visualizerTransforms-json beside its
  * videos, all on one clock that starts playing after the autoplay delay (spec §9). Read-only: it
  * has no owner controls, so owners and visitors of a public session see the same.
  */
-export function TrialViewer({ session, trial }: { session: Session; trial: Trial }) {
+export function TrialViewer({ session, trial, frames, autoplayMs, onClock }: TrialViewerProps) {
   const transformsUrl = resultUrl(trial, RESULT_TAGS.visualizerTransforms);
   const motion = useQuery(resultFileQuery(transformsUrl, async (response) => parseTrialMotion(await response.json())));
   const [showKeypoints, setShowKeypoints] = useState(false);
@@ -61,10 +72,18 @@ export function TrialViewer({ session, trial }: { session: Session; trial: Trial
   });
   const { videos, synchronised } = videosOf(trial);
 
+  const [firstFrame, lastFrame] = [frames?.start ?? 0, frames?.end ?? Number.POSITIVE_INFINITY];
   const clock = useMemo(() => {
     const data = motion.data;
-    return data ? new PlaybackClock(data.timesS[0], data.timesS[data.timesS.length - 1], 1 / data.frameRateHz) : undefined;
-  }, [motion.data]);
+    if (!data) return undefined;
+    const last = data.timesS.length - 1;
+    const start = Math.min(firstFrame, last);
+    return new PlaybackClock(data.timesS[start], data.timesS[Math.max(start, Math.min(lastFrame, last))], 1 / data.frameRateHz);
+  }, [motion.data, firstFrame, lastFrame]);
+  useEffect(() => {
+    onClock?.(clock);
+    return () => onClock?.(undefined);
+  }, [clock, onClock]);
 
   if (!transformsUrl || motion.isError) {
     return (
@@ -86,7 +105,7 @@ export function TrialViewer({ session, trial }: { session: Session; trial: Trial
   const videoFrameS = 1 / (session.meta.settings?.framerate ?? DEFAULT_FRAMERATE);
   return (
     <Paper withBorder radius="md" p="sm" data-testid="trial-viewer" aria-label={`Trial ${trial.name}`}>
-      <PlaybackLoop clock={clock} />
+      <PlaybackLoop clock={clock} delayMs={autoplayMs} />
       {!synchronised && videos.length > 0 && (
         <Alert color="blue" mb="xs">
           {messages.videosNotSynchronized}
@@ -115,15 +134,15 @@ export function TrialViewer({ session, trial }: { session: Session; trial: Trial
   );
 }
 
-/** Runs the clock and starts it after the autoplay delay: 2 s, or 10000/downlink ms where the browser knows the downlink (spec §9). */
-function PlaybackLoop({ clock }: { clock: PlaybackClock }) {
+/** Runs the clock and starts it after the autoplay delay: 2 s, or 10000/downlink ms where the browser knows the downlink, unless `delayMs` is given (spec §9). */
+function PlaybackLoop({ clock, delayMs }: { clock: PlaybackClock; delayMs: number | undefined }) {
   usePlaybackLoop(clock);
   useEffect(() => {
     const downlink = (navigator as Navigator & { connection?: { downlink?: number } }).connection?.downlink;
     // Unless the person has already played, paused or moved the time themselves.
     const untouched = clock.snapshot;
-    const timer = setTimeout(() => clock.snapshot === untouched && clock.play(), autoplayDelayMs(downlink));
+    const timer = setTimeout(() => clock.snapshot === untouched && clock.play(), delayMs ?? autoplayDelayMs(downlink));
     return () => clearTimeout(timer);
-  }, [clock]);
+  }, [clock, delayMs]);
   return null;
 }
