@@ -5,6 +5,8 @@ export const AUTOPLAY_DELAY_MS = 2_000;
 /** ...or 10000 / downlink ms where the browser reports the connection's downlink in Mbit/s (spec §9). */
 export const autoplayDelayMs = (downlinkMbps: number | undefined): number =>
   downlinkMbps !== undefined && downlinkMbps > 0 ? 10_000 / downlinkMbps : AUTOPLAY_DELAY_MS;
+/** The analysis dashboard's visualizer starts playing after 1 s (spec §9). */
+export const DASHBOARD_AUTOPLAY_DELAY_MS = 1_000;
 
 /**
  * Colour scales of the chart's Options menu (spec §9), as stops a series' colour is interpolated
