@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { serialId } from './ids.ts';
 import { TRIAL_STATUSES } from './trials.ts';
 
 /**
@@ -84,7 +85,7 @@ export type RecordingStatus = z.infer<typeof recordingStatusSchema>;
 
 export const recordQuerySchema = z.object({
   name: z.string().trim().min(1).max(100),
-  subject_id: z.coerce.number().int().positive().optional(),
+  subject_id: serialId.optional(),
   subject_mass: z.coerce.number().positive().optional(),
   subject_height: z.coerce.number().positive().optional(),
   subject_sex: z.string().max(50).optional(),

@@ -16,3 +16,4 @@ export * from './capture.ts';
 export * from './processing.ts';
 export * from './viewer.ts';
 export * from './analysis.ts';
+export * from './ids.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SESSIONS_PAGE_SIZE } from './constants.ts';
 import { alphaDashName } from './fields.ts';
+import { serialId } from './ids.ts';
 import { booleanQuery, pagingQuerySchema } from './paging.ts';
 import {
   AUGMENTER_MODELS,
@@ -43,7 +44,8 @@ export type SessionMeta = z.infer<typeof sessionMetaSchema>;
 
 export const sessionSchema = z.object({
   id: z.string(),
-  user: z.number().int(),
+  /** The owner's user id, sent to the owner only (null for anyone else: it would identify the account). */
+  user: z.number().int().nullable(),
   subject: z.number().int().nullable(),
   /** The subject's name. */
   name: z.string().nullable(),
@@ -83,7 +85,7 @@ export const validSessionsRequestSchema = pagingQuerySchema.extend({
   sort_desc: booleanQuery.default(true),
   include_trashed: booleanQuery,
   only_trashed: booleanQuery,
-  subject_id: z.coerce.number().int().positive().optional(),
+  subject_id: serialId.optional(),
   /** Leave out sessions with no trial other than calibration and neutral. */
   skip_no_trials: booleanQuery,
   /** A public session anyone may list (anonymous viewers of a shared session). */
@@ -105,7 +107,7 @@ export const renameSessionRequestSchema = z.object({ sessionNewName: alphaDashNa
 
 export const patchSessionRequestSchema = z.object({ public: z.boolean() });
 
-export const setSubjectQuerySchema = z.object({ subject_id: z.coerce.number().int().positive() });
+export const setSubjectQuerySchema = z.object({ subject_id: serialId });
 
 /** GET /sessions/{id}/set_metadata/: calibration keys (cb_*) or neutral settings keys (settings_*). */
 export const setMetadataQuerySchema = z.object({

@@ -1,10 +1,10 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import type { FieldErrors } from '@kinetrace/contracts';
+import { messages, type FieldErrors } from '@kinetrace/contracts';
 import { HttpError } from './http-errors.ts';
 
 /**
- * One place turns failures into answers: field-keyed 400s for invalid input, the service's own
+ * One place turns failures into answers: 404 for a path that names nothing, field-keyed 400s for invalid input, the service's own
  * status for rule violations, the framework's 4xx as `{ detail }`, and a bare 500 (logged) otherwise.
  */
 export function registerErrorHandler(app: FastifyInstance): void {
@@ -13,6 +13,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
       return reply.code(error.statusCode).headers(error.headers).send(error.body);
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
+      // A path naming something that cannot exist (an id out of range, not a uuid) names nothing.
+      if (error.validationContext === 'params') return reply.code(404).send({ detail: messages.notFound });
       const fields: FieldErrors = {};
       for (const issue of error.validation) {
         const path = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');

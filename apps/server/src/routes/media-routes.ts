@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { messages } from '@kinetrace/contracts';
+import { messages, serialId } from '@kinetrace/contracts';
 import { forbidden, HttpError, notFound } from '../http/http-errors.ts';
 import type { MediaUrlSigner } from '../services/media-urls.ts';
 import { userFilesPrefix } from '../services/storage-keys.ts';
@@ -69,7 +69,7 @@ export function registerMediaRoutes(app: FastifyInstance, files: FileStore, sign
     {
       schema: {
         tags: ['Media'],
-        params: z.object({ userId: z.coerce.number().int().positive(), fileName: z.string().regex(/^[a-f0-9]{16}\.[a-z]{3,4}$/) }),
+        params: z.object({ userId: serialId, fileName: z.string().regex(/^[a-f0-9]{16}\.[a-z]{3,4}$/) }),
       },
     },
     (request, reply) =>

@@ -9,6 +9,7 @@ import {
   lensCalibrationsResponseSchema,
   processingPaths,
   sessionSchema,
+  uuidIdParams,
 } from '@kinetrace/contracts';
 import { requireVerified } from '../http/authentication.ts';
 import { invalidFields } from '../http/http-errors.ts';
@@ -18,7 +19,6 @@ import type { SessionService } from '../services/session-service.ts';
 import { withUploadedFiles } from './uploaded-files.ts';
 
 const tags = ['Processing'];
-const idParams = z.object({ id: z.string().uuid() });
 /** Camera files are text or small pickles; one per camera at most. */
 const CALIBRATION_LIMITS = { fileSize: 20 * 1024 ** 2, files: 64, fields: 5 };
 /** A lens calibration takes 10-30 photos of the board, or one JSON file. */
@@ -34,14 +34,14 @@ export function registerProcessingImportRoutes(
 
   api.post(
     processingPaths.importCalibration(':id'),
-    { schema: { tags, params: idParams, consumes: ['multipart/form-data'], response: { 200: importCalibrationResponseSchema } } },
+    { schema: { tags, params: uuidIdParams, consumes: ['multipart/form-data'], response: { 200: importCalibrationResponseSchema } } },
     (request) => {
       const context = requireVerified(request);
       return withUploadedFiles(request, 'file', CALIBRATION_LIMITS, (files) => calibrationImport.importCalibration(context, request.params.id, files));
     },
   );
 
-  api.get(processingPaths.newSubject(':id'), { schema: { tags, params: idParams, response: { 200: z.array(sessionSchema) } } }, async (request) => [
+  api.get(processingPaths.newSubject(':id'), { schema: { tags, params: uuidIdParams, response: { 200: z.array(sessionSchema) } } }, async (request) => [
     await sessions.newSubject(requireVerified(request), request.params.id),
   ]);
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { fieldErrorsFromZod, importVideosFieldsSchema, recordingStatusSchema, recordQuerySchema, recordResponseSchema, trialSchema } from '@kinetrace/contracts';
+import { fieldErrorsFromZod, importVideosFieldsSchema, recordingStatusSchema, recordQuerySchema, recordResponseSchema, trialSchema, uuidIdParams } from '@kinetrace/contracts';
 import { requireVerified } from '../http/authentication.ts';
 import { invalidFields } from '../http/http-errors.ts';
 import type { RecordingService } from '../services/recording-service.ts';
@@ -9,7 +9,6 @@ import type { TrialService } from '../services/trial-service.ts';
 import { withUploadedFiles } from './uploaded-files.ts';
 
 const tags = ['Recording'];
-const idParams = z.object({ id: z.string().uuid() });
 /** One video per camera, each at most a long phone recording. */
 const IMPORT_LIMITS = { fileSize: 4 * 1024 ** 3, files: 16, fields: 5 };
 
@@ -17,7 +16,7 @@ const IMPORT_LIMITS = { fileSize: 4 * 1024 ** 3, files: 16, fields: 5 };
 export function registerRecordingRoutes(app: FastifyInstance, recording: RecordingService, trials: TrialService): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  api.get('/sessions/:id/record/', { schema: { tags, params: idParams, querystring: recordQuerySchema, response: { 200: recordResponseSchema } } }, (request) =>
+  api.get('/sessions/:id/record/', { schema: { tags, params: uuidIdParams, querystring: recordQuerySchema, response: { 200: recordResponseSchema } } }, (request) =>
     recording.record(requireVerified(request), request.params.id, request.query),
   );
 
@@ -26,7 +25,7 @@ export function registerRecordingRoutes(app: FastifyInstance, recording: Recordi
     {
       schema: {
         tags,
-        params: idParams,
+        params: uuidIdParams,
         querystring: z.object({ ret_session: z.enum(['true', 'false']).optional() }),
         response: { 200: recordingStatusSchema },
       },
@@ -34,17 +33,17 @@ export function registerRecordingRoutes(app: FastifyInstance, recording: Recordi
     (request) => recording.status(requireVerified(request), request.params.id, request.query.ret_session === 'true'),
   );
 
-  api.get('/sessions/:id/stop/', { schema: { tags, params: idParams, response: { 200: z.object({ status: z.string() }) } } }, (request) =>
+  api.get('/sessions/:id/stop/', { schema: { tags, params: uuidIdParams, response: { 200: z.object({ status: z.string() }) } } }, (request) =>
     recording.stop(requireVerified(request), request.params.id),
   );
 
-  api.get('/sessions/:id/cancel_trial/', { schema: { tags, params: idParams, response: { 200: z.object({ status: z.literal('ready') }) } } }, (request) =>
+  api.get('/sessions/:id/cancel_trial/', { schema: { tags, params: uuidIdParams, response: { 200: z.object({ status: z.literal('ready') }) } } }, (request) =>
     recording.cancel(requireVerified(request), request.params.id),
   );
 
   api.get(
     '/sessions/:id/get_n_calibrated_cameras/',
-    { schema: { tags, params: idParams, response: { 200: z.object({ data: z.number().int() }) } } },
+    { schema: { tags, params: uuidIdParams, response: { 200: z.object({ data: z.number().int() }) } } },
     async (request) => {
       const context = requireVerified(request);
       await recording.status(context, request.params.id, false);
@@ -58,14 +57,14 @@ export function registerRecordingRoutes(app: FastifyInstance, recording: Recordi
   ] as const) {
     api.get(
       `/sessions/:id/${path}/`,
-      { schema: { tags, params: idParams, response: { 200: z.object({ status: z.string(), images: z.array(z.string()) }) } } },
+      { schema: { tags, params: uuidIdParams, response: { 200: z.object({ status: z.string(), images: z.array(z.string()) }) } } },
       (request) => recording.images(requireVerified(request), request.params.id, trialName),
     );
   }
 
   api.post(
     '/sessions/:id/import/',
-    { schema: { tags, params: idParams, consumes: ['multipart/form-data'], response: { 200: trialSchema } } },
+    { schema: { tags, params: uuidIdParams, consumes: ['multipart/form-data'], response: { 200: trialSchema } } },
     (request) => {
       const context = requireVerified(request);
       return withUploadedFiles(request, 'video', IMPORT_LIMITS, async (videos, fields) => {

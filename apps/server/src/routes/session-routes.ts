@@ -18,6 +18,8 @@ import {
   setSubjectQuerySchema,
   validSessionsRequestSchema,
   validSessionsResponseSchema,
+  uuidId,
+  uuidIdParams,
 } from '@kinetrace/contracts';
 import { requireVerified } from '../http/authentication.ts';
 import { viewerOf } from '../http/viewer.ts';
@@ -26,7 +28,6 @@ import type { DownloadService } from '../services/download-service.ts';
 import type { SessionService } from '../services/session-service.ts';
 
 const tags = ['Sessions'];
-const idParams = z.object({ id: z.string().uuid() });
 const shareQuery = z.object({ share_token: z.string().max(200).optional() });
 
 /** Streams an archive as a browser download; the zip is built while it is sent. */
@@ -71,41 +72,41 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionSer
 
   api.get(
     '/sessions/:id/',
-    { schema: { tags, params: idParams, querystring: shareQuery, response: { 200: sessionSchema } } },
+    { schema: { tags, params: uuidIdParams, querystring: shareQuery, response: { 200: sessionSchema } } },
     (request) => sessions.get(viewerOf(request, request.query.share_token), request.params.id),
   );
 
   api.patch(
     '/sessions/:id/',
-    { schema: { tags, params: idParams, body: patchSessionRequestSchema, response: { 200: sessionSchema } } },
+    { schema: { tags, params: uuidIdParams, body: patchSessionRequestSchema, response: { 200: sessionSchema } } },
     (request) => sessions.setPublic(requireVerified(request), request.params.id, request.body.public),
   );
 
-  api.get('/sessions/:id/get_qr/', { schema: { tags, params: idParams, response: { 200: z.object({ qr: z.string() }) } } }, async (request) => ({
+  api.get('/sessions/:id/get_qr/', { schema: { tags, params: uuidIdParams, response: { 200: z.object({ qr: z.string() }) } } }, async (request) => ({
     qr: await sessions.qrCode(requireVerified(request), request.params.id),
   }));
 
   api.post(
     '/sessions/:id/rename/',
-    { schema: { tags, params: idParams, body: renameSessionRequestSchema, response: { 200: sessionSchema } } },
+    { schema: { tags, params: uuidIdParams, body: renameSessionRequestSchema, response: { 200: sessionSchema } } },
     (request) => sessions.rename(requireVerified(request), request.params.id, request.body.sessionNewName),
   );
 
   api.get(
     '/sessions/:id/set_subject/',
-    { schema: { tags, params: idParams, querystring: setSubjectQuerySchema, response: { 200: sessionSchema } } },
+    { schema: { tags, params: uuidIdParams, querystring: setSubjectQuerySchema, response: { 200: sessionSchema } } },
     (request) => sessions.setSubject(requireVerified(request), request.params.id, request.query.subject_id),
   );
 
   api.get(
     '/sessions/:id/set_metadata/',
-    { schema: { tags, params: idParams, querystring: setMetadataQuerySchema, response: { 200: setMetadataResponseSchema } } },
+    { schema: { tags, params: uuidIdParams, querystring: setMetadataQuerySchema, response: { 200: setMetadataResponseSchema } } },
     (request) => sessions.setMetadata(requireVerified(request), request.params.id, request.query),
   );
 
   api.get(
     '/sessions/:id/get_session_settings/',
-    { schema: { tags, params: idParams, querystring: shareQuery, response: { 200: sessionSettingsResponseSchema } } },
+    { schema: { tags, params: uuidIdParams, querystring: shareQuery, response: { 200: sessionSettingsResponseSchema } } },
     async (request) => {
       await sessions.access(viewerOf(request, request.query.share_token), request.params.id);
       return sessions.settings();
@@ -113,23 +114,23 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionSer
   );
 
   for (const action of ['trash', 'restore'] as const) {
-    api.post(`/sessions/:id/${action}/`, { schema: { tags, params: idParams, response: { 200: sessionSchema } } }, (request) =>
+    api.post(`/sessions/:id/${action}/`, { schema: { tags, params: uuidIdParams, response: { 200: sessionSchema } } }, (request) =>
       sessions[action](requireVerified(request), request.params.id),
     );
   }
 
-  api.post('/sessions/:id/permanent_remove/', { schema: { tags, params: idParams } }, async (request, reply) => {
+  api.post('/sessions/:id/permanent_remove/', { schema: { tags, params: uuidIdParams } }, async (request, reply) => {
     await sessions.permanentRemove(requireVerified(request), request.params.id);
     return reply.code(204).send();
   });
 
-  api.get('/sessions/:id/download/', { schema: { tags, params: idParams, querystring: shareQuery } }, async (request, reply) =>
+  api.get('/sessions/:id/download/', { schema: { tags, params: uuidIdParams, querystring: shareQuery } }, async (request, reply) =>
     sendArchive(reply, await downloads.sessionArchive(viewerOf(request, request.query.share_token), request.params.id)),
   );
 
   api.get(
     '/sessions/:id/async-download/',
-    { schema: { tags, params: idParams, querystring: shareQuery, response: { 200: asyncDownloadResponseSchema } } },
+    { schema: { tags, params: uuidIdParams, querystring: shareQuery, response: { 200: asyncDownloadResponseSchema } } },
     async (request) => ({
       task_id: await downloads.startSessionArchive(viewerOf(request, request.query.share_token), request.params.id),
     }),
@@ -140,7 +141,7 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionSer
     {
       schema: {
         tags,
-        params: z.object({ taskId: z.string().uuid() }),
+        params: z.object({ taskId: uuidId }),
         response: { 200: downloadReadyResponseSchema, 202: downloadPendingResponseSchema },
       },
     },

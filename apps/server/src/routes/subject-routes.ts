@@ -8,6 +8,7 @@ import {
   subjectListResponseSchema,
   subjectSchema,
   subjectTagItemSchema,
+  serialIdParams,
 } from '@kinetrace/contracts';
 import { requireVerified } from '../http/authentication.ts';
 import { viewerOf } from '../http/viewer.ts';
@@ -16,7 +17,6 @@ import type { SubjectService } from '../services/subject-service.ts';
 import { sendArchive } from './session-routes.ts';
 
 const tags = ['Subjects'];
-const idParams = z.object({ id: z.coerce.number().int().positive() });
 const shareQuery = z.object({ share_token: z.string().max(200).optional() });
 
 export function registerSubjectRoutes(app: FastifyInstance, subjects: SubjectService, downloads: DownloadService): void {
@@ -32,40 +32,40 @@ export function registerSubjectRoutes(app: FastifyInstance, subjects: SubjectSer
     async (request, reply) => reply.code(201).send(await subjects.create(requireVerified(request), request.body)),
   );
 
-  api.get('/subjects/:id/', { schema: { tags, params: idParams, querystring: shareQuery, response: { 200: subjectSchema } } }, (request) =>
+  api.get('/subjects/:id/', { schema: { tags, params: serialIdParams, querystring: shareQuery, response: { 200: subjectSchema } } }, (request) =>
     subjects.get(viewerOf(request, request.query.share_token), request.params.id),
   );
 
   api.put(
     '/subjects/:id/',
-    { schema: { tags, params: idParams, body: subjectInputSchema, response: { 200: subjectSchema } } },
+    { schema: { tags, params: serialIdParams, body: subjectInputSchema, response: { 200: subjectSchema } } },
     (request) => subjects.update(requireVerified(request), request.params.id, request.body),
   );
 
   for (const action of ['trash', 'restore'] as const) {
-    api.post(`/subjects/:id/${action}/`, { schema: { tags, params: idParams, response: { 200: subjectSchema } } }, (request) =>
+    api.post(`/subjects/:id/${action}/`, { schema: { tags, params: serialIdParams, response: { 200: subjectSchema } } }, (request) =>
       subjects[action](requireVerified(request), request.params.id),
     );
   }
 
-  api.post('/subjects/:id/permanent_remove/', { schema: { tags, params: idParams } }, async (request, reply) => {
+  api.post('/subjects/:id/permanent_remove/', { schema: { tags, params: serialIdParams } }, async (request, reply) => {
     await subjects.permanentRemove(requireVerified(request), request.params.id);
     return reply.code(204).send();
   });
 
   api.get(
     '/subject-tags/:id/get_tags_subject/',
-    { schema: { tags, params: idParams, querystring: shareQuery, response: { 200: z.array(subjectTagItemSchema) } } },
+    { schema: { tags, params: serialIdParams, querystring: shareQuery, response: { 200: z.array(subjectTagItemSchema) } } },
     (request) => subjects.tags(viewerOf(request, request.query.share_token), request.params.id),
   );
 
-  api.get('/subjects/:id/download/', { schema: { tags, params: idParams, querystring: shareQuery } }, async (request, reply) =>
+  api.get('/subjects/:id/download/', { schema: { tags, params: serialIdParams, querystring: shareQuery } }, async (request, reply) =>
     sendArchive(reply, await downloads.subjectArchive(viewerOf(request, request.query.share_token), request.params.id)),
   );
 
   api.get(
     '/subjects/:id/async-download/',
-    { schema: { tags, params: idParams, querystring: shareQuery, response: { 200: asyncDownloadResponseSchema } } },
+    { schema: { tags, params: serialIdParams, querystring: shareQuery, response: { 200: asyncDownloadResponseSchema } } },
     async (request) => ({
       task_id: await downloads.startSubjectArchive(viewerOf(request, request.query.share_token), request.params.id),
     }),

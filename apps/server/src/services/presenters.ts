@@ -57,7 +57,7 @@ export function toSession(
 ): Session {
   return {
     id: session.id,
-    user: session.userId,
+    user: details.isOwner ? session.userId : null,
     subject: session.subjectId,
     name: details.subjectName,
     public: session.public,
