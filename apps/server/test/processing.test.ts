@@ -165,7 +165,9 @@ describeWithData('processing: calibration, neutral and movement trials end done 
       const noBoard = await api.waitFor((await api.importTrial(other, 'calibration', videos.noBoard)).id);
       expect(noBoard.status).toBe('error');
       expect(String(noBoard.meta.error_msg)).toMatch(/cam0\d/);
-      expect(String(noBoard.meta.error_msg)).not.toMatch(/\/tmp|\/work|at .*\.ts/);
+      // Issue 13 (9): what users read names cameras, never the server's folders, a tool's output or a stack.
+      const internals = /\/tmp|\/work|\/data\/|uploads|ffprobe|ffmpeg|at .*\.ts/;
+      expect(String(noBoard.meta.error_msg)).not.toMatch(internals);
       expect(await api.get(`/sessions/${other}/get_n_calibrated_cameras/`)).toEqual({ data: 0 });
 
       expect((await api.waitFor((await api.importTrial(other, 'calibration', videos.calibration)).id)).status).toBe('done');
@@ -173,11 +175,13 @@ describeWithData('processing: calibration, neutral and movement trials end done 
       expect(nobody.status).toBe('error');
       expect(String(nobody.meta.error_msg).length).toBeGreaterThan(20);
       expect(nobody.meta.error_msg).not.toBe(processingMessages.internalFailure);
+      expect(String(nobody.meta.error_msg)).not.toMatch(internals);
 
       expect((await api.waitFor((await api.importTrial(other, 'neutral', videos.neutral)).id)).status).toBe('done');
       const unreadable = await api.waitFor((await api.importTrial(other, 'one_camera_broken', videos.oneUnreadable)).id);
       expect(unreadable.status).toBe('error');
       expect(String(unreadable.meta.error_msg)).toMatch(/cam02/);
+      expect(String(unreadable.meta.error_msg)).not.toMatch(internals);
       expect(unreadable.results).toEqual([]);
     });
   });

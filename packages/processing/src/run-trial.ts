@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RESULT_TAGS, type ProcessingStage } from '@kinetrace/contracts';
 import { writeKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
-import { ProcessingError } from '@kinetrace/mocap/pipeline/processing-error';
 import { calibrateSession } from '@kinetrace/mocap/session/calibrate-session';
 import { processMovement } from '@kinetrace/mocap/session/process-movement';
 import { processNeutral } from '@kinetrace/mocap/session/process-neutral';
 import type { CameraModel, RunOptions } from '@kinetrace/mocap/session/types';
-import { TrialInputError, type ResultFile, type TrialInputs, type TrialIO } from './trial-io.ts';
+import type { ResultFile, TrialInputs, TrialIO } from './trial-io.ts';
+import { userMessageOf } from './user-errors.ts';
 
 export interface RunTrialOptions {
   /** Where attempts get their work directories (default: the system's temporary folder). */
@@ -19,7 +19,20 @@ export interface RunTrialOptions {
   timeLimitS: number;
 }
 
-export type TrialOutcome = { status: 'done' } | { status: 'user-error'; message: string } | { status: 'internal-error'; error: unknown };
+/** Seconds an attempt spent in each step, for the log and the benchmark: where the time goes besides the engine. */
+export interface TrialSteps {
+  /** io.readInputs: the videos copied to the work directory, cameras, model and subject read. */
+  inputsS?: number;
+  /** The engine's calibrateSession, processNeutral or processMovement, with the last progress write. */
+  engineS?: number;
+  /** io.complete: the result files stored and registered, the trial marked done. */
+  resultsS?: number;
+  /** io.progress calls and the seconds they took (they run beside the engine). */
+  progressWrites: number;
+  progressS: number;
+}
+
+export type TrialOutcome = ({ status: 'done' } | { status: 'user-error'; message: string } | { status: 'internal-error'; error: unknown }) & { steps: TrialSteps };
 
 /** Progress is written when the stage changes or every this many percent, so a long pose stage still moves on screen. */
 const PROGRESS_STEP_PERCENT = 2;
@@ -30,41 +43,54 @@ export class TimeLimitError extends Error {
 
 /**
  * Runs one trial through the engine (spec §4.2, DESIGN §2): calibration, neutral or movement by its
- * inputs' kind. A ProcessingError or TrialInputError ends the trial in error with its message as is
- * (the user must act: no retry); anything else is an internal failure, reported with `willRetry` unless this is the final
- * attempt. The work directory is removed whatever happens.
+ * inputs' kind. An error the user can act on (userMessageOf, user-errors.ts) ends the trial in error
+ * with a message naming no server file (no retry); anything else is an internal failure, reported
+ * with `willRetry` unless this is the final attempt. The work directory is removed whatever happens.
  */
 export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOptions): Promise<TrialOutcome> {
   const workRoot = options.workRoot ?? tmpdir();
   await mkdir(workRoot, { recursive: true });
   const workDir = await mkdtemp(join(workRoot, `trial-${trialId}-`));
   const progress = progressWriter(io);
+  const steps = progress.steps;
+  const timed = async <T>(step: 'inputsS' | 'engineS' | 'resultsS', work: () => Promise<T>): Promise<T> => {
+    const start = performance.now();
+    try {
+      return await work();
+    } finally {
+      steps[step] = (performance.now() - start) / 1000;
+    }
+  };
+  let inputs: TrialInputs | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
     const timeLimit = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new TimeLimitError(`Processing exceeded its ${Math.round(options.timeLimitS)} s limit`)), options.timeLimitS * 1000);
     });
     const run = async () => {
-      const inputs = await io.readInputs(join(workDir, 'inputs'));
+      inputs = await timed('inputsS', () => io.readInputs(join(workDir, 'inputs')));
       const outDir = join(workDir, 'outputs');
       await mkdir(outDir, { recursive: true });
-      const files = await dispatch(inputs, outDir, { onProgress: progress.report });
-      await progress.flush();
-      return files;
+      return timed('engineS', async () => {
+        const files = await dispatch(inputs!, outDir, { onProgress: progress.report });
+        await progress.flush();
+        return files;
+      });
     };
     const running = run();
     running.catch(() => undefined); // once past its time limit, the attempt's own end is of no interest
     const files = await Promise.race([running, timeLimit]);
-    await io.complete(files);
-    return { status: 'done' };
+    await timed('resultsS', () => io.complete(files));
+    return { status: 'done', steps };
   } catch (error) {
     await progress.flush().catch(() => undefined);
-    if (error instanceof ProcessingError || error instanceof TrialInputError) {
-      await io.fail({ kind: 'user', message: error.message });
-      return { status: 'user-error', message: error.message };
+    const message = userMessageOf(error, inputs?.videos);
+    if (message !== undefined) {
+      await io.fail({ kind: 'user', message, error });
+      return { status: 'user-error', message, steps };
     }
     await io.fail({ kind: 'internal', error, willRetry: !options.finalAttempt });
-    return { status: 'internal-error', error };
+    return { status: 'internal-error', error, steps };
   } finally {
     clearTimeout(timer);
     await rm(workDir, { recursive: true, force: true });
@@ -116,19 +142,28 @@ async function writeCameraFile(outDir: string, cameraName: string, models: Camer
 
 /** Engine progress (stage, fraction of the whole trial) into io.progress: throttled, in order, errors surfaced at flush. */
 function progressWriter(io: TrialIO) {
+  const steps: TrialSteps = { progressWrites: 0, progressS: 0 };
   let lastStage: ProcessingStage | undefined;
   let lastPercent = -Infinity;
   let chain: Promise<void> = Promise.resolve();
   let failure: unknown;
   return {
+    steps,
     report(stage: ProcessingStage, fraction: number) {
       const percent = Math.min(100, Math.max(0, Math.round(fraction * 1000) / 10));
       if (stage === lastStage && percent - lastPercent < PROGRESS_STEP_PERCENT) return;
       lastStage = stage;
       lastPercent = percent;
-      chain = chain.then(() => io.progress(stage, percent)).catch((error: unknown) => {
-        failure ??= error;
-      });
+      chain = chain
+        .then(async () => {
+          const start = performance.now();
+          await io.progress(stage, percent);
+          steps.progressWrites++;
+          steps.progressS += (performance.now() - start) / 1000;
+        })
+        .catch((error: unknown) => {
+          failure ??= error;
+        });
     },
     async flush() {
       await chain;

@@ -57,8 +57,11 @@ export interface ResultFile {
   cameraName?: string;
 }
 
-/** How an attempt failed: a message the user can act on, or our fault (retried while attempts remain). */
-export type TrialFailure = { kind: 'user'; message: string } | { kind: 'internal'; error: unknown; willRetry: boolean };
+/**
+ * How an attempt failed: a message the user can act on (with the error it came from, for the log),
+ * or our fault (retried while attempts remain).
+ */
+export type TrialFailure = { kind: 'user'; message: string; error: unknown } | { kind: 'internal'; error: unknown; willRetry: boolean };
 
 /** The trial cannot be processed until the user does something (calibrate, record the neutral): the message says what. */
 export class TrialInputError extends Error {

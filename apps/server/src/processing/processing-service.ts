@@ -116,6 +116,9 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
   /** The 'process-trial' job: one attempt at one trial. Throws only to have pg-boss retry an internal failure. */
   async function runJob({ trialId }: { trialId: string }, job: JobAttempt): Promise<void> {
     let trial = await trials.findById(trialId);
+    // Wall-clock seconds since the trial was queued (not the rules' clock, which tests move).
+    const queuedAt = (trial?.meta as { progress?: { stage?: unknown; started_at?: unknown } } | undefined)?.progress;
+    const queuedS = queuedAt?.stage === 'queued' && typeof queuedAt.started_at === 'string' ? (Date.now() - Date.parse(queuedAt.started_at)) / 1000 : undefined;
     if (!trial || trial.trashed || (trial.status !== 'processing' && trial.status !== 'reprocess')) return;
     const waitFor = await prerequisiteStage(trial);
     if (waitFor) {
@@ -144,7 +147,10 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
           repository,
           installDir: deps.dataDir,
           lensFor: deps.lensFor,
-          logInternalFailure: (id, error, willRetry) => log.error({ err: error, trialId: id, willRetry }, 'trial processing failed'),
+          logFailure: (id, failure) =>
+            failure.kind === 'user'
+              ? log.info({ err: failure.error, trialId: id, userMessage: failure.message }, 'trial processing ended in an error the user can act on')
+              : log.error({ err: failure.error, trialId: id, willRetry: failure.willRetry }, 'trial processing failed'),
         },
         { id: attemptId, trial, session, progress },
       );
@@ -155,7 +161,8 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
       } };
       const finalAttempt = job.retryCount >= job.retryLimit;
       const outcome = await runTrial(trialId, reporting, { workRoot: join(deps.dataDir, 'work'), finalAttempt, timeLimitS });
-      if (outcome.status === 'done') log.info({ trialId, attempt: attemptId }, 'trial processed');
+      // Where the time went (`npm run bench` reads it): the queue's pickup, each step of the attempt.
+      if (outcome.status === 'done') log.info({ trialId, attempt: attemptId, queuedS, ...outcome.steps }, 'trial processed');
       if (outcome.status === 'internal-error' && !finalAttempt) throw new Error('Trial processing failed; retrying');
       // Whatever the end, what waited for this trial runs again: with it, or to wait for the next one, or to say what is missing.
       await releaseWaiting(trial);

@@ -21,7 +21,8 @@ export interface ServerTrialIODeps {
   repository: ProcessingRepository;
   /** Where operators install augmenter weights and models (DATA_DIR). */
   installDir: string;
-  logInternalFailure: (trialId: string, error: unknown, willRetry: boolean) => void;
+  /** Every failure goes to the log with its own error (paths, a tool's output): users read only its message. */
+  logFailure: (trialId: string, failure: TrialFailure) => void;
   /** The owner's lens calibration of a device model, when lens calibrations are kept. */
   lensFor?: (userId: number, deviceModel: string) => Promise<LensIntrinsics | undefined>;
 }
@@ -205,8 +206,8 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
     },
 
     async fail(failure: TrialFailure) {
+      deps.logFailure(trial.id, failure);
       if (failure.kind === 'user') return repository.markError(trial.id, attempt.id, failure.message);
-      deps.logInternalFailure(trial.id, failure.error, failure.willRetry);
       if (failure.willRetry) return repository.setProgress(trial.id, attempt.id, { ...attempt.progress, stage: 'queued', percent: 0 });
       return repository.markError(trial.id, attempt.id, processingMessages.internalFailure);
     },

@@ -1,0 +1,108 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MissingAugmenterInputError } from '@kinetrace/mocap/augmenter/marker-augmenter';
+import { ScalingError } from '@kinetrace/mocap/scaling/scale-model-to-subject';
+import { VideoReadError } from '@kinetrace/mocap/video/errors';
+import { probeVideo } from '@kinetrace/mocap/video/probe';
+import { runTrial } from '../src/run-trial.ts';
+import type { TrialFailure, TrialInputs, TrialIO } from '../src/trial-io.ts';
+import { userMessageOf, withoutPaths } from '../src/user-errors.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'kinetrace-run-trial-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** Where the server keeps uploads: the folder names a failure must not show. */
+const uploads = join(root, 'data', 'uploads', '7f3c2a');
+mkdirSync(uploads, { recursive: true });
+
+/** A TrialIO recording the failure the runner reports; `readInputs` answers `inputs` or throws. */
+function recordingIO(inputs: () => TrialInputs) {
+  const failures: TrialFailure[] = [];
+  const io: TrialIO = {
+    readInputs: async () => inputs(),
+    progress: async () => undefined,
+    complete: async () => undefined,
+    fail: async (failure) => {
+      failures.push(failure);
+    },
+  };
+  return { io, failures };
+}
+
+const run = (io: TrialIO, finalAttempt = false) => runTrial('t1', io, { workRoot: join(root, 'work'), finalAttempt, timeLimitS: 60 });
+
+describe('runTrial: which failures are the user’s, and what they read', () => {
+  it('a calibration whose videos cannot be read ends as a user error naming the cameras, not the files or ffprobe’s text', async () => {
+    const broken = join(uploads, 'cam01.mp4');
+    writeFileSync(broken, 'not a video at all');
+    const { io, failures } = recordingIO(() => ({
+      kind: 'calibration',
+      videos: [{ cameraName: 'cam01', path: broken }, { cameraName: 'cam02', path: join(uploads, 'cam02.mp4') }],
+      board: { rows: 4, cols: 5, squareSizeMm: 35, placement: 'Perpendicular' },
+    }));
+    const outcome = await run(io);
+    expect(outcome.status).toBe('user-error');
+    expect(failures).toHaveLength(1);
+    const [failure] = failures;
+    expect(failure.kind).toBe('user');
+    if (failure.kind !== 'user') return;
+    expect(failure.message).toMatch(/cam01, cam02/);
+    expect(failure.message).not.toMatch(/uploads|7f3c2a|\/|ffprobe|Invalid data/);
+  });
+
+  it('engine errors for the user (scaling, augmenter input, a video read) are not retried, and their message names no path', async () => {
+    const unreadable = await probeVideo(join(uploads, 'missing.mp4')).catch((error: unknown) => error);
+    expect(unreadable).toBeInstanceOf(VideoReadError);
+    const cases: [Error, RegExp][] = [
+      [new ScalingError('No measurement could be made: the static trial and the model share none of the measurement marker pairs (a, b).'), /No measurement could be made/],
+      [new MissingAugmenterInputError('The marker augmenter "v0.3" needs the keypoints RHeel, which this trial lacks.'), /needs the keypoints RHeel/],
+      [unreadable as Error, /The video of camera missing cannot be read/],
+    ];
+    for (const [error, shown] of cases) {
+      const { io, failures } = recordingIO(() => {
+        throw error;
+      });
+      const outcome = await run(io);
+      expect(outcome.status, error.name).toBe('user-error');
+      expect(failures[0]).toMatchObject({ kind: 'user', error });
+      if (failures[0].kind === 'user') {
+        expect(failures[0].message).toMatch(shown);
+        expect(failures[0].message).not.toContain(root);
+      }
+    }
+  });
+
+  it('anything else is ours: retried while attempts remain, its text never shown', async () => {
+    const error = new Error(`ENOENT: no such file or directory, open '${uploads}/results.json'`);
+    for (const finalAttempt of [false, true]) {
+      const { io, failures } = recordingIO(() => {
+        throw error;
+      });
+      expect((await run(io, finalAttempt)).status).toBe('internal-error');
+      expect(failures).toEqual([{ kind: 'internal', error, willRetry: !finalAttempt }]);
+    }
+    expect(userMessageOf(new RangeError('x'))).toBeUndefined();
+  });
+
+  it('times each step of an attempt', async () => {
+    const { io } = recordingIO(() => {
+      throw new ScalingError('No measurement could be made.');
+    });
+    const { steps } = await run(io);
+    expect(steps.inputsS).toBeGreaterThanOrEqual(0);
+    expect(steps.engineS).toBeUndefined();
+    expect(steps.progressWrites).toBe(0);
+  });
+});
+
+describe('withoutPaths', () => {
+  it('cuts absolute paths to their file name and leaves units and fractions alone', () => {
+    expect(withoutPaths('Cannot read "/srv/kinetrace/data/uploads/7f3c/cam1.mp4" as a video.')).toBe('Cannot read "cam1.mp4" as a video.');
+    expect(withoutPaths('Folder C:\\Users\\lab\\augmenters\\v0.3\\ lacks body/.')).toBe('Folder a folder lacks body/.');
+    expect(withoutPaths('At 1.2 m/s and 60 frames/s, km/h or and/or: nothing to cut (H.264, VP8/VP9).')).toBe(
+      'At 1.2 m/s and 60 frames/s, km/h or and/or: nothing to cut (H.264, VP8/VP9).',
+    );
+  });
+});
