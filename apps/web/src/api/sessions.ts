@@ -37,11 +37,14 @@ export const useSearchSessions = (text: string, includeTrashed: boolean) =>
     placeholderData: keepPreviousData,
   });
 
-/** A session with its trials; `refreshMs` asks again on that interval (the session screen's trial list, §9). */
-export const useSession = (id: string | null, refreshMs: number | false = false) =>
+/**
+ * A session with its trials; `refreshMs` asks again on that interval (the session screen's trial list, §9);
+ * `shareToken` is a subject's share token, for a visitor of a shared dashboard.
+ */
+export const useSession = (id: string | null, refreshMs: number | false = false, shareToken?: string) =>
   useQuery({
     queryKey: sessionQueryKey(id ?? ''),
-    queryFn: () => apiRequest(dataPaths.session(id!), { schema: sessionSchema }),
+    queryFn: () => apiRequest(`${dataPaths.session(id!)}${shareToken ? `?${new URLSearchParams({ share_token: shareToken })}` : ''}`, { schema: sessionSchema }),
     enabled: id !== null,
     refetchInterval: refreshMs,
   });
@@ -55,6 +58,16 @@ export function useRefreshSessions() {
     void queryClient.invalidateQueries({ queryKey: ['session'] });
   };
 }
+
+/** The owner makes a session public (anyone with its link reads it and its analyses) or private again. */
+export const useSetSessionPublic = () => {
+  const refresh = useRefreshSessions();
+  return useMutation({
+    mutationFn: ({ id, isPublic }: { id: string; isPublic: boolean }) =>
+      apiRequest(dataPaths.session(id), { method: 'PATCH', body: { public: isPublic }, schema: sessionSchema }),
+    onSuccess: refresh,
+  });
+};
 
 export const useNewSession = () =>
   useMutation({

@@ -6,7 +6,6 @@ import { LicenseScreen } from '../screens/License/LicenseScreen.tsx';
 import { LoginScreen } from '../screens/Login/LoginScreen.tsx';
 import { NeutralScreen } from '../screens/Neutral/NeutralScreen.tsx';
 import { NewPasswordScreen } from '../screens/NewPassword/NewPasswordScreen.tsx';
-import { NotYetAvailableScreen } from '../screens/NotYetAvailable/NotYetAvailableScreen.tsx';
 import { ProfileScreen } from '../screens/Profile/ProfileScreen.tsx';
 import { RecycleBinScreen } from '../screens/RecycleBin/RecycleBinScreen.tsx';
 import { SessionScreen } from '../screens/Session/SessionScreen.tsx';
@@ -20,7 +19,7 @@ import { fixedPaths, type RouteHandle } from './route-names.ts';
 
 const named = (name: RouteHandle['name']): RouteHandle => ({ name });
 
-/** §2.1 route table (history mode, base /). Screens of later issues show a not-yet-available page. */
+/** §2.1 route table (history mode, base /). */
 export const router = createBrowserRouter([
   {
     element: <RootLayout />,
@@ -44,7 +43,7 @@ export const router = createBrowserRouter([
       },
       {
         path: '/analysis-dashboard/:id/',
-        element: <NotYetAvailableScreen title="Analysis dashboard" />,
+        lazy: async () => ({ Component: (await import('../screens/AnalysisDashboard/AnalysisDashboardScreen.tsx')).AnalysisDashboardScreen }),
         handle: named('AnalysisDashboard'),
       },
       { path: fixedPaths.ResetPassword, element: <ResetPasswordScreen />, handle: named('ResetPassword') },

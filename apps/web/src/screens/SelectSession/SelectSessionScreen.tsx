@@ -3,6 +3,7 @@ import { ActionIcon, Button, Container, Group, Menu, Pagination, Paper, Table, T
 import { useDebouncedValue } from '@mantine/hooks';
 import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { useAnalysisDashboards } from '../../api/analyses.ts';
 import { useNewSession, useSearchSessions, useTrashSession, useValidSessions } from '../../api/sessions.ts';
 import { activeSessionStore } from '../../app/active-session.ts';
 import { formatDateTime } from '../../app/date-format.ts';
@@ -12,6 +13,7 @@ import { EmptyTableRow } from '../../components/EmptyTableRow.tsx';
 import { sessionDisplayName } from '../../components/session-name.ts';
 import { SortableHeaders, type SortState } from '../../components/SortableHeaders.tsx';
 import { useDoubleClick } from '../../components/use-double-click.ts';
+import { analysisDashboardPath } from '../AnalysisDashboard/dashboard-path.ts';
 import { RenameSessionDialog } from './RenameSessionDialog.tsx';
 
 type SessionSortField = (typeof SESSION_SORT_FIELDS)[number];
@@ -71,6 +73,7 @@ export function SelectSessionScreen() {
   const [renaming, setRenaming] = useState<SessionRow | null>(null);
   const { rows, total, query } = useSessionPage(search, page, sort);
   const newSession = useNewSession();
+  const analysisDashboards = useAnalysisDashboards();
   const openOnDoubleClick = useDoubleClick((id: string) => navigate(sessionPath(id)));
 
   useEffect(() => setPage(1), [search, sort]);
@@ -110,6 +113,11 @@ export function SelectSessionScreen() {
               <Menu.Item component={Link} to="/dashboard/">
                 Kinematics
               </Menu.Item>
+              {analysisDashboards.data?.map((dashboard) => (
+                <Menu.Item key={dashboard.id} component={Link} to={analysisDashboardPath(dashboard.id)}>
+                  {dashboard.title}
+                </Menu.Item>
+              ))}
             </Menu.Dropdown>
           </Menu>
           <Button variant="default" component={Link} to={fixedPaths.Subjects}>

@@ -10,6 +10,7 @@ import { formatDateTime } from '../../app/date-format.ts';
 import { reportError } from '../../app/report-error.ts';
 import { ArchiveDownloadDialog } from '../../components/ArchiveDownloadDialog.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
+import { AnalysisDialog } from './AnalysisDialog.tsx';
 import { ImportCalibrationDialog } from '../../components/ImportCalibrationDialog.tsx';
 import { ImportVideosDialog } from '../../components/ImportVideosDialog.tsx';
 import { sessionDisplayName } from '../../components/session-name.ts';
@@ -127,6 +128,7 @@ export function SessionScreen() {
       )}
       {dialog?.kind === 'rename' && <RenameTrialDialog trial={dialog.trial} sessionTrials={data.trials} onClose={closeDialog} />}
       {dialog?.kind === 'tags' && <TrialTagsDialog trial={dialog.trial} onClose={closeDialog} />}
+      {dialog?.kind === 'analysis' && <AnalysisDialog trial={dialog.trial} sessionId={data.id} onClose={closeDialog} />}
       {dialog?.kind === 'trash' && (
         <ConfirmDialog
           title="Trash trial"

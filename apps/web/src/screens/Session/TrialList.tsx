@@ -8,7 +8,7 @@ import { EmptyTableRow } from '../../components/EmptyTableRow.tsx';
 import { ProcessingProgressInline } from '../../components/ProcessingProgress.tsx';
 import { toast } from '../../components/toasts.tsx';
 
-export type TrialAction = 'rename' | 'tags' | 'trash';
+export type TrialAction = 'rename' | 'tags' | 'trash' | 'analysis';
 
 const STATUS_COLORS: Partial<Record<Trial['status'], string>> = { error: 'red', done: 'teal', processing: 'blue', reprocess: 'blue' };
 
@@ -34,6 +34,8 @@ function TrialMenu({ trial, onOpen, onRestore }: { trial: Trial; onOpen: (action
       <Menu.Dropdown>
         {trial.name !== 'neutral' && <Menu.Item onClick={editable(() => onOpen('rename'))}>Rename</Menu.Item>}
         <Menu.Item onClick={editable(() => onOpen('tags'))}>Tags</Menu.Item>
+        {/* §2.13: no Analysis on the neutral trial or a trashed one. */}
+        {trial.name !== 'neutral' && !trial.trashed && <Menu.Item onClick={() => onOpen('analysis')}>Analysis</Menu.Item>}
         {/* Processed again with the session's current settings, without recording again. */}
         {!trial.trashed && (trial.status === 'done' || trial.status === 'error') && <Menu.Item onClick={reprocessTrial}>Reprocess</Menu.Item>}
         {trial.trashed ? <Menu.Item onClick={onRestore}>Restore</Menu.Item> : <Menu.Item onClick={() => onOpen('trash')}>Trash</Menu.Item>}

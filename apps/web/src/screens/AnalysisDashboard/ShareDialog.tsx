@@ -1,0 +1,58 @@
+import type { Session } from '@kinetrace/contracts';
+import { Alert, Button, CopyButton, Group, Modal, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { useState } from 'react';
+import { useSubjectShareToken } from '../../api/analyses.ts';
+import { useSetSessionPublic } from '../../api/sessions.ts';
+import { reportError } from '../../app/report-error.ts';
+import { analysisDashboardPath } from './dashboard-path.ts';
+
+const MAKE_PUBLIC_ALERT = 'To make your analysis public, you need to make your session public';
+
+function LinkField({ label, url }: { label: string; url: string }) {
+  return (
+    <Group align="flex-end" gap="xs" wrap="nowrap">
+      <TextInput label={label} value={url} readOnly style={{ flex: 1 }} onFocus={(event) => event.currentTarget.select()} />
+      <CopyButton value={url}>{({ copied, copy }) => <Button variant="default" onClick={copy}>{copied ? 'Copied' : 'Copy'}</Button>}</CopyButton>
+    </Group>
+  );
+}
+
+/**
+ * The owner's share dialog of a trial's analysis (spec §2.13, §2.15): a link with the subject's share
+ * token (for people without an account), and a public link, which needs a public session: otherwise
+ * the spec's alert with a 'Make session public' button.
+ */
+export function ShareDialog({ dashboardId, session, trialId, onClose }: { dashboardId: number; session: Session; trialId: string; onClose: () => void }) {
+  const shareToken = useSubjectShareToken(session.subject);
+  const setPublic = useSetSessionPublic();
+  const [wantsPublic, setWantsPublic] = useState(session.public);
+  const absolute = (path: string) => new URL(path, window.location.origin).toString();
+  const makeSessionPublic = () =>
+    setPublic.mutate({ id: session.id, isPublic: true }, { onError: (error) => reportError(error, 'Could not make the session public.') });
+  return (
+    <Modal opened onClose={onClose} title="Share this analysis" size="lg">
+      <Stack>
+        {session.subject !== null && shareToken.data && (
+          <LinkField
+            label="Link with the subject's share token (anyone holding it reads this subject's analyses)"
+            url={absolute(analysisDashboardPath(dashboardId, { trialId, subjectId: session.subject, shareToken: shareToken.data }))}
+          />
+        )}
+        <Switch label="Make this analysis public" checked={wantsPublic} onChange={(event) => setWantsPublic(event.currentTarget.checked)} />
+        {wantsPublic &&
+          (session.public ? (
+            <LinkField label="Public link" url={absolute(analysisDashboardPath(dashboardId, { trialId }))} />
+          ) : (
+            <Alert color="orange">
+              <Text size="sm" mb="xs">
+                {MAKE_PUBLIC_ALERT}
+              </Text>
+              <Button size="xs" onClick={makeSessionPublic} loading={setPublic.isPending}>
+                Make session public
+              </Button>
+            </Alert>
+          ))}
+      </Stack>
+    </Modal>
+  );
+}
