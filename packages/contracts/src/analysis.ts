@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { serialId, uuidId } from './ids.ts';
 
 /**
  * Analyses of a processed trial (spec §2.13, §2.15, §3, §7 Analysis). The engine
@@ -158,8 +159,16 @@ export const analysisFunctionSchema = z.object({
 export type AnalysisFunction = z.infer<typeof analysisFunctionSchema>;
 export const analysisFunctionsResponseSchema = z.array(analysisFunctionSchema);
 
-/** Optional narrowing of the function list and the states to one session's trials. */
-export const analysisStatesQuerySchema = z.object({ session_id: z.string().uuid({ error: 'Give a session id.' }).optional() });
+/** A share token (the subject's `share_token`) for reading a private session's analyses. */
+export const analysisReadQuerySchema = z.object({ share_token: z.string().max(200).optional() });
+
+/**
+ * Optional narrowing of the function list and the states to one session's trials (any reader of the
+ * session); without it, the signed-in caller's own trials.
+ */
+export const analysisStatesQuerySchema = analysisReadQuerySchema.extend({
+  session_id: uuidId.optional(),
+});
 
 /** GET states: function id → trial id → state. */
 export const analysisStatesResponseSchema = z.record(z.string(), z.record(z.string(), analysisTrialStateSchema));
@@ -172,7 +181,7 @@ export const analysisTaskForTrialResponseSchema = z.object({ task_id: z.string()
 
 /** POST invoke: the trials (by name, within the session) to analyse. */
 export const analysisInvokeRequestSchema = z.object({
-  session_id: z.string({ error: 'Give the session id.' }).uuid('Give the session id.'),
+  session_id: uuidId,
   specific_trial_names: z
     .array(z.string().trim().min(1, 'Name a trial.').max(100), { error: 'Give the names of the trials to analyse.' })
     .min(1, 'Choose at least one trial.')
@@ -238,9 +247,9 @@ export const analysisDashboardsResponseSchema = z.array(analysisDashboardSchema)
  * session's link carries only the trial).
  */
 export const analysisDashboardDataQuerySchema = z.object({
-  subject_id: z.coerce.number({ error: 'Give a subject id.' }).int('Give a subject id.').positive('Give a subject id.').optional(),
+  subject_id: serialId.optional(),
   share_token: z.string().max(200).optional(),
-  trial_id: z.string().uuid('Give a trial id.').optional(),
+  trial_id: uuidId.optional(),
 });
 export type AnalysisDashboardDataQuery = z.input<typeof analysisDashboardDataQuerySchema>;
 
