@@ -80,7 +80,7 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
         birth_year: 1990,
         sex_display: 'Female',
         gender_display: 'Woman',
-        display_name: 'Participant 01 (72.5 Kg, 1.78 m, 1990)',
+        display_name: 'Participant 01 (72.5 kg, 1.78 m, 1990)',
         subject_tags: ['unimpaired'],
         trashed: false,
       });

@@ -84,9 +84,9 @@ export const subjectSchema = z.object({
 });
 export type Subject = z.infer<typeof subjectSchema>;
 
-/** "Name (70 Kg, 1.8 m, 1990)", as the pickers show a subject. */
+/** "Name (70 kg, 1.8 m, 1990)", as the pickers show a subject (units as people write them). */
 export function subjectDisplayName(subject: { name: string; weight: number; height: number; birth_year: number }): string {
-  return `${subject.name} (${subject.weight} Kg, ${subject.height} m, ${subject.birth_year})`;
+  return `${subject.name} (${subject.weight} kg, ${subject.height} m, ${subject.birth_year})`;
 }
 
 export const SUBJECT_SORT_FIELDS = ['name', 'weight', 'height', 'birth_year', 'sex_at_birth', 'gender', 'created_at'] as const;

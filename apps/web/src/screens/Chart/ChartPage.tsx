@@ -18,6 +18,7 @@ import { useSession } from '../../api/sessions.ts';
 import { useSubjectSessions, useSubjects } from '../../api/subjects.ts';
 import { resultFileQuery, resultUrl } from '../../api/trial-results.ts';
 import { useAuth } from '../../app/auth-store.ts';
+import { sessionDisplayName } from '../../components/session-name.ts';
 import { LazyTrialViewer } from '../Session/viewer/LazyTrialViewer.tsx';
 import type { PlaybackClock } from '../Session/viewer/playback-clock.ts';
 import { seriesColour } from './colour-scale.ts';
@@ -112,8 +113,10 @@ export function ChartPage({ sessionId }: { sessionId: string | null }) {
   // The opened session's subject and session come first (a public session's are not the visitor's own).
   const sessionSubject = initialSession.data?.subject ? [{ value: String(initialSession.data.subject), label: initialSession.data.name ?? 'Subject' }] : [];
   const sessionOptions = [
-    ...(initialSession.data ? [{ value: initialSession.data.id, label: initialSession.data.meta.sessionName || initialSession.data.id }] : []),
-    ...(subjectSessions.data?.sessions ?? []).map((row) => ({ value: row.id, label: row.sessionName })),
+    ...(initialSession.data
+      ? [{ value: initialSession.data.id, label: sessionDisplayName({ id: initialSession.data.id, sessionName: initialSession.data.meta.sessionName, created_at: initialSession.data.created_at }) }]
+      : []),
+    ...(subjectSessions.data?.sessions ?? []).map((row) => ({ value: row.id, label: sessionDisplayName(row) })),
   ].filter((option, i, all) => all.findIndex((other) => other.value === option.value) === i);
 
   const multiTrial = loadedTrials.length > 1;
