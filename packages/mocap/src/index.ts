@@ -45,3 +45,6 @@ export { visualizerTransforms, formatVisualizerJson } from './model/visualizer-j
 export { readTrc, writeTrc, type MarkerTrajectories } from './formats/trc.ts';
 export { readStorage, writeStorage } from './formats/mot.ts';
 export { writeOsim } from './formats/osim-writer.ts';
+
+// Analyses of a processed trial (gait, squat, sit-to-stand, drop jump)
+export { analyseTrial, loadAnalysisInput, AnalysisError, analysisTitles, type AnalysisInput } from './analyses/index.ts';
