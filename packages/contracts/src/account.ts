@@ -4,6 +4,7 @@ import { DEFAULT_COUNTRY } from './countries.ts';
 import {
   countryField,
   emailField,
+  loginPasswordField,
   passwordField,
   requiredText,
   usernameField,
@@ -15,8 +16,8 @@ import { messages } from './messages.ts';
 /** §7 Account calls: request and response bodies. */
 
 export const loginRequestSchema = z.object({
-  username: z.string({ error: messages.required }).trim().min(1, messages.required).max(254),
-  password: z.string({ error: messages.required }).min(1, messages.required).max(1024),
+  username: requiredText(254),
+  password: loginPasswordField,
 });
 export type LoginRequest = z.infer<typeof loginRequestSchema>;
 
@@ -30,7 +31,7 @@ export type LoginResponse = z.infer<typeof loginResponseSchema>;
 
 export const verifyRequestSchema = z.object({
   otp_token: z
-    .string({ error: messages.required })
+    .string()
     .trim()
     .min(1, messages.required)
     .regex(new RegExp(`^\\d{${OTP_CODE_LENGTH}}$`), messages.codeDigits(OTP_CODE_LENGTH)),
@@ -82,7 +83,7 @@ const passwordsMatchRule = {
 /** The register form adds the confirmation and the three agreements (§2.6, §5). */
 export const registerFormSchema = registerRequestSchema
   .extend({
-    confirm_password: z.string({ error: messages.required }).min(1, messages.required),
+    confirm_password: z.string().min(1, messages.required),
     accept_terms: z.literal(true, { error: messages.mustAgree }),
     accept_privacy: z.literal(true, { error: messages.mustAgree }),
     accept_non_commercial: z.literal(true, { error: messages.mustAgree }),
@@ -128,7 +129,10 @@ export type UpdateProfileRequest = z.input<typeof updateProfileRequestSchema>;
 
 export const resetPasswordRequestSchema = z.object({
   email: emailField,
-  /** The page origin, so the e-mailed link points at the web app the user came from. */
+  /**
+   * The page origin, which the spec's client sends. Accepted but never used: e-mailed links start with
+   * the server's configured public URL only, as anything else here could point them at another site.
+   */
   host: z.string().trim().max(500).optional(),
 });
 export type ResetPasswordRequest = z.input<typeof resetPasswordRequestSchema>;
@@ -140,7 +144,7 @@ export const newPasswordRequestSchema = z.object({
 export type NewPasswordRequest = z.infer<typeof newPasswordRequestSchema>;
 
 export const newPasswordFormSchema = z
-  .object({ password: passwordField, confirm_password: z.string({ error: messages.required }).min(1, messages.required) })
+  .object({ password: passwordField, confirm_password: z.string().min(1, messages.required) })
   .refine((form) => form.password === form.confirm_password, passwordsMatchRule);
 
 export const setInstitutionalUseRequestSchema = z.object({

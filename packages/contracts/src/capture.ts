@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fromNumberText } from './fields.ts';
 import { serialId } from './ids.ts';
 import { TRIAL_STATUSES } from './trials.ts';
 
@@ -65,7 +66,7 @@ export const uploadMetadataSchema = z.object({
   trial_id: z.string().uuid(),
   device_id: deviceIdField,
   /** When the first frame was really taken, in server milliseconds (the phone's clock corrected by its offset). */
-  first_frame_ms: z.coerce.number().optional(),
+  first_frame_ms: fromNumberText(z.number()).optional(),
   filetype: z.string().max(100).optional(),
 });
 export type UploadMetadata = z.infer<typeof uploadMetadataSchema>;
@@ -86,8 +87,8 @@ export type RecordingStatus = z.infer<typeof recordingStatusSchema>;
 export const recordQuerySchema = z.object({
   name: z.string().trim().min(1).max(100),
   subject_id: serialId.optional(),
-  subject_mass: z.coerce.number().positive().optional(),
-  subject_height: z.coerce.number().positive().optional(),
+  subject_mass: fromNumberText(z.number().positive().max(1000)).optional(),
+  subject_height: fromNumberText(z.number().positive().max(10)).optional(),
   subject_sex: z.string().max(50).optional(),
   subject_gender: z.string().max(50).optional(),
   subject_data_sharing: z.string().max(200).optional(),

@@ -17,7 +17,7 @@ export const idMessages = {
 } as const;
 
 /** Digits sent in a path or a query string are the number they spell; anything else is left for the check to refuse. */
-const digitsToNumber = (value: unknown) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value);
+const digitsToNumber = (value: unknown) => (typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value);
 
 /**
  * A whole number within [min, max], from JSON or from the digits of a path or query string.

@@ -1,3 +1,4 @@
+export * from './error-map.ts';
 export * from './account.ts';
 export * from './constants.ts';
 export * from './countries.ts';

@@ -11,6 +11,28 @@ export const messages = {
   codeDigits: (digits: number) => `The code has ${digits} digits.`,
   mustAgree: 'You must agree to continue.',
   deleteConfirmMismatch: 'Type your username exactly to confirm.',
+  passwordOnlySpaces: 'The password cannot be only spaces.',
+  passwordTooLong: (max: number) => `Password is too long: at most ${max} characters.`,
+  chooseCountry: 'Choose a country from the list.',
+  invalidUrl: 'Enter a valid URL.',
+
+  // Any field whose value has the wrong type, size or form (the contracts' error map, error-map.ts)
+  notText: 'Enter text.',
+  notNumber: 'Enter a number.',
+  notTrueOrFalse: 'Must be true or false.',
+  notList: 'Must be a list.',
+  notObject: 'Must be a group of named fields.',
+  textTooLong: (max: number) => `At most ${max} characters.`,
+  textTooShort: (min: number) => `At least ${min} characters.`,
+  numberNotAbove: (min: number) => `Enter a number greater than ${min}.`,
+  numberNotBelow: (max: number) => `Enter a number less than ${max}.`,
+  tooManyItems: (max: number) => `At most ${max} items.`,
+  tooFewItems: (min: number) => `Choose at least ${min}.`,
+  chooseOneOf: (values: readonly string[]) => `Choose one of: ${values.join(', ')}.`,
+  notMultipleOf: (step: number) => `Enter a multiple of ${step}.`,
+  invalidFormat: 'This value is not in the expected form.',
+  invalidValue: 'This value is not valid.',
+  unknownFields: (names: readonly string[]) => `Unknown field${names.length > 1 ? 's' : ''}: ${names.join(', ')}.`,
 
   // §5 subject rules
   subjectWeightTooLarge:
@@ -26,6 +48,9 @@ export const messages = {
   subjectTagsRequired: "You must add at least one subject tag. For subjects with no conditions, select 'Unimpaired'.",
   subjectTagsNotArray: 'The subject tags must be contained in an array.',
   subjectConsentRequired: 'The subject must provide informed consent.',
+  subjectWeightNotNumber: 'Weight must be a number in kilograms.',
+  subjectHeightNotNumber: 'Height must be a number in meters.',
+  subjectBirthYearNotYear: 'Birth year must be a year, such as 1990.',
 
   // §5 names, recording and settings rules
   trialNameReserved: "The names 'calibration' and 'neutral' are reserved. Please choose a different name.",

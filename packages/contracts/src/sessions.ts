@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SESSIONS_PAGE_SIZE } from './constants.ts';
-import { alphaDashName } from './fields.ts';
-import { serialId } from './ids.ts';
+import { alphaDashName, fromNumberText } from './fields.ts';
+import { serialId, wholeNumber } from './ids.ts';
 import { booleanQuery, pagingQuerySchema } from './paging.ts';
 import {
   AUGMENTER_MODELS,
@@ -80,7 +80,7 @@ export type SessionRow = z.infer<typeof sessionRowSchema>;
 export const SESSION_SORT_FIELDS = ['id', 'sessionName', 'name', 'trials_count', 'created_at', 'trashed'] as const;
 
 export const validSessionsRequestSchema = pagingQuerySchema.extend({
-  quantity: z.coerce.number().int().min(-1).max(1000).default(SESSIONS_PAGE_SIZE),
+  quantity: wholeNumber(-1, 1000).default(SESSIONS_PAGE_SIZE),
   sort: z.enum(SESSION_SORT_FIELDS).default('created_at'),
   sort_desc: booleanQuery.default(true),
   include_trashed: booleanQuery,
@@ -111,16 +111,14 @@ export const setSubjectQuerySchema = z.object({ subject_id: serialId });
 
 /** GET /sessions/{id}/set_metadata/: calibration keys (cb_*) or neutral settings keys (settings_*). */
 export const setMetadataQuerySchema = z.object({
-  cb_rows: z.coerce.number().int().min(2).max(50).optional(),
-  cb_cols: z.coerce.number().int().min(2).max(50).optional(),
-  cb_square: z.coerce.number().positive().max(1000).optional(),
+  cb_rows: wholeNumber(2, 50).optional(),
+  cb_cols: wholeNumber(2, 50).optional(),
+  cb_square: fromNumberText(z.number().positive().max(1000)).optional(),
   cb_placement: z.enum(CHECKERBOARD_PLACEMENTS).optional(),
   settings_data_sharing: z.enum(DATA_SHARING_OPTIONS).optional(),
   settings_scaling_setup: z.enum(keysOf(SCALING_SETUPS)).optional(),
   settings_pose_model: z.enum(keysOf(POSE_MODELS)).optional(),
-  settings_framerate: z.coerce
-    .number()
-    .int()
+  settings_framerate: wholeNumber(1, 1000)
     .refine((fps) => (FRAMERATES as readonly number[]).includes(fps), `Choose one of ${FRAMERATES.join(', ')} fps.`)
     .optional(),
   settings_session_name: z.union([z.literal(''), alphaDashName(100)]).optional(),

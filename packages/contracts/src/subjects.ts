@@ -5,7 +5,9 @@ import {
   SUBJECT_MIN_BIRTH_YEAR,
   SUBJECT_WEIGHT_RANGE_KG,
 } from './constants.ts';
-import { requiredText } from './fields.ts';
+import { wrongTypeError } from './error-map.ts';
+import { fromNumberInput, requiredText } from './fields.ts';
+import { wholeNumber } from './ids.ts';
 import { messages } from './messages.ts';
 import { booleanQuery, pagingQuerySchema } from './paging.ts';
 
@@ -29,31 +31,36 @@ export type Gender = keyof typeof GENDER_OPTIONS;
 
 const optionKeys = <T extends Record<string, string>>(options: T) => Object.keys(options) as [keyof T & string, ...(keyof T & string)[]];
 
-const numberInRange = (range: { min: number; max: number }, tooSmall: string, tooLarge: string) =>
-  z.coerce
-    .number({ error: messages.required })
-    .refine((value) => Number.isFinite(value), messages.required)
-    .refine((value) => value >= range.min, tooSmall)
-    .refine((value) => value <= range.max, tooLarge);
-
 /** The current year, against which birth years are checked (a function so that a long-running server moves on). */
 export const currentYear = () => new Date().getFullYear();
 
 /** §5 subject rules with their exact messages; the same schema validates the dialog and the API. */
 export const subjectInputSchema = z.object({
   name: requiredText(255),
-  weight: numberInRange(SUBJECT_WEIGHT_RANGE_KG, messages.subjectWeightTooSmall, messages.subjectWeightTooLarge),
-  height: numberInRange(SUBJECT_HEIGHT_RANGE_M, messages.subjectHeightTooSmall, messages.subjectHeightTooLarge),
-  birth_year: z.coerce
-    .number({ error: messages.required })
-    .int(messages.required)
-    .refine((year) => year >= SUBJECT_MIN_BIRTH_YEAR, messages.subjectBirthYearTooEarly)
-    .refine((year) => year <= currentYear(), messages.subjectBirthYearInFuture),
+  weight: fromNumberInput(
+    z
+      .number(wrongTypeError(messages.subjectWeightNotNumber))
+      .min(SUBJECT_WEIGHT_RANGE_KG.min, messages.subjectWeightTooSmall)
+      .max(SUBJECT_WEIGHT_RANGE_KG.max, messages.subjectWeightTooLarge),
+  ),
+  height: fromNumberInput(
+    z
+      .number(wrongTypeError(messages.subjectHeightNotNumber))
+      .min(SUBJECT_HEIGHT_RANGE_M.min, messages.subjectHeightTooSmall)
+      .max(SUBJECT_HEIGHT_RANGE_M.max, messages.subjectHeightTooLarge),
+  ),
+  birth_year: fromNumberInput(
+    z
+      .number(wrongTypeError(messages.subjectBirthYearNotYear))
+      .int(messages.subjectBirthYearNotYear)
+      .min(SUBJECT_MIN_BIRTH_YEAR, messages.subjectBirthYearTooEarly)
+      .refine((year) => year <= currentYear(), messages.subjectBirthYearInFuture),
+  ),
   sex_at_birth: z.enum(optionKeys(SEX_OPTIONS)).nullable().optional().default(null),
   gender: z.enum(optionKeys(GENDER_OPTIONS)).nullable().optional().default(null),
   characteristics: z.string().trim().max(5000).optional().default(''),
   subject_tags: z
-    .array(z.string().trim().min(1).max(100), { error: messages.subjectTagsNotArray })
+    .array(z.string().trim().min(1).max(100), wrongTypeError(messages.subjectTagsNotArray, messages.subjectTagsRequired))
     .min(1, messages.subjectTagsRequired)
     .max(50),
   terms: z.literal(true, { error: messages.subjectConsentRequired }),
@@ -92,7 +99,7 @@ export function subjectDisplayName(subject: { name: string; weight: number; heig
 export const SUBJECT_SORT_FIELDS = ['name', 'weight', 'height', 'birth_year', 'sex_at_birth', 'gender', 'created_at'] as const;
 
 export const subjectListQuerySchema = pagingQuerySchema.extend({
-  quantity: z.coerce.number().int().min(-1).max(1000).default(FULL_SUBJECT_LOAD_PAGE_SIZE),
+  quantity: wholeNumber(-1, 1000).default(FULL_SUBJECT_LOAD_PAGE_SIZE),
   search: z.string().trim().max(200).optional().default(''),
   /** Only what a picker needs (id, name, display_name). */
   simple: booleanQuery,

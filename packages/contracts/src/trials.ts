@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { alphaDashName } from './fields.ts';
+import { wrongTypeError } from './error-map.ts';
 import { messages } from './messages.ts';
 
 /** §3 Trial statuses. */
@@ -45,7 +46,7 @@ export type Trial = z.infer<typeof trialSchema>;
 
 export const renameTrialRequestSchema = z.object({ trialNewName: trialNameField });
 export const modifyTrialTagsRequestSchema = z.object({
-  trialNewTags: z.array(z.string().trim().min(1).max(100), { error: messages.tagsNotArray }).max(50),
+  trialNewTags: z.array(z.string().trim().min(1).max(100), wrongTypeError(messages.tagsNotArray)).max(50),
 });
 
 export const trialTagItemSchema = z.object({ tag: z.string() });

@@ -16,7 +16,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
       // A path naming something that cannot exist (an id out of range, not a uuid) names nothing.
       if (error.validationContext === 'params') return reply.code(404).send({ detail: messages.notFound });
       const fields: FieldErrors = {};
+      // A value of the wrong type gets that message alone (zod also runs length checks on a list sent for a text).
+      const wrongType = new Set(error.validation.filter((issue) => issue.keyword === 'invalid_type').map((issue) => issue.instancePath));
       for (const issue of error.validation) {
+        if (wrongType.has(issue.instancePath) && issue.keyword !== 'invalid_type') continue;
         const path = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
         (fields[path || 'non_field_errors'] ??= []).push(issue.message ?? 'Invalid value.');
       }

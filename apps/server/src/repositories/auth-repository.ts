@@ -27,11 +27,15 @@ export function createAuthRepository(db: Database) {
     async revokeToken(tokenId: number, now: Date): Promise<void> {
       await db.update(authTokens).set({ revokedAt: now }).where(eq(authTokens.id, tokenId));
     },
-    async revokeAllTokens(userId: number, now: Date): Promise<void> {
-      await db
-        .update(authTokens)
-        .set({ revokedAt: now })
-        .where(and(eq(authTokens.userId, userId), isNull(authTokens.revokedAt)));
+    /** After a new password: every login of the user ends and every device they had remembered must enter a code again. */
+    async endEverySignIn(userId: number, now: Date): Promise<void> {
+      await db.transaction(async (tx) => {
+        await tx
+          .update(authTokens)
+          .set({ revokedAt: now })
+          .where(and(eq(authTokens.userId, userId), isNull(authTokens.revokedAt)));
+        await tx.delete(rememberedDevices).where(eq(rememberedDevices.userId, userId));
+      });
     },
 
     /** A new code for a login; any earlier unused code of that login stops working. */

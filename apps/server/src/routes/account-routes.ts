@@ -114,8 +114,7 @@ export function registerAccountRoutes(app: FastifyInstance, authService: AuthSer
   api.post(
     accountPaths.resetPassword,
     { schema: { tags, body: resetPasswordRequestSchema, response: { 200: messageResponseSchema } } },
-    (request) =>
-      accounts.requestPasswordReset(request.body.email, accounts.linkOrigin(request.body.host, request.headers.host), request.ip),
+    (request) => accounts.requestPasswordReset(request.body.email, request.ip),
   );
 
   api.post(

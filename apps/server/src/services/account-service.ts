@@ -130,25 +130,29 @@ export function createAccountService(deps: AccountServiceDeps) {
       return profileOf(user, user);
     },
 
-    /** Answers the same whether or not the address is known, so it cannot be used to find accounts. */
-    async requestPasswordReset(email: string, linkOrigin: string, clientAddress: string): Promise<MessageResponse> {
+    /**
+     * Answers the same whether or not the address is known, so it cannot be used to find accounts. The
+     * link starts with the configured public URL only: never with anything the request says about itself
+     * (its Host header or the page origin it sends), which a stranger could point at their own site.
+     */
+    async requestPasswordReset(email: string, clientAddress: string): Promise<MessageResponse> {
       throttle(`reset:address:${clientAddress}`, accountRateRules.resetMailsPerAddress);
       const user = await users.findByEmail(email);
       if (user && rateLimiter.hit(`reset:account:${user.id}`, accountRateRules.resetMailsPerAccount) === 0) {
         const token = newRandomToken();
         await auth.insertPasswordReset(user.id, hashRandomToken(token), new Date(now().getTime() + PASSWORD_RESET_TTL_MS));
-        await mailer.send(passwordResetMail(user.email, providerName, `${linkOrigin}/new-password/${token}`));
+        await mailer.send(passwordResetMail(user.email, providerName, `${publicUrl}/new-password/${token}`));
       }
       return { message: messages.passwordRecoveryEmailSent };
     },
 
-    /** Sets the password from a reset link (once), and ends every login of the account. */
+    /** Sets the password from a reset link (once), ends every login of the account and forgets its remembered devices. */
     async setNewPassword(input: NewPasswordRequest): Promise<MessageResponse> {
       const time = now();
       const userId = await auth.consumePasswordReset(hashRandomToken(input.token), time);
       if (userId === undefined) throw badRequest(messages.invalidResetLink);
       await users.update(userId, { passwordHash: await slowHash(input.password) });
-      await auth.revokeAllTokens(userId, time);
+      await auth.endEverySignIn(userId, time);
       return { message: messages.passwordChanged };
     },
 
@@ -162,15 +166,6 @@ export function createAccountService(deps: AccountServiceDeps) {
       if (confirm !== context.user.username) throw invalidFields({ confirm: [messages.deleteConfirmMismatch] });
       await removal.user(context.user.id);
       return { message: messages.accountDeleted };
-    },
-
-    /** The origin e-mailed links start with: the page's own origin when it is this server, else PUBLIC_URL. */
-    linkOrigin(requestedOrigin: string | undefined, requestHost: string | undefined): string {
-      if (requestedOrigin && requestHost && URL.canParse(requestedOrigin)) {
-        const origin = new URL(requestedOrigin);
-        if (origin.host === requestHost && /^https?:$/.test(origin.protocol)) return origin.origin;
-      }
-      return publicUrl;
     },
   };
 }

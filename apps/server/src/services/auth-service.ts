@@ -15,7 +15,7 @@ import type { Mailer } from '../mail/mailer.ts';
 import { verificationCodeMail } from '../mail/templates.ts';
 import type { AuthRepository, AuthTokenRow } from '../repositories/auth-repository.ts';
 import type { UserRow, UsersRepository } from '../repositories/users-repository.ts';
-import type { RateLimiter, RateRule } from './rate-limiter.ts';
+import type { BackoffRule, RateLimiter, RateRule } from './rate-limiter.ts';
 import {
   decoyPasswordHash,
   hashRandomToken,
@@ -32,14 +32,24 @@ export interface AuthContext {
 }
 
 const FIFTEEN_MINUTES = 15 * 60_000;
-/** Guessing limits per account and per client address (a shared lab address gets more room). */
+const ONE_HOUR = 60 * 60_000;
+/**
+ * Guessing limits. Wrong passwords slow down the pair of account and client address with growing
+ * delays (OWASP Authentication Cheat Sheet, "Login Throttling"), so a stranger elsewhere cannot lock the
+ * owner out and one guesser behind a lab's shared address does not block the others. Only failures
+ * count. Two wider nets catch guessing spread over many addresses or many accounts; they hold back
+ * clients the account does not know, never a device the owner had remembered (OWASP "Slow Down Online
+ * Guessing Attacks with Device Cookies"), which has its own growing delays.
+ */
 export const authRateRules = {
-  loginPerAccount: { limit: 10, windowMs: FIFTEEN_MINUTES },
-  loginPerAddress: { limit: 30, windowMs: FIFTEEN_MINUTES },
-  verifyPerAccount: { limit: 10, windowMs: FIFTEEN_MINUTES },
-  verifyPerAddress: { limit: 30, windowMs: FIFTEEN_MINUTES },
+  loginFailuresPerAccountAndAddress: { freeFailures: 5, firstDelayMs: 1000, maxDelayMs: FIFTEEN_MINUTES, windowMs: 24 * ONE_HOUR },
+  loginFailuresPerRememberedDevice: { freeFailures: 5, firstDelayMs: 1000, maxDelayMs: FIFTEEN_MINUTES, windowMs: 24 * ONE_HOUR },
+  loginFailuresPerAccount: { limit: 100, windowMs: ONE_HOUR },
+  loginFailuresPerAddress: { limit: 100, windowMs: FIFTEEN_MINUTES },
+  wrongCodesPerAccount: { limit: 10, windowMs: FIFTEEN_MINUTES },
+  wrongCodesPerAddress: { limit: 30, windowMs: FIFTEEN_MINUTES },
   codeMailsPerAccount: { limit: 5, windowMs: FIFTEEN_MINUTES },
-} satisfies Record<string, RateRule>;
+} satisfies Record<string, RateRule | BackoffRule>;
 
 export interface AuthServiceDeps {
   users: UsersRepository;
@@ -51,11 +61,14 @@ export interface AuthServiceDeps {
 }
 
 export function createAuthService({ users, auth, mailer, rateLimiter, providerName, now = () => new Date() }: AuthServiceDeps) {
-  function throttle(rules: [string, RateRule][]): void {
-    for (const [key, rule] of rules) {
-      const waitS = rateLimiter.hit(key, rule);
-      if (waitS > 0) throw tooManyRequests(messages.tooManyAttempts, waitS);
-    }
+  /** Refuses the try (429) while any of its keys must wait; failures are recorded by the caller. */
+  function refuseWhileWaiting(keys: [string, RateRule | BackoffRule][]): void {
+    const waitS = Math.max(...keys.map(([key, rule]) => rateLimiter.wait(key, rule)));
+    if (waitS > 0) throw tooManyRequests(messages.tooManyAttempts, waitS);
+  }
+
+  function recordFailure(keys: [string, RateRule | BackoffRule][]): void {
+    for (const [key] of keys) rateLimiter.record(key);
   }
 
   async function sendNewCode(user: UserRow, token: AuthTokenRow): Promise<void> {
@@ -69,18 +82,40 @@ export function createAuthService({ users, auth, mailer, rateLimiter, providerNa
     return !!deviceToken && auth.isDeviceRemembered(userId, hashRandomToken(deviceToken), now());
   }
 
+  /** Uses the login's open code when `code` is it; otherwise answers why not. */
+  async function checkCode(context: AuthContext, code: string): Promise<string | undefined> {
+    const challenge = await auth.findOpenChallenge(context.token.id);
+    if (!challenge || challenge.expiresAt <= now()) return messages.codeExpired;
+    if (challenge.wrongAttempts >= OTP_MAX_WRONG_ATTEMPTS) return messages.tooManyWrongCodes;
+    if (!(await verifySlowHash(challenge.codeHash, code))) {
+      const wrongAttempts = await auth.countWrongAttempt(challenge.id);
+      return wrongAttempts >= OTP_MAX_WRONG_ATTEMPTS ? messages.tooManyWrongCodes : messages.invalidCode;
+    }
+    if (!(await auth.consumeChallenge(challenge.id, now()))) return messages.codeExpired;
+    return undefined;
+  }
+
   return {
     async login(input: LoginRequest, clientAddress: string, deviceToken?: string): Promise<LoginResponse> {
-      throttle([
-        [`login:account:${input.username.toLowerCase()}`, authRateRules.loginPerAccount],
-        [`login:address:${clientAddress}`, authRateRules.loginPerAddress],
-      ]);
+      const account = input.username.toLowerCase();
       const user = await users.findByUsername(input.username);
+      const remembered = !!user && (await isRemembered(user.id, deviceToken));
+      const failureKeys: [string, RateRule | BackoffRule][] = remembered
+        ? [[`login:device:${hashRandomToken(deviceToken!)}`, authRateRules.loginFailuresPerRememberedDevice]]
+        : [
+            [`login:pair:${account}:${clientAddress}`, authRateRules.loginFailuresPerAccountAndAddress],
+            [`login:account:${account}`, authRateRules.loginFailuresPerAccount],
+            [`login:address:${clientAddress}`, authRateRules.loginFailuresPerAddress],
+          ];
+      refuseWhileWaiting(failureKeys);
       const passwordMatches = await verifySlowHash(user?.passwordHash ?? (await decoyPasswordHash()), input.password);
-      if (!user || !passwordMatches) throw invalidFields({ non_field_errors: [messages.invalidCredentials] });
+      if (!user || !passwordMatches) {
+        recordFailure(failureKeys);
+        throw invalidFields({ non_field_errors: [messages.invalidCredentials] });
+      }
+      rateLimiter.forget(failureKeys[0][0]);
 
       const token = newRandomToken();
-      const remembered = await isRemembered(user.id, deviceToken);
       const row = await auth.insertToken(
         user.id,
         hashRandomToken(token),
@@ -105,20 +140,16 @@ export function createAuthService({ users, auth, mailer, rateLimiter, providerNa
     },
 
     async verify(context: AuthContext, code: string, rememberDevice: boolean, clientAddress: string): Promise<VerifyResponse> {
-      throttle([
-        [`verify:account:${context.user.id}`, authRateRules.verifyPerAccount],
-        [`verify:address:${clientAddress}`, authRateRules.verifyPerAddress],
-      ]);
-      const challenge = await auth.findOpenChallenge(context.token.id);
-      if (!challenge || challenge.expiresAt <= now()) throw invalidFields({ otp_token: [messages.codeExpired] });
-      if (challenge.wrongAttempts >= OTP_MAX_WRONG_ATTEMPTS) throw invalidFields({ otp_token: [messages.tooManyWrongCodes] });
-      if (!(await verifySlowHash(challenge.codeHash, code))) {
-        const wrongAttempts = await auth.countWrongAttempt(challenge.id);
-        throw invalidFields({
-          otp_token: [wrongAttempts >= OTP_MAX_WRONG_ATTEMPTS ? messages.tooManyWrongCodes : messages.invalidCode],
-        });
+      const failureKeys: [string, RateRule][] = [
+        [`verify:account:${context.user.id}`, authRateRules.wrongCodesPerAccount],
+        [`verify:address:${clientAddress}`, authRateRules.wrongCodesPerAddress],
+      ];
+      refuseWhileWaiting(failureKeys);
+      const refusal = await checkCode(context, code);
+      if (refusal) {
+        recordFailure(failureKeys);
+        throw invalidFields({ otp_token: [refusal] });
       }
-      if (!(await auth.consumeChallenge(challenge.id, now()))) throw invalidFields({ otp_token: [messages.codeExpired] });
       await auth.markTokenVerified(context.token.id);
 
       if (!rememberDevice) return { otp_verified: true };
@@ -140,7 +171,8 @@ export function createAuthService({ users, auth, mailer, rateLimiter, providerNa
     },
 
     async resendCode(context: AuthContext): Promise<void> {
-      throttle([[`code-mail:account:${context.user.id}`, authRateRules.codeMailsPerAccount]]);
+      const waitS = rateLimiter.hit(`code-mail:account:${context.user.id}`, authRateRules.codeMailsPerAccount);
+      if (waitS > 0) throw tooManyRequests(messages.tooManyAttempts, waitS);
       await sendNewCode(context.user, context.token);
     },
 
