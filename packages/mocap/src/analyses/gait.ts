@@ -137,21 +137,23 @@ export function analyseGait(kinematics: TrialKinematics): AnalysisResult {
   const pelvisAlong = along(kinematics.point('pelvis'), direction);
   const toeAhead = (side: Side) => along(feet[side].toe, direction).map((v, f) => v - pelvisAlong[f]);
   const t = kinematics.timesS;
-  const stepLength = (side: Side, frame: number) => heelAlong[side][frame] - heelAlong[other(side)][frame];
 
   const figures: CycleFigures[] = cycles.map((cycle) => {
     const { side, start, end } = cycle;
+    const o = other(side);
     const strideS = t[end] - t[start];
-    let strideLengthM: number;
-    if (overground) {
-      strideLengthM = heelAlong[side][end] - heelAlong[side][start];
-    } else {
-      // On a treadmill the belt carries the standing foot back at walking speed: its toe's speed
-      // relative to the pelvis over single support (other foot off the belt) is the walking speed.
+    // On a treadmill the belt carries the standing foot back at walking speed: the toe's speed
+    // relative to the pelvis over single support (other foot off the belt) is the belt's speed,
+    // added to every footprint's travel. Overground the footprints stay where they are.
+    let beltSpeed = 0;
+    if (!overground) {
       const ahead = toeAhead(side);
-      const beltSpeed = (ahead[cycle.oppositeToeOff] - ahead[cycle.oppositeHeelStrike]) / (t[cycle.oppositeHeelStrike] - t[cycle.oppositeToeOff]);
-      strideLengthM = beltSpeed * strideS;
+      beltSpeed = (ahead[cycle.oppositeToeOff] - ahead[cycle.oppositeHeelStrike]) / (t[cycle.oppositeHeelStrike] - t[cycle.oppositeToeOff]);
     }
+    // Distance from one footprint (heel at its strike) to the next one, on the floor.
+    const footprint = (from: Side, fromFrame: number, to: Side, toFrame: number) =>
+      heelAlong[to][toFrame] - heelAlong[from][fromFrame] + beltSpeed * (t[toFrame] - t[fromFrame]);
+    const strideLengthM = footprint(side, start, side, end);
     return {
       strideLengthM,
       speedMPerS: strideLengthM / strideS,
@@ -160,9 +162,9 @@ export function analyseGait(kinematics: TrialKinematics): AnalysisResult {
       swingS: t[end] - t[cycle.toeOff],
       doubleSupportPercent: ((t[cycle.oppositeToeOff] - t[start] + (t[cycle.toeOff] - t[cycle.oppositeHeelStrike])) / strideS) * 100,
       // Both feet are on the floor when the other foot strikes.
-      stepWidthM: Math.abs(heelLateral[side][cycle.oppositeHeelStrike] - heelLateral[other(side)][cycle.oppositeHeelStrike]),
-      oppositeStepM: stepLength(other(side), cycle.oppositeHeelStrike),
-      stepM: stepLength(side, end),
+      stepWidthM: Math.abs(heelLateral[side][cycle.oppositeHeelStrike] - heelLateral[o][cycle.oppositeHeelStrike]),
+      oppositeStepM: footprint(side, start, o, cycle.oppositeHeelStrike),
+      stepM: footprint(o, cycle.oppositeHeelStrike, side, end),
     };
   });
   const all = (key: keyof CycleFigures) => figures.map((f) => f[key]);
@@ -182,10 +184,10 @@ export function analyseGait(kinematics: TrialKinematics): AnalysisResult {
   const end = Math.max(...cycles.map((c) => c.end));
   const count = (side: Side) => cycles.filter((c) => c.side === side).length;
   const metrics = {
-    gait_speed: metric(SPEC.gait_speed, all('speedMPerS'), 'gait cycles', 2),
-    stride_length: metric(strideLengthSpec(heightM), all('strideLengthM'), 'gait cycles', 2),
-    step_length_r: metric(SPEC.step_length_r, stepsOf('r'), 'right steps', 2),
-    step_length_l: metric(SPEC.step_length_l, stepsOf('l'), 'left steps', 2),
+    gait_speed: metric(SPEC.gait_speed, all('speedMPerS'), 'gait cycles', 3),
+    stride_length: metric(strideLengthSpec(heightM), all('strideLengthM'), 'gait cycles', 3),
+    step_length_r: metric(SPEC.step_length_r, stepsOf('r'), 'right steps', 3),
+    step_length_l: metric(SPEC.step_length_l, stepsOf('l'), 'left steps', 3),
     step_width: metric(SPEC.step_width, all('stepWidthM'), 'gait cycles', 3),
     cadence: metric(SPEC.cadence, all('cadenceStepsPerMin'), 'gait cycles', 1),
     stance_time: metric(SPEC.stance_time, all('stanceS'), 'gait cycles', 2),
@@ -235,8 +237,8 @@ const SPEC = {
     // 1.0 m/s and above marks an independent community ambulator (healthy adults walk about 1.2–1.4 m/s).
     range: { min: 1.0, source: 'at least 1.0 m/s for independent community walking (Fritz & Lusardi 2009).', classes: ['Limited community walking', 'Community walking', 'Community walking'] },
   },
-  step_length_r: { label: 'Step length (right)', unit: 'm', description: 'Distance along the walking direction from the left heel to the right heel at right heel strike.' },
-  step_length_l: { label: 'Step length (left)', unit: 'm', description: 'Distance along the walking direction from the right heel to the left heel at left heel strike.' },
+  step_length_r: { label: 'Step length (right)', unit: 'm', description: 'Distance along the walking direction from the left heel strike to the next right heel strike.' },
+  step_length_l: { label: 'Step length (left)', unit: 'm', description: 'Distance along the walking direction from the right heel strike to the next left heel strike.' },
   step_width: {
     label: 'Step width',
     unit: 'm',

@@ -1,0 +1,193 @@
+import { readFileSync } from 'node:fs';
+import { analysisResultSchema, type AnalysisResult } from '@kinetrace/contracts';
+import { beforeAll, expect, it } from 'vitest';
+import { analyseTrial, loadAnalysisInput } from '../../src/analyses/index.ts';
+import { detectGaitEvents, type GaitEvents } from '../../src/analyses/gait.ts';
+import { TrialKinematics } from '../../src/analyses/trial-kinematics.ts';
+import { readStorage, writeStorage } from '../../src/formats/mot.ts';
+import { type MarkerTrajectories, readTrc } from '../../src/formats/trc.ts';
+import { fitNeutral } from '../../src/model-fitting/fit-neutral.ts';
+import { fitTrial } from '../../src/model-fitting/fit-trial.ts';
+import { GAIT_DEFAULT_CUTOFF_HZ } from '../../src/filter/cutoff.ts';
+import { filterTrajectories } from '../../src/filter/filter-trajectories.ts';
+import { describeWithData, referencePath } from '../reference-data.ts';
+
+const SESSION = 'opencap_outputs/opencap-processing@e94e44aeba/ActivityAnalyses/Data/03284efb-2244-4a48-aec9-abc34afdffc8';
+const MODEL = `${SESSION}/OpenSimData/Model/LaiArnoldModified2017_poly_withArms_weldHand_scaled.osim`;
+const MOTION = `${SESSION}/OpenSimData/Kinematics/walk.mot`;
+const MARKERS = `${SESSION}/MarkerData/walk.trc`;
+const METADATA = `${SESSION}/sessionMetadata.yaml`;
+
+type Side = 'r' | 'l';
+
+/**
+ * Reference gait figures written out from the trial's own marker trajectories (OpenCap's
+ * augmented calcaneus and toe study markers and the pelvis's ASIS/PSIS markers), not from the code
+ * under test: walking direction from the pelvis's start and end, heel strike at each maximum of
+ * (heel − pelvis) along it and toe off at each minimum of (toe − pelvis) (Zeni et al. 2008), found
+ * as the extreme sample within ±0.25 s; stride length as the heel's travel between heel strikes
+ * of the same foot.
+ */
+interface FootMarkers {
+  heel: Record<Side, string>;
+  toe: Record<Side, string>;
+  /** Averaged into the pelvis point. */
+  pelvis: string[];
+}
+
+/** OpenCap's augmented markers. */
+const STUDY_MARKERS: FootMarkers = {
+  heel: { r: 'r_calc_study', l: 'L_calc_study' },
+  toe: { r: 'r_toe_study', l: 'L_toe_study' },
+  pelvis: ['r.ASIS_study', 'L.ASIS_study', 'r.PSIS_study', 'L.PSIS_study'],
+};
+/** The video keypoints our own chain starts from. */
+
+function referenceGait(trc: MarkerTrajectories, names: FootMarkers) {
+  const width = trc.markerNames.length * 3;
+  const frames = trc.timesS.length;
+  const marker = (name: string) => {
+    const m = trc.markerNames.indexOf(name);
+    if (m < 0) throw new Error(`walk.trc has no marker ${name}`);
+    return Array.from({ length: frames }, (_, f) => [0, 1, 2].map((i) => trc.positionsM[f * width + 3 * m + i]));
+  };
+  const pelvisMarkers = names.pelvis.map(marker);
+  const pelvis = Array.from({ length: frames }, (_, f) => [0, 1, 2].map((i) => pelvisMarkers.reduce((sum, m) => sum + m[f][i], 0) / pelvisMarkers.length));
+  const dx = pelvis[frames - 1][0] - pelvis[0][0];
+  const dz = pelvis[frames - 1][2] - pelvis[0][2];
+  const length = Math.hypot(dx, dz);
+  const along = (p: number[]) => (p[0] * dx + p[2] * dz) / length;
+  const half = Math.round(0.25 * trc.frameRateHz);
+  const extremes = (signal: number[], sign: 1 | -1) =>
+    signal
+      .map((_, f) => f)
+      .filter((f) => f >= half && f < frames - half && signal.slice(f - half, f + half + 1).every((v) => sign * v <= sign * signal[f]));
+  const heel = { r: marker(names.heel.r), l: marker(names.heel.l) };
+  const toe = { r: marker(names.toe.r), l: marker(names.toe.l) };
+  const events = { heelStrike: {} as Record<Side, number[]>, toeOff: {} as Record<Side, number[]> };
+  const strides: { lengthM: number; timeS: number }[] = [];
+  for (const side of ['r', 'l'] as const) {
+    events.heelStrike[side] = extremes(heel[side].map((p, f) => along(p) - along(pelvis[f])), 1);
+    events.toeOff[side] = extremes(toe[side].map((p, f) => along(p) - along(pelvis[f])), -1);
+    const strikes = events.heelStrike[side];
+    for (let i = 0; i + 1 < strikes.length; i++) {
+      strides.push({ lengthM: along(heel[side][strikes[i + 1]]) - along(heel[side][strikes[i]]), timeS: trc.timesS[strikes[i + 1]] - trc.timesS[strikes[i]] });
+    }
+  }
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  return {
+    events,
+    /** Events are looked for from `edge` frames after the start to `edge` frames before the end. */
+    edge: half,
+    frames,
+    strideLengthM: mean(strides.map((s) => s.lengthM)),
+    speedMPerS: mean(strides.map((s) => s.lengthM / s.timeS)),
+    cadence: mean(strides.map((s) => 120 / s.timeS)),
+    strides: strides.length,
+  };
+}
+
+function expectEventsMatch(actual: GaitEvents, reference: ReturnType<typeof referenceGait>, toleranceFrames = 2) {
+  for (const kind of ['heelStrike', 'toeOff'] as const) {
+    for (const side of ['r', 'l'] as const) {
+      // Every reference event found within two frames, and nothing else where the reference looked.
+      const found = actual[kind][side].filter((frame) => frame >= reference.edge - 2 && frame < reference.frames - reference.edge + 2);
+      const expected = reference.events[kind][side];
+      expect(found).toHaveLength(expected.length);
+      found.forEach((frame, i) => expect(Math.abs(frame - expected[i])).toBeLessThanOrEqual(toleranceFrames));
+    }
+  }
+}
+
+function expectFiguresMatch(result: AnalysisResult, reference: ReturnType<typeof referenceGait>) {
+  const { metrics } = result;
+  expect(Math.abs(metrics.stride_length.value / reference.strideLengthM - 1)).toBeLessThan(0.03);
+  expect(Math.abs(metrics.gait_speed.value / reference.speedMPerS - 1)).toBeLessThan(0.03);
+  expect(Math.abs(metrics.cadence.value / reference.cadence - 1)).toBeLessThan(0.02);
+}
+
+describeWithData('Gait analysis of OpenCap\'s walking trial (walk.mot, 60 Hz, subject 1.86 m)', [MODEL, MOTION, MARKERS, METADATA], () => {
+  const heightM = Number(/height_m:\s*([\d.]+)/.exec(readFileSync(referencePath(METADATA), 'utf8'))![1]);
+  const trc = readTrc(readFileSync(referencePath(MARKERS), 'utf8'));
+  const reference = referenceGait(trc, STUDY_MARKERS);
+  const input = () => loadAnalysisInput({ modelXml: readFileSync(referencePath(MODEL), 'utf8'), motionText: readFileSync(referencePath(MOTION), 'utf8'), heightM });
+
+  it('finds the heel strikes and toe offs of the markers within two frames, from the model by forward kinematics', () => {
+    const events = detectGaitEvents(new TrialKinematics(input()));
+    console.log(`walk.mot events: ${JSON.stringify({ heelStrike: events.heelStrike, toeOff: events.toeOff })}; reference ${JSON.stringify(reference.events)}`);
+    expect(events.overground).toBe(true);
+    expect(reference.events.heelStrike.r.length + reference.events.heelStrike.l.length).toBeGreaterThanOrEqual(5);
+    expectEventsMatch(events, reference);
+  });
+
+  it('gives stride length and speed within 3 % and cadence within 2 % of the markers, over every complete cycle', () => {
+    const result = analysisResultSchema.parse(analyseTrial('gait', input()));
+    const { metrics } = result;
+    console.log(
+      `walk.mot: speed ${metrics.gait_speed.value} m/s (reference ${reference.speedMPerS.toFixed(3)}), stride ${metrics.stride_length.value} m (${reference.strideLengthM.toFixed(3)}), ` +
+        `cadence ${metrics.cadence.value} (${reference.cadence.toFixed(1)}); ${result.info_text}`,
+    );
+    expectFiguresMatch(result, reference);
+    expect(result.info_text).toMatch(/^Overground walking at 1\.\d\d m\/s: 4 complete gait cycles \(2 right, 2 left\)/);
+    // Healthy adult walking: each figure in its plausible band and read as normal.
+    expect(metrics.double_support.value).toBeGreaterThan(15);
+    expect(metrics.double_support.value).toBeLessThan(35);
+    expect(metrics.stance_time.value + metrics.swing_time.value).toBeCloseTo(120 / metrics.cadence.value, 1);
+    expect(metrics.step_length_r.value + metrics.step_length_l.value).toBeCloseTo(metrics.stride_length.value, 1);
+    expect(metrics.step_width.value).toBeGreaterThan(0.03);
+    expect(metrics.step_width.value).toBeLessThan(0.3);
+    expect(metrics.stride_length.min_limit).toBeCloseTo(0.45 * heightM, 2);
+    expect(metrics.gait_speed.value).toBeGreaterThan(metrics.gait_speed.min_limit!);
+    // Curves: 101 points a cycle, both sides, knee flexed most in swing (60–80 % of the cycle).
+    const knee = result.curves.find((c) => c.quantity === 'knee_angle_r')!;
+    expect(knee.count).toBe(2);
+    expect(knee.mean).toHaveLength(101);
+    const peakAt = knee.mean.indexOf(Math.max(...knee.mean));
+    expect(peakAt).toBeGreaterThan(60);
+    expect(peakAt).toBeLessThan(80);
+    expect(result.datasets.time).toHaveLength(trc.timesS.length);
+    expect(result.indices.end).toBeGreaterThan(result.indices.start);
+  });
+
+  describe_ourPipeline();
+
+  function describe_ourPipeline() {
+    // The same trial through Kinetrace's own chain from its 20 video keypoints (the .trc also holds
+    // them, triangulated from two phones): low-pass filtered at the pipeline's gait cutoff as
+    // processing does, default model scaled on the trial, keypoint IK, then the analysis from the
+    // written files. Compared with the same marker reference: the keypoints' own heels cannot serve,
+    // as the right heel keypoint jumps 17 cm for five frames at the first right heel strike (frames 29–34).
+    const raw = keepMarkers(trc, (name) => !name.includes('_study'));
+    const keypoints = {
+      ...raw,
+      positionsM: filterTrajectories(raw.positionsM, raw.timesS.length, raw.markerNames.length, GAIT_DEFAULT_CUTOFF_HZ, raw.frameRateHz),
+    };
+    let result: AnalysisResult;
+    let events: GaitEvents;
+    beforeAll(() => {
+      const subject = { heightM, massKg: 83 };
+      const neutral = fitNeutral({ neutral: keypoints, subject });
+      const fit = fitTrial({ trial: keypoints, model: neutral.scaled.model, subject, ikTasks: neutral.ikTasks, bodyMassesKg: neutral.scaled.bodyMassesKg, name: 'walk' });
+      const ours = loadAnalysisInput({ modelXml: fit.files.osim, motionText: writeStorage(readStorage(fit.files.mot)), heightM });
+      events = detectGaitEvents(new TrialKinematics(ours));
+      result = analysisResultSchema.parse(analyseTrial('gait', ours));
+    });
+
+    it('gives the same figures, and events within four frames, on the keypoints processed by our own model fitting (default model)', () => {
+      console.log(`ours: ${JSON.stringify({ heelStrike: events.heelStrike, toeOff: events.toeOff })}; ${result.info_text}; stride ${result.metrics.stride_length.value}, cadence ${result.metrics.cadence.value}`);
+      // Two-phone keypoints place heel and toe less sharply than OpenCap's augmented markers: events within four frames (67 ms).
+      expectEventsMatch(events, reference, 4);
+      expectFiguresMatch(result, reference);
+    });
+  }
+});
+
+function keepMarkers(trc: MarkerTrajectories, keep: (name: string) => boolean): MarkerTrajectories {
+  const indices = trc.markerNames.flatMap((name, i) => (keep(name) ? [i] : []));
+  const width = trc.markerNames.length * 3;
+  const positionsM = new Float64Array(trc.timesS.length * indices.length * 3);
+  for (let f = 0; f < trc.timesS.length; f++) {
+    indices.forEach((m, k) => positionsM.set(trc.positionsM.subarray(f * width + 3 * m, f * width + 3 * m + 3), (f * indices.length + k) * 3));
+  }
+  return { ...trc, markerNames: indices.map((i) => trc.markerNames[i]), positionsM };
+}
