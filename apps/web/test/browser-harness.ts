@@ -216,6 +216,9 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+/** WebGL in headless chromium through ANGLE's software renderer (the 3D viewer's tests). */
+export const WEBGL_ARGS = ['--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'];
+
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
 }

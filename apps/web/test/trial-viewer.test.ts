@@ -12,6 +12,7 @@ import type { TestApp } from '../../server/test/support/test-app.ts';
 import { describeWithData, referencePath } from '../../../packages/mocap/test/reference-data.ts';
 import {
   CHROMIUM_ARGS,
+  WEBGL_ARGS,
   callApi,
   eventually,
   makeUser,
@@ -30,8 +31,6 @@ const fixture = {
 /** The synchronised test videos' frame rate: "within one frame" below means within 1/30 s. */
 const VIDEO_FPS = 30;
 const FRAME_S = 1 / VIDEO_FPS;
-/** WebGL in headless chromium through ANGLE's software renderer. */
-const WEBGL_ARGS = ['--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'];
 
 interface Transforms {
   time: number[];

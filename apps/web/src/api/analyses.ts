@@ -59,13 +59,14 @@ export const useAnalysisDashboards = () =>
   });
 
 /** A dashboard with the subjects, sessions, trials and result files the visitor may read. */
-export const useAnalysisDashboardData = (dashboardId: number, query: AnalysisDashboardDataQuery) =>
+export const useAnalysisDashboardData = (dashboardId: number, query: AnalysisDashboardDataQuery, enabled = true) =>
   useQuery({
     queryKey: [...analysesQueryKey, 'dashboard-data', dashboardId, query],
     queryFn: () => {
       const params = new URLSearchParams(Object.entries(query).flatMap(([key, value]) => (value === undefined ? [] : [[key, String(value)]])));
       return apiRequest(`${analysisPaths.dashboardData(dashboardId)}?${params}`, { schema: analysisDashboardWithDataSchema });
     },
+    enabled,
   });
 
 /** A trial's analysis result file (a signed URL). */

@@ -13,6 +13,8 @@ import { ShareDialog } from './ShareDialog.tsx';
 
 type Data = AnalysisDashboardWithData['data'];
 
+const NOT_SHARED_TEXT = 'This analysis is not shared with you: ask its owner for a link to it.';
+
 /** The trial the link names, else the first one listed; its session and subject follow from it. */
 function selection(data: Data, trialId: string | null) {
   const trial = data.trials.find((one) => one.id === trialId) ?? data.trials[0];
@@ -73,12 +75,12 @@ export function AnalysisDashboardScreen() {
   const shareToken = params.get('shareToken') ?? undefined;
   const linkSubject = params.get('subjectId');
   const trialId = params.get('trialId');
-  // A public session's link names only the trial: the data call is narrowed to it for a visitor without an account.
-  const dashboard = useAnalysisDashboardData(dashboardId, {
-    subject_id: linkSubject ? Number(linkSubject) : undefined,
-    share_token: shareToken,
-    trial_id: !linkSubject && !token && trialId ? trialId : undefined,
-  });
+  // The signed-in owner's analysed trials, or a subject's with its share token...
+  const wide = useAnalysisDashboardData(dashboardId, { subject_id: linkSubject ? Number(linkSubject) : undefined, share_token: shareToken }, Boolean(token || linkSubject));
+  // ...or, for a public session's link (it names only the trial), that trial, when it is not among them.
+  const trialOnly = Boolean(trialId && !linkSubject && (!token || (wide.data && !wide.data.data.trials.some((trial) => trial.id === trialId))));
+  const narrow = useAnalysisDashboardData(dashboardId, { trial_id: trialId ?? undefined }, trialOnly);
+  const dashboard = trialOnly ? narrow : wide;
   const picked = dashboard.data ? selection(dashboard.data.data, trialId) : undefined;
   const session = useSession(picked?.session?.id ?? null, false, shareToken);
   const resultUrl = dashboard.data?.data.results.find((result) => result.trial_id === picked?.trial?.id)?.media;
@@ -94,6 +96,13 @@ export function AnalysisDashboardScreen() {
     );
   }
   if (!dashboard.data || !picked) return <Loader m="xl" aria-label="Loading the dashboard" />;
+  if (trialId && picked.trial?.id !== trialId) {
+    return (
+      <Container my="xl">
+        <Alert color="orange">{NOT_SHARED_TEXT}</Alert>
+      </Container>
+    );
+  }
   const { data } = dashboard.data;
   const viewed = picked.trial;
   const choose = (next: string | undefined) => {

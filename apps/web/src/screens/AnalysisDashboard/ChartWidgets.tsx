@@ -1,5 +1,5 @@
 import type { AnalysisResult } from '@kinetrace/contracts';
-import { SimpleGrid } from '@mantine/core';
+import { Stack } from '@mantine/core';
 import type * as echarts from 'echarts';
 import { useMemo, useState } from 'react';
 import { EChart } from '../Chart/EChart.tsx';
@@ -50,15 +50,19 @@ export function LineChartWidget({ result, y, clock }: { result: AnalysisResult; 
 export function CycleCurves({ result }: { result: AnalysisResult }) {
   const byQuantity = useMemo(() => {
     const groups = new Map<string, AnalysisResult['curves']>();
-    for (const curve of result.curves) groups.set(curve.label, [...(groups.get(curve.label) ?? []), curve]);
-    return [...groups.entries()];
+    for (const curve of result.curves) {
+      // OpenSim names a side's coordinate with _r or _l; the label ends with the side in brackets.
+      const joint = curve.side === 'both' ? curve.quantity : curve.quantity.replace(/_[rl]$/, '');
+      groups.set(joint, [...(groups.get(joint) ?? []), curve]);
+    }
+    return [...groups.entries()].map(([joint, curves]) => [joint, curves[0].side === 'both' ? curves[0].label : curves[0].label.replace(/\s*\([^)]*\)$/, ''), curves] as const);
   }, [result]);
   return (
-    <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="xs">
-      {byQuantity.map(([label, curves]) => (
-        <CurveChart key={label} label={label} curves={curves} />
+    <Stack gap="xs">
+      {byQuantity.map(([joint, label, curves]) => (
+        <CurveChart key={joint} label={label} curves={curves} />
       ))}
-    </SimpleGrid>
+    </Stack>
   );
 }
 
