@@ -156,7 +156,8 @@ export function analyseGait(kinematics: TrialKinematics): AnalysisResult {
     const strideLengthM = footprint(side, start, side, end);
     return {
       strideLengthM,
-      speedMPerS: strideLengthM / strideS,
+      // The pelvis's travel over the cycle (plus the belt's): unlike the stride, it does not hinge on when exactly the heel struck.
+      speedMPerS: (pelvisAlong[end] - pelvisAlong[start]) / strideS + beltSpeed,
       cadenceStepsPerMin: 120 / strideS,
       stanceS: t[cycle.toeOff] - t[start],
       swingS: t[end] - t[cycle.toeOff],
@@ -232,7 +233,7 @@ const SPEC = {
   gait_speed: {
     label: 'Gait speed',
     unit: 'm/s',
-    description: 'Stride length divided by stride time.',
+    description: 'Distance the pelvis travels over each gait cycle (plus the belt travel on a treadmill) divided by the cycle time.',
     // Fritz & Lusardi (2009), "White paper: walking speed: the sixth vital sign", J Geriatr Phys Ther 32(2):2–5:
     // 1.0 m/s and above marks an independent community ambulator (healthy adults walk about 1.2–1.4 m/s).
     range: { min: 1.0, source: 'at least 1.0 m/s for independent community walking (Fritz & Lusardi 2009).', classes: ['Limited community walking', 'Community walking', 'Community walking'] },
