@@ -86,7 +86,7 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
   const devices = createDevicesRepository(db);
   const lensCalibrations = createLensCalibrationsRepository(db);
   const now = options.now ?? (() => new Date());
-  const media = createMediaUrlSigner(await createSecretsRepository(db).getOrCreate('media-url-signing'), now);
+  const media = createMediaUrlSigner(await createSecretsRepository(db).getOrCreate('media-url-signing'), now, { sessions, subjects, trials });
   const rateLimiter = createMemoryRateLimiter(() => now().getTime());
   const removal = createRemoval({ users, sessions, trials, subjects, files });
   const common = { users, auth, mailer: backends.mailer, rateLimiter, providerName: config.instance.provider_name, now };
@@ -106,7 +106,7 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
   const trialService = createTrialService({ trials, sessionService, removal, media, now });
   const subjectService = createSubjectService({ subjects, sessions, now });
   const archives = createArchiveService({ sessions, subjects, trials, files });
-  const downloadService = createDownloadService({ tasks, files, queue, archives, sessionService, sessions, subjects, media, now });
+  const downloadService = createDownloadService({ tasks, files, queue, archives, sessionService, subjects, media, now });
   const retention = createRetentionService({ trials, sessions, subjects, tasks, files, removal, now });
   const processing = createProcessingService({
     trials,

@@ -1,9 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INT4_MAX, type Session, type Subject } from '@kinetrace/contracts';
+import { eq } from 'drizzle-orm';
+import { parse as parseYaml } from 'yaml';
+import { DATA_SHARING_OPTIONS, INT4_MAX, RESULT_TAGS, type Session, type Subject, type Trial } from '@kinetrace/contracts';
+import { schema } from '@kinetrace/db';
 import { seedTrial } from './support/seed.ts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
+import { unzip } from './support/unzip.ts';
+
+const [IDENTIFIED_VIDEOS, DEIDENTIFIED_VIDEOS, PROCESSED_ONLY, NO_DATA] = DATA_SHARING_OPTIONS;
 
 /** Issue 13: what an outside probe found about ids, shared data and media, each closed by a check here. */
 describe('security of ids, shared data and media', () => {
@@ -37,7 +43,44 @@ describe('security of ids, shared data and media', () => {
       })
     ).json() as Subject;
     await test.call({ method: 'GET', url: `/api/sessions/${session.id}/set_subject/?subject_id=${subject.id}`, headers: ownerHeaders });
+    const video = Buffer.from('not really an mp4');
+    await seedTrial(test, session.id, {
+      name: 'walk',
+      videos: [{ deviceId: 'phone-a', bytes: video }, { deviceId: 'phone-b', bytes: video }],
+      results: [
+        { tag: RESULT_TAGS.ikResults, fileName: 'walk.mot', bytes: Buffer.from('knee_angle_r') },
+        { tag: RESULT_TAGS.videoSync, fileName: 'walk_sync.mp4', bytes: video },
+      ],
+    });
+    const neutralId = await seedTrial(test, session.id, {
+      name: 'neutral',
+      results: [
+        { tag: RESULT_TAGS.opensimModel, fileName: 'scaled.osim', bytes: Buffer.from('<OpenSimDocument/>') },
+        { tag: RESULT_TAGS.neutralImage, fileName: 'neutral_phone-a.jpg', bytes: Buffer.from('jpeg') },
+      ],
+    });
+    const neutralMeta = { subject: { id: subject.id, mass_kg: 81.5, height_m: 1.83, sex: 'woman', gender: 'non-binary', data_sharing: IDENTIFIED_VIDEOS } };
+    await test.backends.database.db.update(schema.trials).set({ meta: neutralMeta }).where(eq(schema.trials.id, neutralId));
   });
+
+  const get = (url: string, headers: Record<string, string> = {}) => test.call({ method: 'GET', url, headers });
+  const setPublic = (value: boolean) =>
+    test.call({ method: 'PATCH', url: `/api/sessions/${session.id}/`, headers: ownerHeaders, payload: { public: value } });
+  const setSharing = (option: string) =>
+    get(`/api/sessions/${session.id}/set_metadata/?settings_data_sharing=${encodeURIComponent(option)}`, ownerHeaders);
+  const trialOf = (viewed: Session, name: string) => viewed.trials.find((trial) => trial.name === name)!;
+  const sessionAs = async (headers: Record<string, string> = {}, query = '') => {
+    const response = await get(`/api/sessions/${session.id}/${query}`, headers);
+    expect(response.statusCode).toBe(200);
+    return response.json() as Session;
+  };
+  /** The media URLs a viewer got for a trial: its videos, then its results. */
+  const mediaOf = (trial: Trial) => [...trial.videos.map((video) => video.video!), ...trial.results.map((result) => result.media!)];
+  async function zipOf(url: string) {
+    const response = await get(url);
+    expect(response.statusCode, url).toBe(200);
+    return unzip(response.rawPayload);
+  }
   afterAll(async () => {
     await test?.close();
   });
@@ -61,6 +104,120 @@ describe('security of ids, shared data and media', () => {
     expect(Object.keys(setSubject.json() as object)).toEqual(['subject_id']);
     const notUuid = await test.call({ method: 'GET', url: '/api/sessions/not-a-session/', headers: ownerHeaders });
     expect(notUuid.statusCode).toBe(404);
+  });
+
+  it("shows a public session's visitors what the session's data-sharing choice allows, the same in the API, the zip and the media", async () => {
+    await setPublic(true);
+    try {
+      for (const option of [IDENTIFIED_VIDEOS, DEIDENTIFIED_VIDEOS, PROCESSED_ONLY, NO_DATA]) {
+        expect((await setSharing(option)).statusCode).toBe(200);
+        const processed = option !== NO_DATA;
+        const videos = option === IDENTIFIED_VIDEOS;
+
+        const visitor = await sessionAs();
+        expect(visitor.name, option).toBeNull(); // the subject's name is for those who may read the subject
+        const walk = trialOf(visitor, 'walk');
+        expect(walk.videos.length, option).toBe(videos ? 2 : 0);
+        const shownTags = [...walk.results, ...trialOf(visitor, 'neutral').results].map((result) => result.tag).sort();
+        const expectedTags = [
+          ...(processed ? [RESULT_TAGS.ikResults, RESULT_TAGS.opensimModel] : []),
+          ...(videos ? [RESULT_TAGS.videoSync, RESULT_TAGS.neutralImage] : []),
+        ].sort();
+        expect(shownTags, option).toEqual(expectedTags);
+        expect(trialOf(visitor, 'neutral').meta.subject, option).toEqual(processed ? { mass_kg: 81.5, height_m: 1.83 } : {});
+        for (const url of mediaOf(walk)) expect((await get(url)).statusCode, url).toBe(200);
+
+        const entries = await zipOf(`/api/sessions/${session.id}/download/`);
+        const names = [...entries.keys()];
+        expect(names.some((name) => name.includes('/Videos/')), option).toBe(videos);
+        expect(names.some((name) => name.includes('/NeutralImages/')), option).toBe(videos);
+        expect(names.some((name) => name.endsWith('/OpenSimData/Kinematics/walk.mot')), option).toBe(processed);
+        const metadata = parseYaml(entries.get(names.find((name) => name.endsWith('sessionMetadata.yaml'))!)!.toString()) as Record<string, unknown>;
+        expect(metadata, option).toMatchObject({
+          subjectID: null,
+          birth_year: null,
+          sex_at_birth: null,
+          gender: null,
+          subject_tags: [],
+          mass_kg: processed ? 81.5 : null,
+          height_m: processed ? 1.83 : null,
+        });
+        expect(JSON.stringify(metadata)).not.toMatch(/1961|knee-oa|non-binary|P07/);
+      }
+
+      // The owner sees everything whatever the choice; the holder of the subject's link sees the subject too.
+      const own = await sessionAs(ownerHeaders);
+      expect(trialOf(own, 'walk').videos).toHaveLength(2);
+      expect(trialOf(own, 'neutral').meta.subject).toMatchObject({ sex: 'woman', gender: 'non-binary' });
+      await setSharing(PROCESSED_ONLY);
+      const linked = await sessionAs({}, `?share_token=${subject.share_token}`);
+      expect(linked.name).toBe('P07');
+      expect(trialOf(linked, 'neutral').meta.subject).toMatchObject({ mass_kg: 81.5, sex: 'woman' });
+      const linkedZip = await zipOf(`/api/sessions/${session.id}/download/?share_token=${subject.share_token}`);
+      const linkedMetadata = [...linkedZip].find(([name]) => name.endsWith('sessionMetadata.yaml'))![1].toString();
+      expect(parseYaml(linkedMetadata)).toMatchObject({ subjectID: 'P07', birth_year: 1961, mass_kg: 81.5 });
+      expect([...linkedZip.keys()].some((name) => name.includes('/Videos/'))).toBe(false);
+    } finally {
+      await setPublic(false);
+    }
+  });
+
+  it('stops the media URLs a visitor got once the session is private, the trial trashed or the sharing narrowed, and keeps the owner’s playing', async () => {
+    await setSharing(IDENTIFIED_VIDEOS);
+    await setPublic(true);
+    try {
+      const visitorWalk = trialOf(await sessionAs(), 'walk');
+      const [visitorVideo, , visitorResult] = mediaOf(visitorWalk);
+      const ownerUrls = mediaOf(trialOf(await sessionAs(ownerHeaders), 'walk'));
+      const status = async (url: string) => (await get(url)).statusCode;
+      expect(await status(visitorVideo)).toBe(200);
+      expect(await status(visitorResult)).toBe(200);
+
+      await setPublic(false);
+      expect(await status(visitorVideo)).toBe(403);
+      expect(await status(visitorResult)).toBe(403);
+      for (const url of ownerUrls) expect(await status(url)).toBe(200);
+
+      await setPublic(true);
+      expect(await status(visitorVideo)).toBe(200);
+      await test.call({ method: 'POST', url: `/api/trials/${visitorWalk.id}/trash/`, headers: ownerHeaders });
+      expect(await status(visitorVideo)).toBe(403);
+      expect(await status(visitorResult)).toBe(403);
+      for (const url of ownerUrls) expect(await status(url)).toBe(200);
+      await test.call({ method: 'POST', url: `/api/trials/${visitorWalk.id}/restore/`, headers: ownerHeaders });
+
+      await setSharing(PROCESSED_ONLY);
+      expect(await status(visitorVideo)).toBe(403);
+      expect(await status(visitorResult)).toBe(200);
+
+      // A URL whose access was altered is not ours.
+      expect(await status(visitorResult.replace(/access=[^&]+/, 'access=o'))).toBe(403);
+    } finally {
+      await setPublic(false);
+    }
+  });
+
+  it("gives the holder of a subject's link the same sessions in the sync and the async download", async () => {
+    await setSharing(PROCESSED_ONLY);
+    const other = ((await get('/api/sessions/new/', ownerHeaders)).json() as Session[])[0];
+    await get(`/api/sessions/${other.id}/set_subject/?subject_id=${subject.id}`, ownerHeaders);
+    await test.call({ method: 'POST', url: `/api/sessions/${other.id}/trash/`, headers: ownerHeaders });
+    const query = `?share_token=${subject.share_token}`;
+    const sync = [...(await zipOf(`/api/subjects/${subject.id}/download/${query}`)).keys()].sort();
+    const taskId = ((await get(`/api/subjects/${subject.id}/async-download/${query}`)).json() as { task_id: string }).task_id;
+    let url = '';
+    await expect
+      .poll(async () => {
+        const poll = await get(`/api/logs/${taskId}/on-ready/`);
+        if (poll.statusCode === 200) url = (poll.json() as { url: string }).url;
+        return poll.statusCode;
+      }, { timeout: 30_000, interval: 100 })
+      .toBe(200);
+    const async = [...(await zipOf(url)).keys()].sort();
+    expect(async).toEqual(sync);
+    const folders = new Set(sync.map((name) => name.split('/')[0]));
+    expect(folders).toEqual(new Set([expect.stringContaining(session.id.slice(0, 8))])); // the private session, not the trashed one
+    expect(sync.some((name) => name.endsWith('/OpenSimData/Kinematics/walk.mot'))).toBe(true);
   });
 
   it("gives the owner's user id to the owner only", async () => {

@@ -2,6 +2,8 @@ import { z } from 'zod';
 
 /** Every kind of background job, with its one payload schema. */
 export const jobKinds = {
+  /** Runs an analysis function on a done trial (apps/server/src/analyses/): the task is its analysis state. */
+  'analyse-trial': z.object({ taskId: z.string().uuid() }),
   /** Builds a session's or a subject's zip archive for an async download. */
   'archive-download': z.object({
     taskId: z.string().uuid(),
@@ -9,6 +11,8 @@ export const jobKinds = {
       z.object({ kind: z.literal('session'), sessionId: z.string().uuid() }),
       z.object({ kind: z.literal('subject'), subjectId: z.number().int() }),
     ]),
+    /** The share token the download was asked with: the job builds what that viewer may read. */
+    shareToken: z.string().max(200).optional(),
   }),
   /** Runs the motion-capture pipeline on a trial whose videos are all in (apps/server/src/processing/). */
   'process-trial': z.object({ trialId: z.string().uuid() }),

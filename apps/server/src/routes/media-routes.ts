@@ -59,7 +59,7 @@ async function sendStored(reply: FastifyReply, files: FileStore, key: string, ra
 
 /**
  * Stored files for <img>, <video> and downloads. Profile pictures are public; everything else needs
- * a URL signed by the server for someone allowed to read it.
+ * a URL signed by the server for someone allowed to read it, and served while they still are.
  */
 export function registerMediaRoutes(app: FastifyInstance, files: FileStore, signer: MediaUrlSigner): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -88,12 +88,12 @@ export function registerMediaRoutes(app: FastifyInstance, files: FileStore, sign
       schema: {
         tags: ['Media'],
         params: z.object({ '*': z.string().min(1).max(1000) }),
-        querystring: z.object({ expires: z.coerce.number().int(), signature: z.string().max(200) }),
+        querystring: z.object({ expires: z.coerce.number().int(), signature: z.string().max(200), access: z.string().max(100).default('') }),
       },
     },
-    (request, reply) => {
+    async (request, reply) => {
       const key = request.params['*'];
-      if (!signer.verify(key, request.query.expires, request.query.signature)) throw forbidden('This link has expired. Reload the page.');
+      if (!(await signer.allows(key, request.query))) throw forbidden('This link has expired. Reload the page.');
       return sendStored(reply, files, key, request.headers.range, 'private, max-age=3600');
     },
   );

@@ -2,12 +2,11 @@ import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { ZipArchive } from 'archiver';
 import { stringify } from 'yaml';
-import { messages } from '@kinetrace/contracts';
-import { notFound } from '../http/http-errors.ts';
 import type { SessionRowDb, SessionsRepository } from '../repositories/sessions-repository.ts';
 import type { SubjectRow, SubjectsRepository } from '../repositories/subjects-repository.ts';
 import type { TrialsRepository } from '../repositories/trials-repository.ts';
 import type { FileStore } from '../storage/file-store.ts';
+import { disclosed, fileKind, type Disclosure, type SessionView } from './access.ts';
 import { resultPath, safeName, videoPath } from './archive-layout.ts';
 import { sessionNameOf } from './presenters.ts';
 
@@ -42,20 +41,28 @@ export function createArchiveService(deps: {
   }
 
   /** sessionMetadata.yaml, in OpenCap's keys so its tools read it, plus Kinetrace's own settings. */
-  function sessionMetadata(session: SessionRowDb, subject: SubjectRow | undefined, cameras: Map<string, number>, devices: Map<string, unknown>) {
+  function sessionMetadata(
+    session: SessionRowDb,
+    subject: SubjectRow | undefined,
+    disclosure: Disclosure,
+    cameras: Map<string, number>,
+    devices: Map<string, unknown>,
+  ) {
+    const details = disclosure.subjectDetails ? subject : undefined;
+    const measures = disclosure.processedData ? subject : undefined;
     const meta = session.meta as { checkerboard?: Record<string, unknown>; settings?: Record<string, unknown> };
     const board = meta.checkerboard ?? {};
     const settings = meta.settings ?? {};
     return stringify({
       sessionID: session.id,
       sessionName: sessionNameOf(session),
-      subjectID: subject?.name ?? null,
-      mass_kg: subject?.weightKg ?? null,
-      height_m: subject?.heightM ?? null,
-      birth_year: subject?.birthYear ?? null,
-      sex_at_birth: subject?.sexAtBirth ?? null,
-      gender: subject?.gender ?? null,
-      subject_tags: subject?.subjectTags ?? [],
+      subjectID: details?.name ?? null,
+      mass_kg: measures?.weightKg ?? null,
+      height_m: measures?.heightM ?? null,
+      birth_year: details?.birthYear ?? null,
+      sex_at_birth: details?.sexAtBirth ?? null,
+      gender: details?.gender ?? null,
+      subject_tags: details?.subjectTags ?? [],
       checkerBoard: {
         black2BlackCornersHeight_n: board.rows ?? null,
         black2BlackCornersWidth_n: board.cols ?? null,
@@ -74,8 +81,8 @@ export function createArchiveService(deps: {
     });
   }
 
-  /** Every entry of one session, under `folder/`. Trashed trials are left out. */
-  async function sessionEntries(session: SessionRowDb, folder: string): Promise<ArchiveEntry[]> {
+  /** Every entry of one session the disclosure allows, under `folder/`. Trashed trials are left out. */
+  async function sessionEntries(session: SessionRowDb, disclosure: Disclosure, folder: string): Promise<ArchiveEntry[]> {
     const rows = (await trials.ofSession(session.id)).filter((trial) => !trial.trashed);
     const withFiles = await trials.withFiles(rows);
     const cameras = new Map<string, number>();
@@ -85,17 +92,19 @@ export function createArchiveService(deps: {
       for (const video of videos) {
         if (!cameras.has(video.deviceId)) cameras.set(video.deviceId, cameras.size);
         devices.set(video.deviceId, video.parameters.device ?? {});
+        if (!disclosure.media) continue;
         const extension = video.storageKey?.split('.').at(-1) ?? 'mp4';
         entries.push(await storedEntry(`${folder}/${videoPath(cameras.get(video.deviceId)!, trial.name, extension)}`, video.storageKey));
       }
       for (const result of results) {
+        if (!disclosed(disclosure, fileKind({ kind: 'result', tag: result.tag }))) continue;
         const fileName = result.storageKey?.split('/').at(-1) ?? result.tag;
         entries.push(await storedEntry(`${folder}/${resultPath(trial.name, result.tag, fileName)}`, result.storageKey));
       }
     }
     const subject = session.subjectId === null ? undefined : await subjects.findById(session.subjectId);
     return [
-      { name: `${folder}/sessionMetadata.yaml`, content: Buffer.from(sessionMetadata(session, subject, cameras, devices)) },
+      { name: `${folder}/sessionMetadata.yaml`, content: Buffer.from(sessionMetadata(session, subject, disclosure, cameras, devices)) },
       ...entries.filter((entry): entry is ArchiveEntry => entry !== null),
     ];
   }
@@ -134,23 +143,26 @@ export function createArchiveService(deps: {
   }
 
   return {
-    async sessionArchive(session: SessionRowDb): Promise<Archive> {
+    /** The session as the disclosure allows (access.ts: what a viewer may see). */
+    async sessionArchive(session: SessionRowDb, disclosure: Disclosure): Promise<Archive> {
       const folder = safeName(sessionNameOf(session));
-      return archiveOf(`${folder}.zip`, await sessionEntries(session, folder));
+      return archiveOf(`${folder}.zip`, await sessionEntries(session, disclosure, folder));
     },
 
-    /** `subject_results_{id}.zip`: every session of the subject, each in its own folder. */
-    async subjectArchive(subjectId: number, includeSession: (session: SessionRowDb) => boolean): Promise<Archive> {
-      const subject = await subjects.findById(subjectId);
-      if (!subject) throw notFound(messages.subjectNotFound);
+    /**
+     * `subject_results_{id}.zip`: the subject's sessions each in its own folder, those `viewOf`
+     * includes (a view) and as that view allows.
+     */
+    async subjectArchive(subject: SubjectRow, viewOf: (session: SessionRowDb) => SessionView | null): Promise<Archive> {
       const entries: ArchiveEntry[] = [];
-      for (const id of await sessions.idsOfSubject(subjectId)) {
+      for (const id of await sessions.idsOfSubject(subject.id)) {
         const session = await sessions.findById(id);
-        if (session && !session.trashed && includeSession(session)) {
-          entries.push(...(await sessionEntries(session, `${safeName(sessionNameOf(session))}_${session.id.slice(0, 8)}`)));
+        const view = session && viewOf(session);
+        if (session && view) {
+          entries.push(...(await sessionEntries(session, view.disclosure, `${safeName(sessionNameOf(session))}_${session.id.slice(0, 8)}`)));
         }
       }
-      return archiveOf(`subject_results_${subjectId}.zip`, entries);
+      return archiveOf(`subject_results_${subject.id}.zip`, entries);
     },
   };
 }

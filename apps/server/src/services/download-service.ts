@@ -3,10 +3,9 @@ import { messages } from '@kinetrace/contracts';
 import { badRequest, notFound } from '../http/http-errors.ts';
 import type { JobPayload } from '../jobs/job-kinds.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
-import type { SessionsRepository } from '../repositories/sessions-repository.ts';
 import type { TasksRepository } from '../repositories/tasks-repository.ts';
 import type { FileStore } from '../storage/file-store.ts';
-import { sessionAccess, subjectAccess, type Viewer } from './access.ts';
+import { subjectAccess, subjectSessionView, type Viewer } from './access.ts';
 import type { Archive, ArchiveService } from './archive-service.ts';
 import type { MediaUrlSigner } from './media-urls.ts';
 import type { SessionService } from './session-service.ts';
@@ -22,12 +21,11 @@ export function createDownloadService(deps: {
   queue: JobQueue;
   archives: ArchiveService;
   sessionService: SessionService;
-  sessions: SessionsRepository;
   subjects: SubjectsRepository;
   media: MediaUrlSigner;
   now: () => Date;
 }) {
-  const { tasks, files, queue, archives, sessionService, sessions, subjects, media, now } = deps;
+  const { tasks, files, queue, archives, sessionService, subjects, media, now } = deps;
 
   async function readableSubject(viewer: Viewer, subjectId: number) {
     const subject = await subjects.findById(subjectId);
@@ -35,46 +33,49 @@ export function createDownloadService(deps: {
     return subject;
   }
 
-  return {
-    async sessionArchive(viewer: Viewer, sessionId: string) {
-      const { session } = await sessionService.access(viewer, sessionId);
-      return archives.sessionArchive(session);
-    },
+  /** A session's archive as this viewer may see it (access.ts). */
+  async function sessionArchive(viewer: Viewer, sessionId: string) {
+    const { session, view } = await sessionService.access(viewer, sessionId);
+    return archives.sessionArchive(session, view.disclosure);
+  }
 
-    async subjectArchive(viewer: Viewer, subjectId: number) {
-      const subject = await readableSubject(viewer, subjectId);
-      return archives.subjectArchive(subject.id, (session) => sessionAccess(session, viewer, subject.shareToken) !== null);
-    },
+  /** A subject's archive: the sessions `subjectSessionView` gives this viewer, the same for the sync and the async download. */
+  async function subjectArchive(viewer: Viewer, subjectId: number) {
+    const subject = await readableSubject(viewer, subjectId);
+    return archives.subjectArchive(subject, (session) => subjectSessionView(session, viewer, subject.shareToken));
+  }
+
+  /** The async download's job builds the archive for the viewer who asked, checked again then. */
+  const shareTokenOf = (viewer: Viewer) => (viewer.shareToken ? { shareToken: viewer.shareToken } : {});
+
+  return {
+    sessionArchive,
+    subjectArchive,
 
     async startSessionArchive(viewer: Viewer, sessionId: string): Promise<string> {
       await sessionService.access(viewer, sessionId);
       const task = await tasks.insert({ userId: viewer.user?.id ?? null, kind: 'session-archive' });
-      await queue.send('archive-download', { taskId: task.id, target: { kind: 'session', sessionId } });
+      await queue.send('archive-download', { taskId: task.id, target: { kind: 'session', sessionId }, ...shareTokenOf(viewer) });
       return task.id;
     },
 
     async startSubjectArchive(viewer: Viewer, subjectId: number): Promise<string> {
       await readableSubject(viewer, subjectId);
       const task = await tasks.insert({ userId: viewer.user?.id ?? null, kind: 'subject-archive' });
-      await queue.send('archive-download', { taskId: task.id, target: { kind: 'subject', subjectId } });
+      await queue.send('archive-download', { taskId: task.id, target: { kind: 'subject', subjectId }, ...shareTokenOf(viewer) });
       return task.id;
     },
 
     /** The job: builds the archive into the file store, reporting progress on the task. */
-    async runArchiveJob({ taskId, target }: JobPayload<'archive-download'>): Promise<void> {
+    async runArchiveJob({ taskId, target, shareToken }: JobPayload<'archive-download'>): Promise<void> {
       const task = await tasks.findById(taskId);
       if (!task) return;
       try {
         await tasks.update(taskId, { status: 'running' });
-        // Permission was checked when the task was accepted; the job builds what was asked then.
-        let archive: Archive;
-        if (target.kind === 'session') {
-          const session = await sessions.findById(target.sessionId);
-          if (!session) throw new Error(messages.sessionNotFound);
-          archive = await archives.sessionArchive(session);
-        } else {
-          archive = await archives.subjectArchive(target.subjectId, (session) => task.userId === null ? session.public : session.userId === task.userId || session.public);
-        }
+        // The same rules as the sync download, for the viewer who asked, as their access stands now.
+        const viewer: Viewer = { user: task.userId === null ? null : { id: task.userId }, shareToken };
+        const archive: Archive =
+          target.kind === 'session' ? await sessionArchive(viewer, target.sessionId) : await subjectArchive(viewer, target.subjectId);
         const key = `${downloadFilesPrefix(taskId)}/${archive.fileName}`;
         const pipe = new PassThrough();
         let lastReport = 0;

@@ -18,7 +18,7 @@ import type { SessionRowDb, SessionsRepository } from '../repositories/sessions-
 import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
 import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
 import type { FileStore } from '../storage/file-store.ts';
-import { sessionAccess, type Access, type Viewer } from './access.ts';
+import { OWNER_VIEW, sessionView, type Access, type SessionView, type Viewer } from './access.ts';
 import type { AuthContext } from './auth-service.ts';
 import type { MediaUrlSigner } from './media-urls.ts';
 import { toSession, toSessionRow, toTrial } from './presenters.ts';
@@ -44,13 +44,13 @@ export interface SessionServiceDeps {
 export function createSessionService(deps: SessionServiceDeps) {
   const { sessions, subjects, trials, devices, files, removal, media, captureUrl, now } = deps;
 
-  /** The session and how the viewer may use it; 404 when the viewer may not see it at all. */
-  async function access(viewer: Viewer, id: string): Promise<{ session: SessionRowDb; access: Access }> {
+  /** The session, how the viewer may use it and what they may see of it; 404 when the viewer may not see it at all. */
+  async function access(viewer: Viewer, id: string): Promise<{ session: SessionRowDb; access: Access; view: SessionView }> {
     const session = await sessions.findById(id);
     if (session) {
       const subject = session.subjectId === null ? undefined : await subjects.findById(session.subjectId);
-      const level = sessionAccess(session, viewer, subject?.shareToken ?? null);
-      if (level) return { session, access: level };
+      const view = sessionView(session, viewer, subject?.shareToken ?? null);
+      if (view) return { session, access: view.grant.kind === 'owner' ? 'owner' : 'reader', view };
     }
     throw notFound(messages.sessionNotFound);
   }
@@ -62,14 +62,15 @@ export function createSessionService(deps: SessionServiceDeps) {
     return session;
   }
 
-  async function present(session: SessionRowDb, isOwner: boolean): Promise<Session> {
+  async function present(session: SessionRowDb, view: SessionView): Promise<Session> {
+    const isOwner = view.grant.kind === 'owner';
     const rows = (await trials.ofSession(session.id)).filter((trial) => isOwner || !trial.trashed);
     const withFiles = await trials.withFiles(rows);
     return toSession(session, {
       subjectName: await sessions.subjectName(session.subjectId),
       trialsCount: await sessions.trialsCount(session.id),
-      trials: withFiles.map((trial) => toTrial(trial, media)),
-      isOwner,
+      trials: withFiles.map((trial) => toTrial(trial, media, view)),
+      view,
       qrcode: isOwner ? await QRCode.toDataURL(captureUrl(session.pairingToken), { margin: 1, width: 256 }) : null,
     });
   }
@@ -115,7 +116,7 @@ export function createSessionService(deps: SessionServiceDeps) {
         shareToken: newToken(),
         meta: { settings: { ...DEFAULT_SESSION_SETTINGS } },
       });
-      return present(session, true);
+      return present(session, OWNER_VIEW);
     },
 
     /**
@@ -138,12 +139,12 @@ export function createSessionService(deps: SessionServiceDeps) {
       await devices.copyToSession(id, session.id);
       const calibration = await latestCalibration(trials, id);
       if (calibration) await copyTrial(calibration, session.id);
-      return present(session, true);
+      return present(session, OWNER_VIEW);
     },
 
     async get(viewer: Viewer, id: string): Promise<Session> {
-      const { session, access: level } = await access(viewer, id);
-      return present(session, level === 'owner');
+      const { session, view } = await access(viewer, id);
+      return present(session, view);
     },
 
     async qrCode(context: AuthContext, id: string): Promise<string> {
@@ -153,7 +154,7 @@ export function createSessionService(deps: SessionServiceDeps) {
 
     async setPublic(context: AuthContext, id: string, isPublic: boolean): Promise<Session> {
       await ownSession(context, id);
-      return present(await sessions.update(id, { public: isPublic }), true);
+      return present(await sessions.update(id, { public: isPublic }), OWNER_VIEW);
     },
 
     /** §2.8 list: the caller's sessions, or a public or shared session for someone else. */
@@ -168,10 +169,11 @@ export function createSessionService(deps: SessionServiceDeps) {
         quantity: query.quantity,
       };
       if (query.public_session_id) {
-        const { session } = await access(viewer, query.public_session_id).catch(() => ({ session: undefined }));
+        const { session, view } = await access(viewer, query.public_session_id).catch(() => ({ session: undefined, view: undefined }));
         const ids = session ? [session.id] : [];
         const { items, total } = await sessions.list({ ...page, ids, includeTrashed: false, onlyTrashed: false });
-        return { sessions: items.map(toSessionRow), total };
+        const rows = items.map((item) => toSessionRow(view?.disclosure.subjectDetails ? item : { ...item, subjectName: null }));
+        return { sessions: rows, total };
       }
       if (query.subject_id && (!viewer.user || (await subjects.findById(query.subject_id))?.userId !== viewer.user.id)) {
         // A subject's share token lists that subject's sessions (read only), never trashed ones.
@@ -203,14 +205,14 @@ export function createSessionService(deps: SessionServiceDeps) {
 
     async rename(context: AuthContext, id: string, name: string): Promise<Session> {
       const session = await ownSession(context, id);
-      return present(await sessions.update(id, { meta: { ...session.meta, sessionName: name } }), true);
+      return present(await sessions.update(id, { meta: { ...session.meta, sessionName: name } }), OWNER_VIEW);
     },
 
     async setSubject(context: AuthContext, id: string, subjectId: number): Promise<Session> {
       await ownSession(context, id);
       const subject = await subjects.findById(subjectId);
       if (!subject || subject.userId !== context.user.id || subject.trashed) throw notFound(messages.subjectNotFound);
-      return present(await sessions.update(id, { subjectId }), true);
+      return present(await sessions.update(id, { subjectId }), OWNER_VIEW);
     },
 
     /** Stores calibration (cb_*) and neutral (settings_*) settings in the session's meta, with §5's clamps. */
@@ -267,12 +269,12 @@ export function createSessionService(deps: SessionServiceDeps) {
 
     async trash(context: AuthContext, id: string): Promise<Session> {
       await ownSession(context, id);
-      return present(await sessions.update(id, { trashed: true, trashedAt: now() }), true);
+      return present(await sessions.update(id, { trashed: true, trashedAt: now() }), OWNER_VIEW);
     },
 
     async restore(context: AuthContext, id: string): Promise<Session> {
       await ownSession(context, id);
-      return present(await sessions.update(id, { trashed: false, trashedAt: null }), true);
+      return present(await sessions.update(id, { trashed: false, trashedAt: null }), OWNER_VIEW);
     },
 
     async permanentRemove(context: AuthContext, id: string): Promise<void> {

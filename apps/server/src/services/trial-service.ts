@@ -1,7 +1,7 @@
 import { BUSY_TRIAL_STATUSES, messages, RESERVED_TRIAL_NAMES, type Trial, type TrialStatus } from '@kinetrace/contracts';
 import { invalidFields, notFound } from '../http/http-errors.ts';
 import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
-import type { Viewer } from './access.ts';
+import { OWNER_VIEW, type SessionView, type Viewer } from './access.ts';
 import type { AuthContext } from './auth-service.ts';
 import type { MediaUrlSigner } from './media-urls.ts';
 import { toTrial } from './presenters.ts';
@@ -18,11 +18,11 @@ export interface TrialServiceDeps {
 
 export function createTrialService({ trials, sessionService, removal, media, now }: TrialServiceDeps) {
   /** The trial, if the viewer may read its session (trashed trials only for the owner). */
-  async function readable(viewer: Viewer, id: string): Promise<{ trial: TrialRow; isOwner: boolean }> {
+  async function readable(viewer: Viewer, id: string): Promise<{ trial: TrialRow; isOwner: boolean; view: SessionView }> {
     const trial = await trials.findById(id);
     if (trial) {
-      const { access } = await sessionService.access(viewer, trial.sessionId).catch(() => ({ access: null }));
-      if (access === 'owner' || (access === 'reader' && !trial.trashed)) return { trial, isOwner: access === 'owner' };
+      const found = await sessionService.access(viewer, trial.sessionId).catch(() => null);
+      if (found && (found.access === 'owner' || !trial.trashed)) return { trial, isOwner: found.access === 'owner', view: found.view };
     }
     throw notFound(messages.trialNotFound);
   }
@@ -33,9 +33,9 @@ export function createTrialService({ trials, sessionService, removal, media, now
     return trial;
   }
 
-  async function present(trial: TrialRow): Promise<Trial> {
+  async function present(trial: TrialRow, view: SessionView = OWNER_VIEW): Promise<Trial> {
     const [withFiles] = await trials.withFiles([trial]);
-    return toTrial(withFiles, media);
+    return toTrial(withFiles, media, view);
   }
 
   function assertNotBusy(trial: TrialRow): void {
@@ -44,7 +44,8 @@ export function createTrialService({ trials, sessionService, removal, media, now
 
   return {
     async get(viewer: Viewer, id: string): Promise<Trial> {
-      return present((await readable(viewer, id)).trial);
+      const { trial, view } = await readable(viewer, id);
+      return present(trial, view);
     },
 
     async rename(context: AuthContext, id: string, name: string): Promise<Trial> {
