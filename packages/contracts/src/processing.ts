@@ -127,7 +127,7 @@ export const lensCalibrationsResponseSchema = z.array(lensCalibrationSchema);
 
 /** POST /sessions/{id}/import/ multipart fields besides `video` (one per camera). */
 export const importVideosFieldsSchema = z.object({
-  name: z.string({ error: messages.required }).trim().min(1, messages.required),
+  name: z.string().trim().min(1, messages.required),
   /** The cameras' model, when a lens calibration of it should be used (board calibrations). */
   device_model: deviceModelField.optional(),
 });
