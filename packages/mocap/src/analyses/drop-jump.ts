@@ -21,7 +21,7 @@ const SPEC = {
   jump_height: {
     label: 'Jump height',
     unit: 'm',
-    description: "Rise of the body's centre of mass (mass-weighted centres of the model's segments) from take-off to the top of the flight.",
+    description: "Height of the top of the flight of the body's centre of mass (mass-weighted centres of the model's segments) above its height when standing upright on the floor.",
   },
   contact_time: { label: 'Contact time', unit: 's', description: 'Landing to take-off: time on the floor between the drop and the jump.' },
   flight_time: { label: 'Flight time', unit: 's', description: 'Take-off to landing of each jump.' },
@@ -75,8 +75,12 @@ export function analyseDropJump(kinematics: TrialKinematics): AnalysisResult {
     throw new AnalysisError('No jump found: both feet never left the floor together. Record the whole drop jump, from standing on the box to standing after the landing, with the feet in view.');
   }
   const com = heightOf(kinematics.centreOfMass());
-  // Take-off is the last frame on the floor; the centre of mass then rises to the top of the flight.
-  const heights = jumps.map((jump) => maxOf(com, jump.start, jump.end + 1) - com[jump.start - 1]);
+  const standing = standingComHeight(kinematics, com, (f) => !air.some((a) => f >= a.start && f <= a.end));
+  // Jump height: the top of the centre of mass's flight above where it is when standing upright
+  // (the criterion of Aragón-Vargas 2000, "Evaluation of four vertical jump tests: methodology,
+  // reliability, validity, and accuracy", Meas Phys Educ Exerc Sci 4(4):215–228), which does not
+  // hinge on the exact take-off frame.
+  const heights = jumps.map((jump) => maxOf(com, jump.start, jump.end + 1) - standing);
   const flights = jumps.map(flightS);
   // Contact of a drop jump: from a landing to the next take-off.
   const contacts = jumps.flatMap((jump) => {
@@ -112,4 +116,25 @@ export function analyseDropJump(kinematics: TrialKinematics): AnalysisResult {
     indices: { start, end },
     curves: [],
   };
+}
+
+/** Standing upright: both knees straighter than this, deg. */
+const UPRIGHT_KNEE_DEG = 15;
+/** Standing still: the centre of mass moving up or down slower than this, m/s. */
+const STILL_M_PER_S = 0.1;
+
+/** Median centre-of-mass height over the frames standing upright and still on the floor. */
+function standingComHeight(kinematics: TrialKinematics, com: Float64Array, onFloor: (frame: number) => boolean): number {
+  const kneeR = kinematics.coordinate('knee_angle_r');
+  const kneeL = kinematics.coordinate('knee_angle_l');
+  const rate = kinematics.sampleRateHz;
+  const standing: number[] = [];
+  for (let f = 1; f + 1 < com.length; f++) {
+    const speed = Math.abs(com[f + 1] - com[f - 1]) * (rate / 2);
+    if (onFloor(f) && kneeR[f] < UPRIGHT_KNEE_DEG && kneeL[f] < UPRIGHT_KNEE_DEG && speed < STILL_M_PER_S) standing.push(com[f]);
+  }
+  if (standing.length < Math.round(0.1 * rate)) {
+    throw new AnalysisError('The subject never stands upright and still on the floor, so the jump height has no reference. Record a moment of standing on the floor before the jump or after the landing.');
+  }
+  return percentile(standing, 0.5);
 }

@@ -14,7 +14,7 @@ const SPEC = {
   time_per_repetition: {
     label: 'Time per repetition',
     unit: 's',
-    description: 'From leaving the seat to sitting back down (or to the end of the recording after the last rise).',
+    description: 'From leaving the seat to leaving it again (the last: to sitting back down, or to the end of the recording).',
     // Buatois et al. (2008), "Five times sit to stand test is a predictor of recurrent falls in healthy
     // community-living subjects aged 65 and older", J Am Geriatr Soc 56(8):1575–1577: more than 15 s for
     // five repetitions (3 s each) predicts recurrent falls.
@@ -35,7 +35,8 @@ export function analyseSitToStand(kinematics: TrialKinematics): AnalysisResult {
   const trunk = inclinationDeg(kinematics.axis('torso', 1), kinematics.facing(start, end + 1));
   const metrics = {
     repetitions: metric(SPEC.repetitions, [reps.length], 'rises', 0),
-    time_per_repetition: metric(SPEC.time_per_repetition, reps.map((rep) => t[rep.end] - t[rep.start]), 'repetitions', 2),
+    // Seat-off to the next seat-off (a whole sit-stand-sit cycle, as the five-times test times it); the last to sitting back down.
+    time_per_repetition: metric(SPEC.time_per_repetition, reps.map((rep, i) => t[i + 1 < reps.length ? reps[i + 1].start : rep.end] - t[rep.start]), 'repetitions', 2),
     peak_trunk_flexion: metric(SPEC.peak_trunk_flexion, reps.map((rep) => maxOf(trunk.forward, rep.start, rep.end + 1)), 'repetitions', 1),
   };
   return {

@@ -20,6 +20,6 @@ export const analysisTitles: Record<AnalysisKind, { title: string; description: 
   'drop-jump': {
     title: 'Drop jump analysis',
     description: 'Ground contacts, jump height from the centre of mass, contact and flight time, and peak knee and hip flexion.',
-    info: "For drop jumps from a box (or jumps from the floor), with the feet in view from standing to the landing. Jump height is the rise of the body's centre of mass from take-off to the top of the flight.",
+    info: "For drop jumps from a box (or jumps from the floor), with the feet in view from standing to the landing. Jump height is how far the top of the flight of the body's centre of mass is above its height when standing upright; record a moment of standing on the floor.",
   },
 };
