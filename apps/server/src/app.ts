@@ -122,7 +122,7 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
     log: app.log,
     now,
   });
-  const intake = createVideoIntake({ trials, files, processing, now });
+  const intake = createVideoIntake({ trials, files, processing, log: app.log, now });
   const recordingService = createRecordingService({ trials, devices, subjects, sessionService, intake, media, now });
   const calibrationImport = createCalibrationImportService({ trials, files, removal, sessionService, now });
   const lensCalibrationService = createLensCalibrationService({ lenses: lensCalibrations });

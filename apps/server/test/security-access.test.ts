@@ -220,6 +220,32 @@ describe('security of ids, shared data and media', () => {
     expect(sync.some((name) => name.endsWith('/OpenSimData/Kinematics/walk.mot'))).toBe(true);
   });
 
+  it("says what happened to a video it cannot read and what to try, without the server's paths or the prober's output", async () => {
+    const own = ((await get('/api/sessions/new/', ownerHeaders)).json() as Session[])[0];
+    const boundary = 'b0undary';
+    const part = (name: string) =>
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="${name}"\r\nContent-Type: video/mp4\r\n\r\nnot a video at all\r\n`);
+    const response = await test.call({
+      method: 'POST',
+      url: `/api/sessions/${own.id}/import/`,
+      headers: { ...ownerHeaders, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\ncalibration\r\n`),
+        part('cam1.mp4'),
+        part('cam2.mp4'),
+        Buffer.from(`--${boundary}--\r\n`),
+      ]),
+    });
+    expect(response.statusCode, response.body).toBe(400);
+    const internals = /\/tmp|\/work|\/data\/|uploads|ffprobe|ffmpeg|Invalid data|\.ts\b/;
+    expect(response.body).toMatch(/could not be read/);
+    expect(response.body).not.toMatch(internals);
+    const trial = (await get(`/api/sessions/${own.id}/`, ownerHeaders)).json() as Session;
+    const messages = trial.trials.map((row) => String(row.meta.error_msg ?? '')).join('\n');
+    expect(messages).not.toMatch(internals);
+    expect(test.logs.join('\n')).toMatch(/uploaded video could not be read/);
+  });
+
   it("gives the owner's user id to the owner only", async () => {
     await test.call({ method: 'PATCH', url: `/api/sessions/${session.id}/`, headers: ownerHeaders, payload: { public: true } });
     try {

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { messages } from '@kinetrace/contracts';
-import { badRequest, notFound } from '../http/http-errors.ts';
+import { badRequest, HttpError, notFound } from '../http/http-errors.ts';
 import type { JobPayload } from '../jobs/job-kinds.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { TasksRepository } from '../repositories/tasks-repository.ts';
@@ -97,7 +97,10 @@ export function createDownloadService(deps: {
         await progressSaved;
         await tasks.update(taskId, { status: 'done', progress: 1, resultKey: key, finishedAt: now() });
       } catch (error) {
-        await tasks.update(taskId, { status: 'failed', error: error instanceof Error ? error.message : String(error), finishedAt: now() });
+        // The task's error is read by the viewer: a rule's answer (the session is gone, no longer shared) is theirs;
+        // anything else (file paths, driver text) stays in the job's log.
+        const reason = error instanceof HttpError ? error.message : 'something went wrong on the server';
+        await tasks.update(taskId, { status: 'failed', error: reason, finishedAt: now() });
         throw error;
       }
     },
@@ -105,7 +108,7 @@ export function createDownloadService(deps: {
     async state(viewer: Viewer, taskId: string): Promise<TaskState> {
       const task = await tasks.findById(taskId);
       if (!task || (task.userId !== null && task.userId !== viewer.user?.id)) throw notFound(messages.taskNotFound);
-      if (task.status === 'failed') throw badRequest(`The archive could not be prepared: ${task.error ?? 'unknown error'}`);
+      if (task.status === 'failed') throw badRequest(`The archive could not be prepared: ${task.error ?? 'something went wrong on the server'}. Please try again.`);
       if (task.status === 'done' && task.resultKey) return { ready: true, url: media.url(task.resultKey) };
       return { ready: false, status: task.status, progress: task.progress };
     },

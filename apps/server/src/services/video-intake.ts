@@ -33,6 +33,8 @@ export function createVideoIntake(deps: {
   files: FileStore;
   /** Where a trial goes once its videos are in (processing/processing-service.ts). */
   processing: { enqueue(trial: TrialRow): Promise<void> };
+  /** Where a refused video's internals (server paths, ffprobe's output) go: never to the trial's readers. */
+  log: { warn(details: object, message: string): void };
   now: () => Date;
 }) {
   const { trials, files, processing } = deps;
@@ -62,8 +64,8 @@ export function createVideoIntake(deps: {
       try {
         info = await probeVideo(path);
       } catch (error) {
-        const reason = error instanceof Error ? error.message.replace(/^.*?:\s*/, '') : 'unknown reason';
-        const message = messages.videoUnreadable(deviceId, reason);
+        deps.log.warn({ err: error, trialId: trial.id, deviceId }, 'uploaded video could not be read');
+        const message = messages.videoUnreadable(deviceId, 'the file is incomplete or not a video');
         await trials.update(trial.id, { status: 'error', meta: { ...trial.meta, error_msg: message } });
         return { stored: false, reason: 'unreadable', message };
       }
