@@ -135,7 +135,7 @@ export function analyseGait(kinematics: TrialKinematics): AnalysisResult {
   const lateral: Horizontal = [-direction[1], direction[0]];
   const heelLateral = { r: along(feet.r.heel, lateral), l: along(feet.l.heel, lateral) };
   const pelvisAlong = along(kinematics.point('pelvis'), direction);
-  const toeAhead = (side: Side) => along(feet[side].toe, direction).map((v, f) => v - pelvisAlong[f]);
+  const toeAlong = { r: along(feet.r.toe, direction), l: along(feet.l.toe, direction) };
   const t = kinematics.timesS;
 
   const figures: CycleFigures[] = cycles.map((cycle) => {
@@ -143,12 +143,12 @@ export function analyseGait(kinematics: TrialKinematics): AnalysisResult {
     const o = other(side);
     const strideS = t[end] - t[start];
     // On a treadmill the belt carries the standing foot back at walking speed: the toe's speed
-    // relative to the pelvis over single support (other foot off the belt) is the belt's speed,
-    // added to every footprint's travel. Overground the footprints stay where they are.
+    // backwards over single support (the other foot off the belt) is the belt's, added to every
+    // footprint's travel. Overground the footprints stay where they are.
     let beltSpeed = 0;
     if (!overground) {
-      const ahead = toeAhead(side);
-      beltSpeed = (ahead[cycle.oppositeToeOff] - ahead[cycle.oppositeHeelStrike]) / (t[cycle.oppositeHeelStrike] - t[cycle.oppositeToeOff]);
+      const toe = toeAlong[side];
+      beltSpeed = (toe[cycle.oppositeToeOff] - toe[cycle.oppositeHeelStrike]) / (t[cycle.oppositeHeelStrike] - t[cycle.oppositeToeOff]);
     }
     // Distance from one footprint (heel at its strike) to the next one, on the floor.
     const footprint = (from: Side, fromFrame: number, to: Side, toFrame: number) =>

@@ -1,4 +1,4 @@
-import { findValleys, percentile } from './signal.ts';
+import { findValleys, maxOf, percentile } from './signal.ts';
 
 /** One repetition of an up-down movement of the pelvis, in frames. */
 export interface Repetition {
@@ -42,8 +42,8 @@ export function pelvisRepetitions(height: Float64Array, sampleRateHz: number, op
   return extremes.map((extreme, i) => {
     const before = i > 0 ? extremes[i - 1] : 0;
     const after = i + 1 < extremes.length ? extremes[i + 1] : signal.length - 1;
-    const restBefore = Math.max(...Array.from(signal.subarray(before, extreme + 1)));
-    const restAfter = Math.max(...Array.from(signal.subarray(extreme, after + 1)));
+    const restBefore = maxOf(signal, before, extreme + 1);
+    const restAfter = maxOf(signal, extreme, after + 1);
     const excursionM = Math.max(restBefore, restAfter) - signal[extreme];
     let start = extreme;
     while (start > before && signal[start - 1] < restBefore - REST_BAND * (restBefore - signal[extreme])) start--;

@@ -153,6 +153,27 @@ describeWithData('Gait analysis of OpenCap\'s walking trial (walk.mot, 60 Hz, su
     expect(result.indices.end).toBeGreaterThan(result.indices.start);
   });
 
+  it('reads the same trial as treadmill walking when the pelvis stays in place, with the belt speed from the standing foot', () => {
+    // walk.mot with the pelvis's mean forward travel taken out: a treadmill at the subject's mean speed.
+    const motion = readStorage(readFileSync(referencePath(MOTION), 'utf8'));
+    const width = motion.columnLabels.length;
+    const frames = motion.timesS.length;
+    const duration = motion.timesS[frames - 1] - motion.timesS[0];
+    for (const label of ['pelvis_tx', 'pelvis_tz']) {
+      const c = motion.columnLabels.indexOf(label);
+      const velocity = (motion.values[(frames - 1) * width + c] - motion.values[c]) / duration;
+      for (let f = 0; f < frames; f++) motion.values[f * width + c] -= velocity * (motion.timesS[f] - motion.timesS[0]);
+    }
+    const treadmill = loadAnalysisInput({ modelXml: readFileSync(referencePath(MODEL), 'utf8'), motionText: writeStorage(motion), heightM });
+    const events = detectGaitEvents(new TrialKinematics(treadmill));
+    expect(events.overground).toBe(false);
+    expectEventsMatch(events, reference);
+    const result = analysisResultSchema.parse(analyseTrial('gait', treadmill));
+    console.log(`walk.mot on a treadmill: ${result.info_text}`);
+    expect(result.info_text).toMatch(/^Treadmill walking/);
+    expectFiguresMatch(result, reference);
+  });
+
   describe_ourPipeline();
 
   function describe_ourPipeline() {
