@@ -1,5 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { RESULT_TAGS, analysisResultTag, type AnalysisDashboard, type AnalysisFunction, type AnalysisResult, type Session, type Trial } from '@kinetrace/contracts';
+import {
+  RESULT_TAGS,
+  analysisResultTag,
+  type AnalysisDashboard,
+  type AnalysisFunction,
+  type AnalysisResult,
+  type Session,
+  type Trial,
+} from '@kinetrace/contracts';
 import { readStorage } from '@kinetrace/mocap/formats/mot';
 import { KinematicModel } from '@kinetrace/mocap/model/kinematic-model';
 import { coordinatesFromMotion } from '@kinetrace/mocap/model/motion';
@@ -38,7 +46,9 @@ const PUBLIC_ALERT = 'To make your analysis public, you need to make your sessio
 /** The visualizer JSON processing writes for a trial: forward kinematics of the model over the motion. */
 function visualizerJsonOf(modelXml: string, motText: string): Buffer {
   const model = new KinematicModel(readOsim(modelXml));
-  return Buffer.from(formatVisualizerJson(visualizerTransforms(model, coordinatesFromMotion(model, readStorage(motText)))));
+  return Buffer.from(
+    formatVisualizerJson(visualizerTransforms(model, coordinatesFromMotion(model, readStorage(motText)))),
+  );
 }
 
 /** The figures a card or a bar label shows: "1.23 ± 0.04 m/s" gives [1.23, 0.04]. */
@@ -47,7 +57,9 @@ const figuresIn = (text: string) => [...text.matchAll(/-?\d+(?:\.\d+)?/g)].map((
 /** The card prints 2 decimals below 10, 1 below 100, none above: `shown` is `exact` rounded so. */
 function expectShown(shown: number, exact: number, what: string) {
   const decimals = Math.abs(exact) >= 100 ? 0 : Math.abs(exact) >= 10 ? 1 : 2;
-  expect(Math.abs(shown - exact), `${what}: ${shown} shown for ${exact}`).toBeLessThanOrEqual(0.5 * 10 ** -decimals + 1e-9);
+  expect(Math.abs(shown - exact), `${what}: ${shown} shown for ${exact}`).toBeLessThanOrEqual(
+    0.5 * 10 ** -decimals + 1e-9,
+  );
 }
 
 const section = (page: Page, name: string) => page.getByRole('region', { name, exact: true });
@@ -59,7 +71,9 @@ async function expectMetricsOf(page: Page, result: AnalysisResult): Promise<void
   const cards = section(page, 'Metrics');
   await cards.locator('[data-metric]').first().waitFor();
   for (const [key, metric] of Object.entries(result.metrics)) {
-    const [value, std] = figuresIn((await cards.locator(`[data-metric="${key}"]`).getByTestId('metric-value').textContent())!);
+    const [value, std] = figuresIn(
+      (await cards.locator(`[data-metric="${key}"]`).getByTestId('metric-value').textContent())!,
+    );
     expectShown(value, metric.value, `${key} value`);
     expectShown(std, metric.std, `${key} SD`);
   }
@@ -68,7 +82,12 @@ async function expectMetricsOf(page: Page, result: AnalysisResult): Promise<void
 async function expectTicksInTheirZones(page: Page, result: AnalysisResult): Promise<void> {
   for (const [key, metric] of Object.entries(result.metrics)) {
     const bar = section(page, 'Normal ranges').locator(`[data-metric-bar="${key}"]`);
-    const zone = metric.min_limit !== null && metric.value < metric.min_limit ? 0 : metric.max_limit !== null && metric.value > metric.max_limit ? 2 : 1;
+    const zone =
+      metric.min_limit !== null && metric.value < metric.min_limit
+        ? 0
+        : metric.max_limit !== null && metric.value > metric.max_limit
+          ? 2
+          : 1;
     const tick = (await bar.getByTestId('metric-tick').boundingBox())!;
     const band = (await bar.locator(`[title="${metric.classes[zone]}"]`).boundingBox())!;
     const tickX = tick.x + tick.width / 2;
@@ -79,156 +98,180 @@ async function expectTicksInTheirZones(page: Page, result: AnalysisResult): Prom
 
 let session: Session;
 
-describeWithData('analyses in the web app: the analysis dialog, the dashboard and its sharing', [fixture.motion, fixture.model], () => {
-  let server: SeedableServer;
-  let browser: Browser;
-  let page: Page;
-  let token: string;
-  let walkId: string;
-  let gait: AnalysisFunction;
-  let dashboard: AnalysisDashboard;
-  let result: AnalysisResult;
-  let dashboardUrl: string;
+describeWithData(
+  'analyses in the web app: the analysis dialog, the dashboard and its sharing',
+  [fixture.motion, fixture.model],
+  () => {
+    let server: SeedableServer;
+    let browser: Browser;
+    let page: Page;
+    let token: string;
+    let walkId: string;
+    let gait: AnalysisFunction;
+    let dashboard: AnalysisDashboard;
+    let result: AnalysisResult;
+    let dashboardUrl: string;
 
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([
-      startServerInProcess(),
-      chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...WEBGL_ARGS], headless: true }),
-    ]);
-    page = await (await newContext(browser, server.baseUrl)).newPage();
-    await signUpAndSignIn(page, server, makeUser('analyst'));
-    token = await tokenOf(page);
-    [session] = await callApi<Session[]>(server.baseUrl, token, '/sessions/new/');
-    const subject = await callApi<{ id: number }>(server.baseUrl, token, '/subjects/', {
-      name: 'Walker', ...SUBJECT, birth_year: 1990, subject_tags: ['unimpaired'], terms: true,
+    beforeAll(async () => {
+      [server, browser] = await Promise.all([
+        startServerInProcess(),
+        chromium.launch({
+          executablePath: '/usr/bin/chromium',
+          args: [...CHROMIUM_ARGS, ...WEBGL_ARGS],
+          headless: true,
+        }),
+      ]);
+      page = await (await newContext(browser, server.baseUrl)).newPage();
+      await signUpAndSignIn(page, server, makeUser('analyst'));
+      token = await tokenOf(page);
+      [session] = await callApi<Session[]>(server.baseUrl, token, '/sessions/new/');
+      const subject = await callApi<{ id: number }>(server.baseUrl, token, '/subjects/', {
+        name: 'Walker',
+        ...SUBJECT,
+        birth_year: 1990,
+        subject_tags: ['unimpaired'],
+        terms: true,
+      });
+      await callApi(server.baseUrl, token, `/sessions/${session.id}/set_subject/?subject_id=${subject.id}`);
+      const motText = readFileSync(referencePath(fixture.motion), 'utf8');
+      const modelXml = readFileSync(referencePath(fixture.model), 'utf8');
+      // The trial as processing leaves it (this test is about analyses, not processing).
+      const seedTarget = { backends: server.backends } as TestApp;
+      walkId = await seedTrial(seedTarget, session.id, {
+        name: 'walk',
+        results: [
+          { tag: RESULT_TAGS.ikResults, fileName: 'walk.mot', bytes: Buffer.from(motText) },
+          { tag: RESULT_TAGS.opensimModel, fileName: 'model.osim', bytes: Buffer.from(modelXml) },
+          { tag: RESULT_TAGS.visualizerTransforms, fileName: 'walk.json', bytes: visualizerJsonOf(modelXml, motText) },
+        ],
+      });
+      await seedTrial(seedTarget, session.id, { name: 'neutral' });
+      gait = (await callApi<AnalysisFunction[]>(server.baseUrl, token, '/analysis-functions/')).find(
+        (one) => one.kind === 'gait',
+      )!;
+      dashboard = (await callApi<AnalysisDashboard[]>(server.baseUrl, token, '/analysis-dashboards/')).find(
+        (one) => one.kind === 'gait',
+      )!;
     });
-    await callApi(server.baseUrl, token, `/sessions/${session.id}/set_subject/?subject_id=${subject.id}`);
-    const motText = readFileSync(referencePath(fixture.motion), 'utf8');
-    const modelXml = readFileSync(referencePath(fixture.model), 'utf8');
-    // The trial as processing leaves it (this test is about analyses, not processing).
-    const seedTarget = { backends: server.backends } as TestApp;
-    walkId = await seedTrial(seedTarget, session.id, {
-      name: 'walk',
-      results: [
-        { tag: RESULT_TAGS.ikResults, fileName: 'walk.mot', bytes: Buffer.from(motText) },
-        { tag: RESULT_TAGS.opensimModel, fileName: 'model.osim', bytes: Buffer.from(modelXml) },
-        { tag: RESULT_TAGS.visualizerTransforms, fileName: 'walk.json', bytes: visualizerJsonOf(modelXml, motText) },
-      ],
+    afterAll(async () => {
+      await browser?.close();
+      await server?.stop();
     });
-    await seedTrial(seedTarget, session.id, { name: 'neutral' });
-    gait = (await callApi<AnalysisFunction[]>(server.baseUrl, token, '/analysis-functions/')).find((one) => one.kind === 'gait')!;
-    dashboard = (await callApi<AnalysisDashboard[]>(server.baseUrl, token, '/analysis-dashboards/')).find((one) => one.kind === 'gait')!;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
 
-  it('runs gait from the walk trial\'s menu: Calculating... then successfull; the neutral trial has no Analysis item', async () => {
-    await page.goto(`/session/${session.id}`);
-    await page.getByRole('button', { name: 'Actions for trial neutral' }).click();
-    await page.getByRole('menuitem', { name: 'Tags' }).waitFor();
-    await expect(page.getByRole('menuitem', { name: 'Analysis' }).count()).resolves.toBe(0);
-    await page.keyboard.press('Escape');
+    it("runs gait from the walk trial's menu: Calculating... then successfull; the neutral trial has no Analysis item", async () => {
+      await page.goto(`/session/${session.id}`);
+      await page.getByRole('button', { name: 'Actions for trial neutral' }).click();
+      await page.getByRole('menuitem', { name: 'Tags' }).waitFor();
+      await expect(page.getByRole('menuitem', { name: 'Analysis' }).count()).resolves.toBe(0);
+      await page.keyboard.press('Escape');
 
-    await page.getByRole('button', { name: 'Actions for trial walk' }).click();
-    await page.getByRole('menuitem', { name: 'Analysis' }).click();
-    const row = section(page, gait.title);
-    await row.getByRole('button', { name: 'Run' }).click();
-    await row.getByText('Calculating...').waitFor();
-    await eventually(() => row.getByTestId('analysis-status').textContent()).toBe('successfull');
-    await screenshot(page, 'analysis-dialog');
-    await row.getByRole('button', { name: 'Re-run' }).waitFor();
+      await page.getByRole('button', { name: 'Actions for trial walk' }).click();
+      await page.getByRole('menuitem', { name: 'Analysis' }).click();
+      const row = section(page, gait.title);
+      await row.getByRole('button', { name: 'Run' }).click();
+      await row.getByText('Calculating...').waitFor();
+      await eventually(() => row.getByTestId('analysis-status').textContent()).toBe('successfull');
+      await screenshot(page, 'analysis-dialog');
+      await row.getByRole('button', { name: 'Re-run' }).waitFor();
 
-    const trial = await callApi<Trial>(server.baseUrl, token, `/trials/${walkId}/`);
-    const media = trial.results.find((one) => one.tag === analysisResultTag('gait'))!.media!;
-    result = (await (await fetch(new URL(media, server.baseUrl))).json()) as AnalysisResult;
-    expect(Object.keys(result.metrics)).toEqual(expect.arrayContaining(['gait_speed', 'stride_length', 'cadence', 'double_support']));
-  });
+      const trial = await callApi<Trial>(server.baseUrl, token, `/trials/${walkId}/`);
+      const media = trial.results.find((one) => one.tag === analysisResultTag('gait'))!.media!;
+      result = (await (await fetch(new URL(media, server.baseUrl))).json()) as AnalysisResult;
+      expect(Object.keys(result.metrics)).toEqual(
+        expect.arrayContaining(['gait_speed', 'stride_length', 'cadence', 'double_support']),
+      );
+    });
 
-  it('opens the dashboard: the result\'s metrics, zones and curves, the viewer looping over the analysed window', async () => {
-    await section(page, gait.title).getByRole('link', { name: 'Open dashboard' }).click();
-    await expectPath(page, `/analysis-dashboard/${dashboard.id}/`);
-    dashboardUrl = page.url();
-    await expectMetricsOf(page, result);
-    await expectTicksInTheirZones(page, result);
+    it("opens the dashboard: the result's metrics, zones and curves, the viewer looping over the analysed window", async () => {
+      await section(page, gait.title).getByRole('link', { name: 'Open dashboard' }).click();
+      await expectPath(page, `/analysis-dashboard/${dashboard.id}/`);
+      dashboardUrl = page.url();
+      await expectMetricsOf(page, result);
+      await expectTicksInTheirZones(page, result);
 
-    // One chart per joint, with its left and right curves (ECharts describes its series for screen readers).
-    const curveCharts = section(page, dashboard.layout.columns.flatMap((column) => column.widgets).flatMap((widget) => (widget.type === 'cycle-curves' ? [widget.title] : []))[0]).getByTestId('chart');
-    const joints = [...new Set(result.curves.map((curve) => curve.quantity.replace(/_[rl]$/, '')))];
-    expect(joints.length).toBeGreaterThan(0);
-    await expect(curveCharts.count()).resolves.toBe(joints.length);
-    await eventually(() => curveCharts.first().getAttribute('aria-label')).toMatch(/left/);
-    expect(await curveCharts.first().getAttribute('aria-label')).toMatch(/right/);
+      // One chart per joint, with its left and right curves (ECharts describes its series for screen readers).
+      const curveCharts = section(
+        page,
+        dashboard.layout.columns
+          .flatMap((column) => column.widgets)
+          .flatMap((widget) => (widget.type === 'cycle-curves' ? [widget.title] : []))[0],
+      ).getByTestId('chart');
+      const joints = [...new Set(result.curves.map((curve) => curve.quantity.replace(/_[rl]$/, '')))];
+      expect(joints.length).toBeGreaterThan(0);
+      await expect(curveCharts.count()).resolves.toBe(joints.length);
+      await eventually(() => curveCharts.first().getAttribute('aria-label')).toMatch(/left/);
+      expect(await curveCharts.first().getAttribute('aria-label')).toMatch(/right/);
 
-    // Autoplay after 1 s: the frames drawn stay within the analysed window while it loops.
-    await page.getByRole('button', { name: 'Pause' }).waitFor({ timeout: 20_000 });
-    const frames: number[] = [];
-    for (let i = 0; i < 6; i++) {
-      frames.push(Number(await scene(page).getAttribute('data-frame')));
-      await page.waitForTimeout(300);
-    }
-    for (const frame of frames) {
-      expect(frame).toBeGreaterThanOrEqual(result.indices.start);
-      expect(frame).toBeLessThanOrEqual(result.indices.end);
-    }
-    expect(new Set(frames).size, 'the viewer plays').toBeGreaterThan(1);
-    await screenshot(page, 'analysis-dashboard');
-  });
+      // Autoplay after 1 s: the frames drawn stay within the analysed window while it loops.
+      await page.getByRole('button', { name: 'Pause' }).waitFor({ timeout: 20_000 });
+      const frames: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        frames.push(Number(await scene(page).getAttribute('data-frame')));
+        await page.waitForTimeout(300);
+      }
+      for (const frame of frames) {
+        expect(frame).toBeGreaterThanOrEqual(result.indices.start);
+        expect(frame).toBeLessThanOrEqual(result.indices.end);
+      }
+      expect(new Set(frames).size, 'the viewer plays').toBeGreaterThan(1);
+      await screenshot(page, 'analysis-dashboard');
+    });
 
-  it('links the chart\'s cursor and the viewer\'s time both ways', async () => {
-    await page.getByRole('button', { name: 'Pause' }).click();
-    const chart: Locator = section(page, 'Over time').getByTestId('chart');
-    const times = result.datasets[result.x_axis];
-    const target = times[Math.round((result.indices.start + result.indices.end) / 2)];
-    const field = page.getByRole('textbox', { name: 'Time (s)' });
-    await field.fill(target.toFixed(2));
-    await field.press('Enter');
-    const seekedS = await viewerTime(page);
-    expect(Math.abs(seekedS - target)).toBeLessThan(0.01);
-    await eventually(async () => Number(await chart.getAttribute('data-cursor-time'))).toBeCloseTo(seekedS, 4);
+    it("links the chart's cursor and the viewer's time both ways", async () => {
+      await page.getByRole('button', { name: 'Pause' }).click();
+      const chart: Locator = section(page, 'Over time').getByTestId('chart');
+      const times = result.datasets[result.x_axis];
+      const target = times[Math.round((result.indices.start + result.indices.end) / 2)];
+      const field = page.getByRole('textbox', { name: 'Time (s)' });
+      await field.fill(target.toFixed(2));
+      await field.press('Enter');
+      const seekedS = await viewerTime(page);
+      expect(Math.abs(seekedS - target)).toBeLessThan(0.01);
+      await eventually(async () => Number(await chart.getAttribute('data-cursor-time'))).toBeCloseTo(seekedS, 4);
 
-    // A click 40 px to the right of the marker moves the viewer later, and the marker to the click.
-    const box = (await chart.boundingBox())!;
-    const markerX = Number(await chart.getAttribute('data-cursor-x'));
-    await page.mouse.click(box.x + markerX + 40, box.y + box.height / 2);
-    await eventually(() => viewerTime(page)).toBeGreaterThan(seekedS);
-    await eventually(async () => Number(await chart.getAttribute('data-cursor-x'))).toBeCloseTo(markerX + 40, 0);
-  });
+      // A click 40 px to the right of the marker moves the viewer later, and the marker to the click.
+      await chart.scrollIntoViewIfNeeded();
+      const box = (await chart.boundingBox())!;
+      const markerX = Number(await chart.getAttribute('data-cursor-x'));
+      await page.mouse.click(box.x + markerX + 40, box.y + box.height / 2);
+      await eventually(() => viewerTime(page)).toBeGreaterThan(seekedS);
+      await eventually(async () => Number(await chart.getAttribute('data-cursor-x'))).toBeCloseTo(markerX + 40, 0);
+    });
 
-  it('shares: a share-token link and, once the session is public, a public link, both read-only for a visitor without an account', async () => {
-    await page.getByRole('button', { name: 'Share' }).click();
-    const shareLink = await page.getByRole('textbox', { name: /share token/ }).inputValue();
-    expect(shareLink).toContain('shareToken=');
-    await page.getByRole('switch', { name: 'Make this analysis public' }).check({ force: true });
-    await page.getByText(PUBLIC_ALERT, { exact: true }).waitFor();
-    await screenshot(page, 'analysis-share-private-session');
+    it('shares: a share-token link and, once the session is public, a public link, both read-only for a visitor without an account', async () => {
+      await page.getByRole('button', { name: 'Share' }).click();
+      const shareLink = await page.getByRole('textbox', { name: /share token/ }).inputValue();
+      expect(shareLink).toContain('shareToken=');
+      await page.getByRole('switch', { name: 'Make this analysis public' }).check({ force: true });
+      await page.getByText(PUBLIC_ALERT, { exact: true }).waitFor();
+      await screenshot(page, 'analysis-share-private-session');
 
-    const visitor = await (await newContext(browser, server.baseUrl)).newPage();
-    // The private session's analysis opens with the subject's share token...
-    await visitor.goto(shareLink);
-    await expectMetricsOf(visitor, result);
-    await expect(visitor.getByRole('button', { name: 'Share' }).count()).resolves.toBe(0);
-    // ...but not from its plain link.
-    await visitor.goto(new URL(dashboardUrl).pathname + `?trialId=${walkId}`);
-    await visitor.getByText(/not shared with you/).waitFor();
+      const visitor = await (await newContext(browser, server.baseUrl)).newPage();
+      // The private session's analysis opens with the subject's share token...
+      await visitor.goto(shareLink);
+      await expectMetricsOf(visitor, result);
+      await expect(visitor.getByRole('button', { name: 'Share' }).count()).resolves.toBe(0);
+      // ...but not from its plain link.
+      await visitor.goto(new URL(dashboardUrl).pathname + `?trialId=${walkId}`);
+      await visitor.getByText(/not shared with you/).waitFor();
 
-    await page.getByRole('button', { name: 'Make session public' }).click();
-    const publicLink = await page.getByRole('textbox', { name: 'Public link' }).inputValue();
-    expect(publicLink).not.toContain('shareToken');
-    await visitor.goto(publicLink);
-    await expectMetricsOf(visitor, result);
-    await expect(visitor.getByRole('button', { name: 'Share' }).count()).resolves.toBe(0);
-    await visitor.context().close();
-  });
+      await page.getByRole('button', { name: 'Make session public' }).click();
+      const publicLink = await page.getByRole('textbox', { name: 'Public link' }).inputValue();
+      expect(publicLink).not.toContain('shareToken');
+      await visitor.goto(publicLink);
+      await expectMetricsOf(visitor, result);
+      await expect(visitor.getByRole('button', { name: 'Share' }).count()).resolves.toBe(0);
+      await visitor.context().close();
+    });
 
-  it('lists the gait dashboard in the session list\'s Dashboards menu', async () => {
-    await page.keyboard.press('Escape');
-    await page.goto('/sessions');
-    await page.getByRole('button', { name: 'Dashboards' }).click();
-    await page.getByRole('menuitem', { name: 'Kinematics' }).waitFor();
-    await page.getByRole('menuitem', { name: dashboard.title, exact: true }).click();
-    await expectPath(page, `/analysis-dashboard/${dashboard.id}/`);
-    await expectMetricsOf(page, result);
-  });
-});
+    it("lists the gait dashboard in the session list's Dashboards menu", async () => {
+      await page.keyboard.press('Escape');
+      await page.goto('/sessions');
+      await page.getByRole('button', { name: 'Dashboards' }).click();
+      await page.getByRole('menuitem', { name: 'Kinematics' }).waitFor();
+      await page.getByRole('menuitem', { name: dashboard.title, exact: true }).click();
+      await expectPath(page, `/analysis-dashboard/${dashboard.id}/`);
+      await expectMetricsOf(page, result);
+    });
+  },
+);

@@ -27,7 +27,9 @@ export const useAnalysisFunctions = (sessionId: string) =>
   useQuery({
     queryKey: [...analysesQueryKey, 'functions', sessionId],
     queryFn: () =>
-      apiRequest(`${analysisPaths.functions}?${new URLSearchParams({ session_id: sessionId })}`, { schema: analysisFunctionsResponseSchema }),
+      apiRequest(`${analysisPaths.functions}?${new URLSearchParams({ session_id: sessionId })}`, {
+        schema: analysisFunctionsResponseSchema,
+      }),
   });
 
 export const useInvokeAnalysis = () => {
@@ -47,7 +49,8 @@ export const useAnalysisTask = (taskId: string | null) =>
     queryKey: [...analysesQueryKey, 'task', taskId],
     queryFn: () => apiRequest(analysisPaths.result(taskId!), { schema: taskAnswerSchema }),
     enabled: taskId !== null,
-    refetchInterval: (query) => ('state' in (query.state.data ?? { status: 'pending' }) ? false : POLLING_INTERVAL_MS.asyncTask),
+    refetchInterval: (query) =>
+      'state' in (query.state.data ?? { status: 'pending' }) ? false : POLLING_INTERVAL_MS.asyncTask,
   });
 
 /** Every analysis dashboard (the session list's Dashboards menu). */
@@ -63,8 +66,12 @@ export const useAnalysisDashboardData = (dashboardId: number, query: AnalysisDas
   useQuery({
     queryKey: [...analysesQueryKey, 'dashboard-data', dashboardId, query],
     queryFn: () => {
-      const params = new URLSearchParams(Object.entries(query).flatMap(([key, value]) => (value === undefined ? [] : [[key, String(value)]])));
-      return apiRequest(`${analysisPaths.dashboardData(dashboardId)}?${params}`, { schema: analysisDashboardWithDataSchema });
+      const params = new URLSearchParams(
+        Object.entries(query).flatMap(([key, value]) => (value === undefined ? [] : [[key, String(value)]])),
+      );
+      return apiRequest(`${analysisPaths.dashboardData(dashboardId)}?${params}`, {
+        schema: analysisDashboardWithDataSchema,
+      });
     },
     enabled,
   });

@@ -1,4 +1,10 @@
-import { DASHBOARD_AUTOPLAY_DELAY_MS, type AnalysisDashboardWithData, type AnalysisResult, type AnalysisWidget, type Session } from '@kinetrace/contracts';
+import {
+  DASHBOARD_AUTOPLAY_DELAY_MS,
+  type AnalysisDashboardWithData,
+  type AnalysisResult,
+  type AnalysisWidget,
+  type Session,
+} from '@kinetrace/contracts';
 import { Alert, Button, Center, Container, Grid, Loader, Paper, Select, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
@@ -22,6 +28,25 @@ function selection(data: Data, trialId: string | null) {
   return { trial, session, subjectId: session?.subject ?? null };
 }
 
+type Column = AnalysisDashboardWithData['layout']['columns'][number];
+const hasViewer = (column: Column) => column.widgets.some((widget) => widget.type === 'viewer');
+
+/**
+ * Grid spans of the layout's columns: side by side on wide screens, the viewer's column twice as
+ * wide as the others (its playback controls need the room); on narrower ones the viewer's column
+ * takes the whole width above the others.
+ */
+function columnSpans(columns: Column[]) {
+  const weights = columns.map((column) => (hasViewer(column) ? 2 : 1));
+  const total = weights.reduce((sum, weight) => sum + weight, 0);
+  const others = columns.filter((column) => !hasViewer(column)).length;
+  return columns.map((column, c) => ({
+    base: 12,
+    lg: hasViewer(column) || others === 0 ? 12 : Math.floor(12 / others),
+    xl: Math.floor((12 * weights[c]) / total),
+  }));
+}
+
 const widgetTitle: Record<AnalysisWidget['type'], string> = {
   viewer: '3D view',
   'metric-cards': 'Metrics',
@@ -31,7 +56,14 @@ const widgetTitle: Record<AnalysisWidget['type'], string> = {
   'info-text': 'About this analysis',
 };
 
-function Widget({ widget, result, trialId, session, clock, onClock }: {
+function Widget({
+  widget,
+  result,
+  trialId,
+  session,
+  clock,
+  onClock,
+}: {
   widget: AnalysisWidget;
   result: AnalysisResult;
   trialId: string;
@@ -48,7 +80,13 @@ function Widget({ widget, result, trialId, session, clock, onClock }: {
       </Title>
       {widget.type === 'viewer' &&
         (session && trial ? (
-          <LazyTrialViewer session={session} trial={trial} frames={result.indices} autoplayMs={DASHBOARD_AUTOPLAY_DELAY_MS} onClock={onClock} />
+          <LazyTrialViewer
+            session={session}
+            trial={trial}
+            frames={result.indices}
+            autoplayMs={DASHBOARD_AUTOPLAY_DELAY_MS}
+            onClock={onClock}
+          />
         ) : (
           <Loader aria-label="Loading the 3D viewer" />
         ))}
@@ -56,7 +94,11 @@ function Widget({ widget, result, trialId, session, clock, onClock }: {
       {widget.type === 'metric-bars' && <MetricBars metrics={chosenMetrics(result, widget.metrics)} />}
       {widget.type === 'line-chart' && <LineChartWidget result={result} y={widget.y} clock={clock} />}
       {widget.type === 'cycle-curves' &&
-        (result.curves.length > 0 ? <CycleCurves result={result} /> : <Text c="dimmed">This analysis has no cycle curves.</Text>)}
+        (result.curves.length > 0 ? (
+          <CycleCurves result={result} />
+        ) : (
+          <Text c="dimmed">This analysis has no cycle curves.</Text>
+        ))}
       {widget.type === 'info-text' && <Text size="sm">{result.info_text}</Text>}
     </Paper>
   );
@@ -76,9 +118,15 @@ export function AnalysisDashboardScreen() {
   const linkSubject = params.get('subjectId');
   const trialId = params.get('trialId');
   // The signed-in owner's analysed trials, or a subject's with its share token...
-  const wide = useAnalysisDashboardData(dashboardId, { subject_id: linkSubject ? Number(linkSubject) : undefined, share_token: shareToken }, Boolean(token || linkSubject));
+  const wide = useAnalysisDashboardData(
+    dashboardId,
+    { subject_id: linkSubject ? Number(linkSubject) : undefined, share_token: shareToken },
+    Boolean(token || linkSubject),
+  );
   // ...or, for a public session's link (it names only the trial), that trial, when it is not among them.
-  const trialOnly = Boolean(trialId && !linkSubject && (!token || (wide.data && !wide.data.data.trials.some((trial) => trial.id === trialId))));
+  const trialOnly = Boolean(
+    trialId && !linkSubject && (!token || (wide.data && !wide.data.data.trials.some((trial) => trial.id === trialId))),
+  );
   const narrow = useAnalysisDashboardData(dashboardId, { trial_id: trialId ?? undefined }, trialOnly);
   const dashboard = trialOnly ? narrow : wide;
   const picked = dashboard.data ? selection(dashboard.data.data, trialId) : undefined;
@@ -127,7 +175,9 @@ export function AnalysisDashboardScreen() {
                 label="Subject"
                 data={data.subjects.map((subject) => ({ value: String(subject.id), label: subject.name }))}
                 value={picked.subjectId === null ? null : String(picked.subjectId)}
-                onChange={(value) => choose(firstTrialOf(data.sessions.find((one) => String(one.subject) === value)?.id ?? null))}
+                onChange={(value) =>
+                  choose(firstTrialOf(data.sessions.find((one) => String(one.subject) === value)?.id ?? null))
+                }
                 allowDeselect={false}
               />
               <Select
@@ -139,7 +189,9 @@ export function AnalysisDashboardScreen() {
               />
               <Select
                 label="Trial"
-                data={data.trials.filter((trial) => trial.session === picked.session?.id).map((trial) => ({ value: trial.id, label: trial.name }))}
+                data={data.trials
+                  .filter((trial) => trial.session === picked.session?.id)
+                  .map((trial) => ({ value: trial.id, label: trial.name }))}
                 value={picked.trial?.id ?? null}
                 onChange={(value) => choose(value ?? undefined)}
                 allowDeselect={false}
@@ -153,16 +205,28 @@ export function AnalysisDashboardScreen() {
           </Paper>
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 9, lg: 10 }}>
-          {!picked.trial && <Alert color="blue">No analysed trial yet: open a session, and choose Analysis in a processed trial's menu.</Alert>}
+          {!picked.trial && (
+            <Alert color="blue">
+              No analysed trial yet: open a session, and choose Analysis in a processed trial's menu.
+            </Alert>
+          )}
           {result.error && <Alert color="red">{result.error.message}</Alert>}
           {picked.trial && !result.data && !result.error && <Loader aria-label="Loading the analysis result" />}
           {result.data && viewed && (
             <Grid gap="md">
               {dashboard.data.layout.columns.map((column, c) => (
-                <Grid.Col key={c} span={{ base: 12, lg: 12 / dashboard.data.layout.columns.length }}>
+                <Grid.Col key={c} span={columnSpans(dashboard.data.layout.columns)[c]}>
                   <Stack gap="md">
                     {column.widgets.map((widget, w) => (
-                      <Widget key={w} widget={widget} result={result.data} trialId={viewed.id} session={session.data} clock={clock} onClock={setClock} />
+                      <Widget
+                        key={w}
+                        widget={widget}
+                        result={result.data}
+                        trialId={viewed.id}
+                        session={session.data}
+                        clock={clock}
+                        onClock={setClock}
+                      />
                     ))}
                   </Stack>
                 </Grid.Col>
@@ -172,7 +236,12 @@ export function AnalysisDashboardScreen() {
         </Grid.Col>
       </Grid>
       {sharing && session.data && picked.trial && (
-        <ShareDialog dashboardId={dashboardId} session={session.data} trialId={picked.trial.id} onClose={() => setSharing(false)} />
+        <ShareDialog
+          dashboardId={dashboardId}
+          session={session.data}
+          trialId={picked.trial.id}
+          onClose={() => setSharing(false)}
+        />
       )}
     </Container>
   );

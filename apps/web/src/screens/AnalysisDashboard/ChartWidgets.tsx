@@ -25,7 +25,15 @@ const baseOption = (xName: string): echarts.EChartsOption => ({
  * The result's datasets against its x axis (time) over the analysed window; the viewer's time is a
  * marker on it, and a click on it moves the viewer there.
  */
-export function LineChartWidget({ result, y, clock }: { result: AnalysisResult; y: string[] | undefined; clock: PlaybackClock | undefined }) {
+export function LineChartWidget({
+  result,
+  y,
+  clock,
+}: {
+  result: AnalysisResult;
+  y: string[] | undefined;
+  clock: PlaybackClock | undefined;
+}) {
   const [chart, setChart] = useState<echarts.ECharts | null>(null);
   const option = useMemo<echarts.EChartsOption>(() => {
     const xs = result.datasets[result.x_axis] ?? [];
@@ -55,7 +63,14 @@ export function CycleCurves({ result }: { result: AnalysisResult }) {
       const joint = curve.side === 'both' ? curve.quantity : curve.quantity.replace(/_[rl]$/, '');
       groups.set(joint, [...(groups.get(joint) ?? []), curve]);
     }
-    return [...groups.entries()].map(([joint, curves]) => [joint, curves[0].side === 'both' ? curves[0].label : curves[0].label.replace(/\s*\([^)]*\)$/, ''), curves] as const);
+    return [...groups.entries()].map(
+      ([joint, curves]) =>
+        [
+          joint,
+          curves[0].side === 'both' ? curves[0].label : curves[0].label.replace(/\s*\([^)]*\)$/, ''),
+          curves,
+        ] as const,
+    );
   }, [result]);
   return (
     <Stack gap="xs">
@@ -80,9 +95,39 @@ function CurveChart({ label, curves }: { label: string; curves: AnalysisResult['
         const stackStrategy = 'all' as const;
         return [
           // The band: an invisible line at mean − SD with 2 SD stacked on it and filled.
-          { type: 'line', name, stack, stackStrategy, silent: true, showSymbol: false, lineStyle: { opacity: 0 }, tooltip: { show: false }, data: curve.percent.map((p, i) => [p, curve.mean[i] - curve.std[i]]) },
-          { type: 'line', name, stack, stackStrategy, silent: true, showSymbol: false, lineStyle: { opacity: 0 }, areaStyle: { color: colour, opacity: 0.2 }, tooltip: { show: false }, data: curve.percent.map((p, i) => [p, 2 * curve.std[i]]) },
-          { type: 'line', name, showSymbol: false, color: colour, lineStyle: { width: 2 }, data: curve.percent.map((p, i) => [p, curve.mean[i]]) },
+          {
+            type: 'line',
+            name,
+            color: colour,
+            stack,
+            stackStrategy,
+            silent: true,
+            showSymbol: false,
+            lineStyle: { opacity: 0 },
+            tooltip: { show: false },
+            data: curve.percent.map((p, i) => [p, curve.mean[i] - curve.std[i]]),
+          },
+          {
+            type: 'line',
+            name,
+            color: colour,
+            stack,
+            stackStrategy,
+            silent: true,
+            showSymbol: false,
+            lineStyle: { opacity: 0 },
+            areaStyle: { color: colour, opacity: 0.2 },
+            tooltip: { show: false },
+            data: curve.percent.map((p, i) => [p, 2 * curve.std[i]]),
+          },
+          {
+            type: 'line',
+            name,
+            color: colour,
+            showSymbol: false,
+            lineStyle: { width: 2 },
+            data: curve.percent.map((p, i) => [p, curve.mean[i]]),
+          },
         ] satisfies echarts.LineSeriesOption[];
       }),
     }),

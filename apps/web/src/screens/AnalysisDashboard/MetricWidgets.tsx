@@ -3,7 +3,9 @@ import { Box, Group, Paper, SimpleGrid, Stack, Text, Tooltip } from '@mantine/co
 
 /** The metrics a widget names (all of the result's when it names none), skipping keys the result lacks. */
 export function chosenMetrics(result: AnalysisResult, keys: string[] | undefined): [string, AnalysisMetric][] {
-  return (keys ?? Object.keys(result.metrics)).flatMap((key) => (result.metrics[key] ? [[key, result.metrics[key]] as [string, AnalysisMetric]] : []));
+  return (keys ?? Object.keys(result.metrics)).flatMap((key) =>
+    result.metrics[key] ? [[key, result.metrics[key]] as [string, AnalysisMetric]] : [],
+  );
 }
 
 /** Digits enough for the figure's size: 1.234 m, 12.3 %, 112 steps/min. */
@@ -24,7 +26,13 @@ export function MetricCards({ metrics }: { metrics: [string, AnalysisMetric][] }
         const zone = zoneOf(metric);
         return (
           <Tooltip key={key} label={metric.info} multiline w={300} disabled={!metric.info}>
-            <Paper withBorder p="xs" radius="md" data-metric={key} style={{ borderLeft: `6px solid ${metric.colors[zone]}` }}>
+            <Paper
+              withBorder
+              p="xs"
+              radius="md"
+              data-metric={key}
+              style={{ borderLeft: `6px solid ${metric.colors[zone]}` }}
+            >
               <Text size="xs" c="dimmed">
                 {metric.label}
               </Text>
@@ -73,17 +81,48 @@ export function MetricBars({ metrics }: { metrics: [string, AnalysisMetric][] })
                 {format(metric.value)} {metric.unit}
               </Text>
             </Group>
-            <Box pos="relative" h={14} role="img" aria-label={`${metric.label}: ${format(metric.value)} ${metric.unit}, ${metric.classes[zoneOf(metric)]}`}>
+            <Box
+              pos="relative"
+              h={14}
+              role="img"
+              aria-label={`${metric.label}: ${format(metric.value)} ${metric.unit}, ${metric.classes[zoneOf(metric)]}`}
+            >
               {zones.map((zone) => (
-                <Box key={zone.name} pos="absolute" top={2} h={10} title={zone.name} style={{ left: `${zone.from}%`, width: `${zone.to - zone.from}%`, background: zone.colour, opacity: 0.75 }} />
+                <Box
+                  key={zone.name}
+                  pos="absolute"
+                  top={2}
+                  h={10}
+                  title={zone.name}
+                  style={{
+                    left: `${zone.from}%`,
+                    width: `${zone.to - zone.from}%`,
+                    background: zone.colour,
+                    opacity: 0.75,
+                  }}
+                />
               ))}
-              <Box pos="absolute" top={0} h={14} w={3} bg="dark" data-testid="metric-tick" style={{ left: `calc(${at(metric.value)}% - 1.5px)` }} />
+              <Box
+                pos="absolute"
+                top={0}
+                h={14}
+                w={3}
+                bg="dark"
+                data-testid="metric-tick"
+                style={{ left: `calc(${at(metric.value)}% - 1.5px)` }}
+              />
             </Box>
             {/* Each limit's figure under its zone border. */}
             <Box pos="relative" h={16}>
               {[metric.min_limit, metric.max_limit].map((limit, i) =>
                 limit === null ? null : (
-                  <Text key={i} size="xs" c="dimmed" pos="absolute" style={{ left: `${at(limit)}%`, transform: 'translateX(-50%)' }}>
+                  <Text
+                    key={i}
+                    size="xs"
+                    c="dimmed"
+                    pos="absolute"
+                    style={{ left: `${at(limit)}%`, transform: 'translateX(-50%)' }}
+                  >
                     {format(limit)}
                   </Text>
                 ),

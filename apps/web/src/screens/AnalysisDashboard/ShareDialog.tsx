@@ -11,8 +11,20 @@ const MAKE_PUBLIC_ALERT = 'To make your analysis public, you need to make your s
 function LinkField({ label, url }: { label: string; url: string }) {
   return (
     <Group align="flex-end" gap="xs" wrap="nowrap">
-      <TextInput label={label} value={url} readOnly style={{ flex: 1 }} onFocus={(event) => event.currentTarget.select()} />
-      <CopyButton value={url}>{({ copied, copy }) => <Button variant="default" onClick={copy}>{copied ? 'Copied' : 'Copy'}</Button>}</CopyButton>
+      <TextInput
+        label={label}
+        value={url}
+        readOnly
+        style={{ flex: 1 }}
+        onFocus={(event) => event.currentTarget.select()}
+      />
+      <CopyButton value={url}>
+        {({ copied, copy }) => (
+          <Button variant="default" onClick={copy}>
+            {copied ? 'Copied' : 'Copy'}
+          </Button>
+        )}
+      </CopyButton>
     </Group>
   );
 }
@@ -22,23 +34,42 @@ function LinkField({ label, url }: { label: string; url: string }) {
  * token (for people without an account), and a public link, which needs a public session: otherwise
  * the spec's alert with a 'Make session public' button.
  */
-export function ShareDialog({ dashboardId, session, trialId, onClose }: { dashboardId: number; session: Session; trialId: string; onClose: () => void }) {
+export function ShareDialog({
+  dashboardId,
+  session,
+  trialId,
+  onClose,
+}: {
+  dashboardId: number;
+  session: Session;
+  trialId: string;
+  onClose: () => void;
+}) {
   const shareToken = useSubjectShareToken(session.subject);
   const setPublic = useSetSessionPublic();
   const [wantsPublic, setWantsPublic] = useState(session.public);
   const absolute = (path: string) => new URL(path, window.location.origin).toString();
   const makeSessionPublic = () =>
-    setPublic.mutate({ id: session.id, isPublic: true }, { onError: (error) => reportError(error, 'Could not make the session public.') });
+    setPublic.mutate(
+      { id: session.id, isPublic: true },
+      { onError: (error) => reportError(error, 'Could not make the session public.') },
+    );
   return (
     <Modal opened onClose={onClose} title="Share this analysis" size="lg">
       <Stack>
         {session.subject !== null && shareToken.data && (
           <LinkField
             label="Link with the subject's share token (anyone holding it reads this subject's analyses)"
-            url={absolute(analysisDashboardPath(dashboardId, { trialId, subjectId: session.subject, shareToken: shareToken.data }))}
+            url={absolute(
+              analysisDashboardPath(dashboardId, { trialId, subjectId: session.subject, shareToken: shareToken.data }),
+            )}
           />
         )}
-        <Switch label="Make this analysis public" checked={wantsPublic} onChange={(event) => setWantsPublic(event.currentTarget.checked)} />
+        <Switch
+          label="Make this analysis public"
+          checked={wantsPublic}
+          onChange={(event) => setWantsPublic(event.currentTarget.checked)}
+        />
         {wantsPublic &&
           (session.public ? (
             <LinkField label="Public link" url={absolute(analysisDashboardPath(dashboardId, { trialId }))} />

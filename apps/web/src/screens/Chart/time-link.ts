@@ -26,7 +26,11 @@ const cursorOption = (timeS: number): echarts.EChartsOption => ({
  * there. `option` is the chart's current option: the marker is laid again over each new one. The chart's
  * element carries `data-cursor-time` and `data-cursor-x` (the marker's time and its pixel column).
  */
-export function useChartTimeLink(chart: echarts.ECharts | null, clock: PlaybackClock | undefined, option: echarts.EChartsOption): void {
+export function useChartTimeLink(
+  chart: echarts.ECharts | null,
+  clock: PlaybackClock | undefined,
+  option: echarts.EChartsOption,
+): void {
   useEffect(() => {
     if (!chart || !clock) return;
     const host = chart.getDom();

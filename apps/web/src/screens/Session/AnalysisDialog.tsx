@@ -19,7 +19,10 @@ function FunctionRow({ analysis, trial, sessionId }: { analysis: AnalysisFunctio
   const run = () =>
     invoke.mutate(
       { functionId: analysis.id, request: { session_id: sessionId, specific_trial_names: [trial.name] } },
-      { onSuccess: (started) => setTaskId(started.tasks.find((one) => one.trial_id === trial.id)?.task_id ?? started.task_id) },
+      {
+        onSuccess: (started) =>
+          setTaskId(started.tasks.find((one) => one.trial_id === trial.id)?.task_id ?? started.task_id),
+      },
     );
   const failed = state?.state.status === 'failed';
   return (
@@ -49,7 +52,12 @@ function FunctionRow({ analysis, trial, sessionId }: { analysis: AnalysisFunctio
           {!calculating && (
             <Group gap="xs">
               {state?.state.status === 'successfull' && (
-                <Button size="xs" variant="light" component={Link} to={analysisDashboardPath(state.dashboard_id, { trialId: trial.id })}>
+                <Button
+                  size="xs"
+                  variant="light"
+                  component={Link}
+                  to={analysisDashboardPath(state.dashboard_id, { trialId: trial.id })}
+                >
                   Open dashboard
                 </Button>
               )}
@@ -75,7 +83,15 @@ function FunctionRow({ analysis, trial, sessionId }: { analysis: AnalysisFunctio
 }
 
 /** Spec §2.13 the analysis dialog of a trial (owner only): the analysis functions and this trial's state with each. */
-export function AnalysisDialog({ trial, sessionId, onClose }: { trial: Trial; sessionId: string; onClose: () => void }) {
+export function AnalysisDialog({
+  trial,
+  sessionId,
+  onClose,
+}: {
+  trial: Trial;
+  sessionId: string;
+  onClose: () => void;
+}) {
   const functions = useAnalysisFunctions(sessionId);
   return (
     <Modal opened onClose={onClose} title={`Analysis of ${trial.name}`} size="lg">
@@ -83,7 +99,9 @@ export function AnalysisDialog({ trial, sessionId, onClose }: { trial: Trial; se
       {functions.error && <Alert color="red">{functions.error.message}</Alert>}
       {functions.data?.length === 0 && <Text>{NO_FUNCTIONS_TEXT}</Text>}
       <Stack gap="sm">
-        {functions.data?.map((analysis) => <FunctionRow key={analysis.id} analysis={analysis} trial={trial} sessionId={sessionId} />)}
+        {functions.data?.map((analysis) => (
+          <FunctionRow key={analysis.id} analysis={analysis} trial={trial} sessionId={sessionId} />
+        ))}
       </Stack>
     </Modal>
   );
