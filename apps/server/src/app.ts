@@ -6,6 +6,10 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { API_PREFIX, PROFILE_PICTURE_MAX_BYTES } from '@kinetrace/contracts';
+import { createAnalysisJob } from './analyses/analysis-job.ts';
+import { createAnalysisRepository } from './analyses/analysis-repository.ts';
+import { registerAnalysisRoutes } from './analyses/analysis-routes.ts';
+import { createAnalysisService } from './analyses/analysis-service.ts';
 import type { Backends } from './backends.ts';
 import type { ServerConfig } from './config.ts';
 import { registerAuthentication } from './http/authentication.ts';
@@ -127,9 +131,12 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
   const calibrationImport = createCalibrationImportService({ trials, files, removal, sessionService, now });
   const lensCalibrationService = createLensCalibrationService({ lenses: lensCalibrations });
   const captureService = createCaptureService({ sessions, trials, devices, recording: recordingService, intake, now });
+  const analysisRepository = createAnalysisRepository(db);
+  const analysisService = createAnalysisService({ analyses: analysisRepository, trials, subjects, sessionService, trialService, queue, media });
 
   if (options.runJobs !== false) {
     await queue.work({
+      'analyse-trial': createAnalysisJob({ analyses: analysisRepository, trials, subjects, files, log: app.log }),
       'archive-download': (payload) => downloadService.runArchiveJob(payload),
       'purge-trash': async () => {
         const report = await retention.purge();
@@ -165,6 +172,7 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
       registerRecordingRoutes(api, recordingService, trialService);
       registerCaptureRoutes(api, captureService, now);
       registerProcessingRoutes(api, processing);
+      registerAnalysisRoutes(api, analysisService);
       registerProcessingImportRoutes(api, { calibrationImport, sessions: sessionService, lenses: lensCalibrationService });
     },
     { prefix: API_PREFIX },

@@ -97,7 +97,10 @@ export type AnalysisResult = z.infer<typeof analysisResultSchema>;
  */
 
 /** The analysis function (and dashboard) id of each kind; stable, used in URLs. */
-export const ANALYSIS_FUNCTION_IDS = { gait: 1, squat: 2, 'sit-to-stand': 3, 'drop-jump': 4 } as const satisfies Record<AnalysisKind, number>;
+export const ANALYSIS_FUNCTION_IDS = { gait: 1, squat: 2, 'sit-to-stand': 3, 'drop-jump': 4 } as const satisfies Record<
+  AnalysisKind,
+  number
+>;
 
 /** The trial-result tag under which a trial's analysis result (an `AnalysisResult` JSON) is stored. */
 export const analysisResultTag = (kind: AnalysisKind): `analysis-${AnalysisKind}` => `analysis-${kind}`;
@@ -174,7 +177,11 @@ export const analysisStatesQuerySchema = analysisReadQuerySchema.extend({
 export const analysisStatesResponseSchema = z.record(z.string(), z.record(z.string(), analysisTrialStateSchema));
 
 /** GET pending: one row per running analysis. */
-export const analysisPendingItemSchema = z.object({ function_id: z.number().int(), trial_id: z.string(), task_id: z.string() });
+export const analysisPendingItemSchema = z.object({
+  function_id: z.number().int(),
+  trial_id: z.string(),
+  task_id: z.string(),
+});
 export const analysisPendingResponseSchema = z.array(analysisPendingItemSchema);
 
 export const analysisTaskForTrialResponseSchema = z.object({ task_id: z.string() });
@@ -259,7 +266,9 @@ export type AnalysisDashboardDataQuery = z.input<typeof analysisDashboardDataQue
  */
 export const analysisDashboardDataSchema = z.object({
   subjects: z.array(z.object({ id: z.number().int(), name: z.string() })),
-  sessions: z.array(z.object({ id: z.string(), name: z.string(), subject: z.number().int().nullable(), public: z.boolean() })),
+  sessions: z.array(
+    z.object({ id: z.string(), name: z.string(), subject: z.number().int().nullable(), public: z.boolean() }),
+  ),
   trials: z.array(z.object({ id: z.string(), name: z.string(), session: z.string() })),
   results: z.array(z.object({ trial_id: z.string(), task_id: z.string(), media: z.string() })),
 });
@@ -279,6 +288,9 @@ export const analysisMessages = {
   notOnTrashed: 'A trashed trial cannot be analysed; restore it first.',
   notDone: (name: string) => `Trial "${name}" has not finished processing; analyse it once it is done.`,
   noResults: 'This trial has no joint angles or scaled model to analyse; reprocess it first.',
+  /** The Data menu's label of a subject whose details the viewer may not read (a public session's visitor). */
+  undisclosedSubject: (id: number) => `Subject ${id}`,
   /** An internal failure: never the error's own text, a stack or a path. */
-  internalFailure: 'The analysis failed because of a problem on the server, not with your recording. Try Re-run; if it fails again, report it with the trial id.',
+  internalFailure:
+    'The analysis failed because of a problem on the server, not with your recording. Try Re-run; if it fails again, report it with the trial id.',
 } as const;
