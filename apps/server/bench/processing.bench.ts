@@ -8,7 +8,7 @@
  * Goal (issue 9): the server adds under 10 % to the engine's time.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { RESULT_TAGS, type ProcessingStage, type Session, type Subject, type Trial } from '@kinetrace/contracts';
@@ -25,7 +25,22 @@ import { codeIn, readOutbox } from '../test/support/outbox.ts';
 const DEMO_TRIAL_S = 1.7;
 /** Runs of each path, alternated. */
 const ROUNDS = Number(process.env.KINETRACE_BENCH_ROUNDS ?? 3);
-const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
+/** The runner's trace of each processed trial ('trial processed' log lines: queue wait and seconds per step, processing-service.ts). */
+const traces = new Map<string, Record<string, number>>();
+/** The server's log at its default level (info), kept only for the traces. */
+const logSink = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line.includes('"trial processed"')) continue;
+      const { trialId, queuedS, inputsS, engineS, resultsS, progressWrites, progressS } = JSON.parse(line) as Record<string, number> & { trialId: string };
+      traces.set(trialId, { queuedS, inputsS, engineS, resultsS, progressWrites, progressS });
+    }
+    done();
+  },
+});
+
+/** The machine's load averages (1, 5, 15 min), as `uptime` shows them: figures from a busy machine are noise. */
+const loadText = () => loadavg().map((load) => load.toFixed(2)).join(', ');
 
 /** Seconds spent in each stage, from the times each stage was first seen. */
 function stageSeconds(changes: { stage: string; atS: number }[], endS: number): Map<string, number> {
@@ -46,10 +61,10 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'kinetrace-processing-bench-'));
   try {
     const videos = await makeDemoVideos(join(root, 'videos'), DEMO_TRIAL_S);
-    const config = loadConfig({ DATA_DIR: join(root, 'data'), LOG_LEVEL: 'warn', PUBLIC_URL: 'http://kinetrace.bench' });
+    const config = loadConfig({ DATA_DIR: join(root, 'data'), LOG_LEVEL: 'info', PUBLIC_URL: 'http://kinetrace.bench' });
     const backends = await openBackends(config, () => undefined);
-    const app = await buildApp(config, backends, { logStream: quiet });
-    console.log(`machine: ${availableParallelism()} cores; Node ${process.version}; trial: 4 cameras x ${DEMO_TRIAL_S} s, 544 x 960, 60 fps`);
+    const app = await buildApp(config, backends, { logStream: logSink });
+    console.log(`machine: ${availableParallelism()} cores, load ${loadText()}; Node ${process.version}; trial: 4 cameras x ${DEMO_TRIAL_S} s, 544 x 960, 60 fps`);
 
     // A verified researcher with a calibrated session and a processed neutral.
     const username = 'bench_researcher';
@@ -69,16 +84,22 @@ async function main(): Promise<void> {
     const importTrial = async (name: string, files: typeof videos.trial) =>
       (await app.inject({ method: 'POST', url: `/api/sessions/${sessionId}/import/`, headers, payload: importForm(name, files) })).json() as Trial;
 
-    /** Polls the trial until it ends, noting when each stage first shows. */
+    /**
+     * Polls the trial until it ends, noting when each stage first shows. The end is the trial's own
+     * `updated_at` (written with the status done, by this process's clock), so the figure does not
+     * depend on how often it is polled; polling twice a second keeps the observer's load on the
+     * server low (the web app polls every 5 s, spec §9).
+     */
     async function follow(trialId: string, startS: number) {
       const changes: { stage: string; atS: number }[] = [];
+      const wallStartMs = Date.now() - (performance.now() - startS * 1000);
       for (;;) {
         const trial = await get<Trial>(`/trials/${trialId}/`);
         const atS = performance.now() / 1000 - startS;
         const stage = (trial.meta.progress as { stage?: string } | undefined)?.stage;
         if (stage && stage !== changes.at(-1)?.stage) changes.push({ stage, atS });
-        if (trial.status === 'done' || trial.status === 'error') return { trial, totalS: atS, changes };
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        if (trial.status === 'done' || trial.status === 'error') return { trial, totalS: (Date.parse(trial.updated_at) - wallStartMs) / 1000, changes };
+        await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
     for (const [name, files] of [['calibration', videos.calibration], ['neutral', videos.neutral]] as const) {
@@ -133,7 +154,7 @@ async function main(): Promise<void> {
       const imported = await importTrial(`balance_${round}`, videos.trial);
       const run = await follow(imported.id, performance.now() / 1000);
       if (run.trial.status !== 'done') throw new Error(`balance: ${String(run.trial.meta.error_msg)}`);
-      return { totalS: run.totalS, stages: stageSeconds(run.changes, run.totalS) };
+      return { totalS: run.totalS, stages: stageSeconds(run.changes, run.totalS), trace: traces.get(imported.id) ?? {} };
     }
 
     // Alternating runs, as the shared machine's load drifts; medians compared.
@@ -142,7 +163,11 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       engineRuns.push(await throughEngine(round));
       serverRuns.push(await throughServer(round));
-      console.log(`round ${round}: server ${serverRuns.at(-1)!.totalS.toFixed(1)} s, engine ${engineRuns.at(-1)!.totalS.toFixed(1)} s`);
+      const { trace } = serverRuns.at(-1)!;
+      console.log(
+        `round ${round}: server ${serverRuns.at(-1)!.totalS.toFixed(1)} s (queue ${trace.queuedS?.toFixed(2)}, inputs ${trace.inputsS?.toFixed(2)}, ` +
+          `engine ${trace.engineS?.toFixed(1)}, results ${trace.resultsS?.toFixed(2)}), engine alone ${engineRuns.at(-1)!.totalS.toFixed(1)} s; load ${loadText()}`,
+      );
     }
     const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor((values.length - 1) / 2)];
     const serverS = median(serverRuns.map((run) => run.totalS));
@@ -156,6 +181,14 @@ async function main(): Promise<void> {
     }
     console.log(`last upload -> done through the server: ${serverS.toFixed(1)} s (median of ${ROUNDS})`);
     console.log(`the same trial through the engine:      ${engineS.toFixed(1)} s (median of ${ROUNDS})`);
+    // The runner's own trace of the server runs: what the server does besides the engine.
+    const traced = (key: string) => median(serverRuns.map((run) => run.trace[key] ?? Number.NaN));
+    const steps = { queuedS: 'queue pickup', inputsS: 'inputs (videos copied, cameras, model read)', engineS: 'engine (with the last progress write)', resultsS: 'results stored and registered' };
+    console.log('server trace (median s)');
+    for (const [key, label] of Object.entries(steps)) console.log(`  ${label.padEnd(46)} ${traced(key).toFixed(2)}`);
+    console.log(`  ${'progress writes (beside the engine)'.padEnd(46)} ${traced('progressS').toFixed(2)} (${traced('progressWrites')} writes)`);
+    const untraced = serverS - Object.keys(steps).reduce((sum, key) => sum + traced(key), 0);
+    console.log(`  ${'rest (job start, status reads, clock)'.padEnd(46)} ${untraced.toFixed(2)}`);
     console.log(`server overhead: ${(((serverS - engineS) / engineS) * 100).toFixed(1)} % (goal < 10 %)`);
     await app.close();
     await backends.close();

@@ -7,6 +7,7 @@ import { calibrateSession } from '@kinetrace/mocap/session/calibrate-session';
 import { processMovement } from '@kinetrace/mocap/session/process-movement';
 import { processNeutral } from '@kinetrace/mocap/session/process-neutral';
 import type { CameraModel, RunOptions } from '@kinetrace/mocap/session/types';
+import type { PosePoolKeeper } from './pose-pool-keeper.ts';
 import type { ResultFile, TrialInputs, TrialIO } from './trial-io.ts';
 import { userMessageOf } from './user-errors.ts';
 
@@ -17,6 +18,8 @@ export interface RunTrialOptions {
   finalAttempt: boolean;
   /** The attempt fails as ours after this long (a hung decoder, a runaway stage). */
   timeLimitS: number;
+  /** Pose worker pools kept warm between trials (default: a pool started for each trial, as the CLI does). */
+  poses?: PosePoolKeeper;
 }
 
 /** Seconds an attempt spent in each step, for the log and the benchmark: where the time goes besides the engine. */
@@ -34,8 +37,13 @@ export interface TrialSteps {
 
 export type TrialOutcome = ({ status: 'done' } | { status: 'user-error'; message: string } | { status: 'internal-error'; error: unknown }) & { steps: TrialSteps };
 
-/** Progress is written when the stage changes or every this many percent, so a long pose stage still moves on screen. */
+/**
+ * Progress is written when the stage changes, or when it moved this many percent and this long after
+ * the last write: a long pose stage still moves on screen (polled every few seconds, spec §9)
+ * without a database write for every few frames.
+ */
 const PROGRESS_STEP_PERCENT = 2;
+const PROGRESS_MIN_INTERVAL_MS = 1000;
 
 export class TimeLimitError extends Error {
   override name = 'TimeLimitError';
@@ -68,11 +76,15 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
       timer = setTimeout(() => reject(new TimeLimitError(`Processing exceeded its ${Math.round(options.timeLimitS)} s limit`)), options.timeLimitS * 1000);
     });
     const run = async () => {
-      inputs = await timed('inputsS', () => io.readInputs(join(workDir, 'inputs')));
+      const read = await timed('inputsS', () => io.readInputs(join(workDir, 'inputs')));
+      inputs = read;
       const outDir = join(workDir, 'outputs');
       await mkdir(outDir, { recursive: true });
       return timed('engineS', async () => {
-        const files = await dispatch(inputs!, outDir, { onProgress: progress.report });
+        const files =
+          read.kind === 'calibration' || !options.poses
+            ? await dispatch(read, outDir, { onProgress: progress.report })
+            : await options.poses.use(read.settings.poseModel, (pool) => dispatch(read, outDir, { onProgress: progress.report, pool }));
         await progress.flush();
         return files;
       });
@@ -145,15 +157,18 @@ function progressWriter(io: TrialIO) {
   const steps: TrialSteps = { progressWrites: 0, progressS: 0 };
   let lastStage: ProcessingStage | undefined;
   let lastPercent = -Infinity;
+  let lastWriteMs = -Infinity;
   let chain: Promise<void> = Promise.resolve();
   let failure: unknown;
   return {
     steps,
     report(stage: ProcessingStage, fraction: number) {
       const percent = Math.min(100, Math.max(0, Math.round(fraction * 1000) / 10));
-      if (stage === lastStage && percent - lastPercent < PROGRESS_STEP_PERCENT) return;
+      const now = performance.now();
+      if (stage === lastStage && (percent - lastPercent < PROGRESS_STEP_PERCENT || now - lastWriteMs < PROGRESS_MIN_INTERVAL_MS)) return;
       lastStage = stage;
       lastPercent = percent;
+      lastWriteMs = now;
       chain = chain
         .then(async () => {
           const start = performance.now();

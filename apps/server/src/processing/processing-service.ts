@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { messages, processingMessages, trialKindOf, type ProcessingProgress, type TrialKind } from '@kinetrace/contracts';
+import { PosePoolKeeper } from '@kinetrace/processing/pose-pool-keeper';
 import { runTrial } from '@kinetrace/processing/run-trial';
 import { badRequest, notFound } from '../http/http-errors.ts';
 import type { JobAttempt } from '../jobs/job-kinds.ts';
@@ -31,6 +32,12 @@ const MIN_TIME_LIMIT_S = 600;
 const HEARTBEAT_MS = 10_000;
 const STALE_AFTER_MS = 60_000;
 const RECOVERY_INTERVAL_MS = 30_000;
+/**
+ * The pose model stays loaded this long after a trial (a session's trials come minutes apart), then
+ * its memory is given back. Starting it costs ~1 s idle and several under load, per trial otherwise
+ * (`npm run bench`, apps/server/bench/processing.bench.ts).
+ */
+const POSE_POOL_IDLE_MS = 120_000;
 
 const IN_PROGRESS = ['recording', 'uploading', 'processing', 'reprocess'];
 
@@ -59,6 +66,7 @@ export interface ProcessingServiceDeps {
 export function createProcessingService(deps: ProcessingServiceDeps) {
   const { trials, sessions, queue, repository, log, now } = deps;
   const running = new Set<string>();
+  const poses = new PosePoolKeeper(POSE_POOL_IDLE_MS);
   let recoveryTimer: NodeJS.Timeout | undefined;
 
   const progressAt = (stage: ProcessingProgress['stage'], expectedS?: number): ProcessingProgress => ({
@@ -160,7 +168,7 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
         await io.progress(stage, percent);
       } };
       const finalAttempt = job.retryCount >= job.retryLimit;
-      const outcome = await runTrial(trialId, reporting, { workRoot: join(deps.dataDir, 'work'), finalAttempt, timeLimitS });
+      const outcome = await runTrial(trialId, reporting, { workRoot: join(deps.dataDir, 'work'), finalAttempt, timeLimitS, poses });
       // Where the time went (`npm run bench` reads it): the queue's pickup, each step of the attempt.
       if (outcome.status === 'done') log.info({ trialId, attempt: attemptId, queuedS, ...outcome.steps }, 'trial processed');
       if (outcome.status === 'internal-error' && !finalAttempt) throw new Error('Trial processing failed; retrying');
@@ -204,8 +212,10 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
         recoverInterrupted(false).catch((error: unknown) => log.error({ err: error }, 'processing recovery failed'));
       }, RECOVERY_INTERVAL_MS);
     },
-    stop(): void {
+    /** Stops recovery and gives the pose model's memory back (once a still-running attempt ends). */
+    async stop(): Promise<void> {
       clearInterval(recoveryTimer);
+      await poses.close();
     },
 
     async reprocessTrial(context: AuthContext, trialId: string): Promise<{ trials: string[] }> {
