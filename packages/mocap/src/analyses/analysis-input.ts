@@ -17,18 +17,27 @@ export interface AnalysisInput {
 }
 
 /** Parses the texts of a scaled .osim and a .mot into an AnalysisInput. */
-export function loadAnalysisInput(files: { modelXml: string; motionText: string; heightM?: number; massKg?: number }): AnalysisInput {
+export function loadAnalysisInput(files: {
+  modelXml: string;
+  motionText: string;
+  heightM?: number;
+  massKg?: number;
+}): AnalysisInput {
   let model: KinematicModel;
   let motion: StorageTable;
   try {
     model = new KinematicModel(readOsim(files.modelXml));
   } catch (error) {
-    throw new AnalysisError(`The trial's scaled model could not be read: ${(error as Error).message} Process the trial again to rebuild it.`);
+    throw new AnalysisError(
+      `The trial's scaled model could not be read: ${(error as Error).message} Process the trial again to rebuild it.`,
+    );
   }
   try {
     motion = readStorage(files.motionText);
   } catch (error) {
-    throw new AnalysisError(`The trial's joint angles could not be read: ${(error as Error).message} Process the trial again to rebuild them.`);
+    throw new AnalysisError(
+      `The trial's joint angles could not be read: ${(error as Error).message} Process the trial again to rebuild them.`,
+    );
   }
   return {
     model,

@@ -17,16 +17,33 @@ const MIN_FLIGHT_S = 0.1;
 const MAX_FLIGHT_S = 1.2;
 
 const SPEC = {
-  contacts: { label: 'Ground contacts', unit: 'count', description: 'Landings on the floor: from the box and after each jump.' },
+  contacts: {
+    label: 'Ground contacts',
+    unit: 'count',
+    description: 'Landings on the floor: from the box and after each jump.',
+  },
   jump_height: {
     label: 'Jump height',
     unit: 'm',
-    description: "Height of the top of the flight of the body's centre of mass (mass-weighted centres of the model's segments) above its height when standing upright on the floor.",
+    description:
+      "Height of the top of the flight of the body's centre of mass (mass-weighted centres of the model's segments) above its height when standing upright on the floor.",
   },
-  contact_time: { label: 'Contact time', unit: 's', description: 'Landing to take-off: time on the floor between the drop and the jump.' },
+  contact_time: {
+    label: 'Contact time',
+    unit: 's',
+    description: 'Landing to take-off: time on the floor between the drop and the jump.',
+  },
   flight_time: { label: 'Flight time', unit: 's', description: 'Take-off to landing of each jump.' },
-  peak_knee_flexion: { label: 'Peak knee flexion', unit: 'deg', description: 'Largest knee flexion from the first landing to the last (mean of both sides).' },
-  peak_hip_flexion: { label: 'Peak hip flexion', unit: 'deg', description: 'Largest hip flexion from the first landing to the last (mean of both sides).' },
+  peak_knee_flexion: {
+    label: 'Peak knee flexion',
+    unit: 'deg',
+    description: 'Largest knee flexion from the first landing to the last (mean of both sides).',
+  },
+  peak_hip_flexion: {
+    label: 'Peak hip flexion',
+    unit: 'deg',
+    description: 'Largest hip flexion from the first landing to the last (mean of both sides).',
+  },
 } satisfies Record<string, MetricSpec>;
 
 /** A stretch of frames [start, end] with both feet off the floor. */
@@ -72,7 +89,9 @@ export function analyseDropJump(kinematics: TrialKinematics): AnalysisResult {
   const flightS = (a: Airborne) => t[a.end + 1] - t[a.start];
   const jumps = landings.filter((a) => a.start > 0 && flightS(a) <= MAX_FLIGHT_S);
   if (jumps.length === 0) {
-    throw new AnalysisError('No jump found: both feet never left the floor together. Record the whole drop jump, from standing on the box to standing after the landing, with the feet in view.');
+    throw new AnalysisError(
+      'No jump found: both feet never left the floor together. Record the whole drop jump, from standing on the box to standing after the landing, with the feet in view.',
+    );
   }
   const com = heightOf(kinematics.centreOfMass());
   const standing = standingComHeight(kinematics, com, (f) => !air.some((a) => f >= a.start && f <= a.end));
@@ -92,7 +111,8 @@ export function analyseDropJump(kinematics: TrialKinematics): AnalysisResult {
   const start = fromBox ? landings[0].end : Math.max(0, jumps[0].start - Math.round(kinematics.sampleRateHz));
   const last = jumps[jumps.length - 1];
   const end = Math.min(n - 1, last.end + Math.round(0.5 * kinematics.sampleRateHz));
-  const peak = (coordinate: string) => meanStd(['r', 'l'].map((side) => maxOf(kinematics.coordinate(`${coordinate}_${side}`), start, end + 1))).mean;
+  const peak = (coordinate: string) =>
+    meanStd(['r', 'l'].map((side) => maxOf(kinematics.coordinate(`${coordinate}_${side}`), start, end + 1))).mean;
   const metrics: Record<string, AnalysisMetric> = {
     contacts: metric(SPEC.contacts, [landings.length], 'trials', 0),
     jump_height: metric(SPEC.jump_height, heights, 'jumps', 3),
@@ -107,11 +127,15 @@ export function analyseDropJump(kinematics: TrialKinematics): AnalysisResult {
     info_text:
       `${fromBox ? 'Drop jump from a box' : 'Jump from the floor'}: ${landings.length} ground contact${landings.length === 1 ? '' : 's'}, ${jumps.length} jump${jumps.length === 1 ? '' : 's'} ` +
       `(highest ${Math.max(...heights).toFixed(2)} m) from ${t[start].toFixed(2)} s to ${t[end].toFixed(2)} s. Jump height from the centre of mass of the model's segments.`,
-    ...timeSeries(kinematics, ['hip_flexion_r', 'hip_flexion_l', 'knee_angle_r', 'knee_angle_l', 'ankle_angle_r', 'ankle_angle_l'], {
-      com_height: com,
-      toe_height_r: toes.r,
-      toe_height_l: toes.l,
-    }),
+    ...timeSeries(
+      kinematics,
+      ['hip_flexion_r', 'hip_flexion_l', 'knee_angle_r', 'knee_angle_l', 'ankle_angle_r', 'ankle_angle_l'],
+      {
+        com_height: com,
+        toe_height_r: toes.r,
+        toe_height_l: toes.l,
+      },
+    ),
     y_axis: ['com_height', 'knee_angle_r', 'knee_angle_l'],
     indices: { start, end },
     curves: [],
@@ -124,17 +148,24 @@ const UPRIGHT_KNEE_DEG = 15;
 const STILL_M_PER_S = 0.1;
 
 /** Median centre-of-mass height over the frames standing upright and still on the floor. */
-function standingComHeight(kinematics: TrialKinematics, com: Float64Array, onFloor: (frame: number) => boolean): number {
+function standingComHeight(
+  kinematics: TrialKinematics,
+  com: Float64Array,
+  onFloor: (frame: number) => boolean,
+): number {
   const kneeR = kinematics.coordinate('knee_angle_r');
   const kneeL = kinematics.coordinate('knee_angle_l');
   const rate = kinematics.sampleRateHz;
   const standing: number[] = [];
   for (let f = 1; f + 1 < com.length; f++) {
     const speed = Math.abs(com[f + 1] - com[f - 1]) * (rate / 2);
-    if (onFloor(f) && kneeR[f] < UPRIGHT_KNEE_DEG && kneeL[f] < UPRIGHT_KNEE_DEG && speed < STILL_M_PER_S) standing.push(com[f]);
+    if (onFloor(f) && kneeR[f] < UPRIGHT_KNEE_DEG && kneeL[f] < UPRIGHT_KNEE_DEG && speed < STILL_M_PER_S)
+      standing.push(com[f]);
   }
   if (standing.length < Math.round(0.1 * rate)) {
-    throw new AnalysisError('The subject never stands upright and still on the floor, so the jump height has no reference. Record a moment of standing on the floor before the jump or after the landing.');
+    throw new AnalysisError(
+      'The subject never stands upright and still on the floor, so the jump height has no reference. Record a moment of standing on the floor before the jump or after the landing.',
+    );
   }
   return percentile(standing, 0.5);
 }

@@ -127,7 +127,9 @@ export function analyseGait(kinematics: TrialKinematics): AnalysisResult {
   const events = detectGaitEvents(kinematics);
   const cycles = gaitCycles(events, kinematics.sampleRateHz);
   if (cycles.length === 0) {
-    throw new AnalysisError('No complete gait cycle found: record at least two steps of each foot, walking straight at a steady pace with both feet in view.');
+    throw new AnalysisError(
+      'No complete gait cycle found: record at least two steps of each foot, walking straight at a steady pace with both feet in view.',
+    );
   }
   const { direction, overground } = events;
   const feet = { r: footPoints(kinematics, 'r'), l: footPoints(kinematics, 'l') };
@@ -148,7 +150,9 @@ export function analyseGait(kinematics: TrialKinematics): AnalysisResult {
     let beltSpeed = 0;
     if (!overground) {
       const toe = toeAlong[side];
-      beltSpeed = (toe[cycle.oppositeToeOff] - toe[cycle.oppositeHeelStrike]) / (t[cycle.oppositeHeelStrike] - t[cycle.oppositeToeOff]);
+      beltSpeed =
+        (toe[cycle.oppositeToeOff] - toe[cycle.oppositeHeelStrike]) /
+        (t[cycle.oppositeHeelStrike] - t[cycle.oppositeToeOff]);
     }
     // Distance from one footprint (heel at its strike) to the next one, on the floor.
     const footprint = (from: Side, fromFrame: number, to: Side, toFrame: number) =>
@@ -161,7 +165,8 @@ export function analyseGait(kinematics: TrialKinematics): AnalysisResult {
       cadenceStepsPerMin: 120 / strideS,
       stanceS: t[cycle.toeOff] - t[start],
       swingS: t[end] - t[cycle.toeOff],
-      doubleSupportPercent: ((t[cycle.oppositeToeOff] - t[start] + (t[cycle.toeOff] - t[cycle.oppositeHeelStrike])) / strideS) * 100,
+      doubleSupportPercent:
+        ((t[cycle.oppositeToeOff] - t[start] + (t[cycle.toeOff] - t[cycle.oppositeHeelStrike])) / strideS) * 100,
       // Both feet are on the floor when the other foot strikes.
       stepWidthM: Math.abs(heelLateral[side][cycle.oppositeHeelStrike] - heelLateral[o][cycle.oppositeHeelStrike]),
       oppositeStepM: footprint(side, start, o, cycle.oppositeHeelStrike),
@@ -178,7 +183,9 @@ export function analyseGait(kinematics: TrialKinematics): AnalysisResult {
     });
     return [...byFrame.values()];
   };
-  const symmetry = figures.map((f, i) => (cycles[i].side === 'r' ? f.stepM / f.oppositeStepM : f.oppositeStepM / f.stepM) * 100);
+  const symmetry = figures.map(
+    (f, i) => (cycles[i].side === 'r' ? f.stepM / f.oppositeStepM : f.oppositeStepM / f.stepM) * 100,
+  );
   const heightM = kinematics.heightM;
 
   const start = cycles[0].start;
@@ -222,7 +229,18 @@ export function analyseGait(kinematics: TrialKinematics): AnalysisResult {
       `${overground ? 'Overground' : 'Treadmill'} walking at ${speed.toFixed(2)} m/s: ${cycles.length} complete gait cycle${cycles.length === 1 ? '' : 's'} ` +
       `(${count('r')} right, ${count('l')} left) from ${t[start].toFixed(2)} s to ${t[end].toFixed(2)} s. ` +
       'Heel strike and toe off from the heel and toe positions relative to the pelvis (Zeni et al. 2008); figures are the mean ± SD over all complete cycles.',
-    ...timeSeries(kinematics, ['hip_flexion_r', 'hip_flexion_l', 'knee_angle_r', 'knee_angle_l', 'ankle_angle_r', 'ankle_angle_l', 'pelvis_tilt', 'pelvis_list', 'pelvis_rotation', 'lumbar_extension']),
+    ...timeSeries(kinematics, [
+      'hip_flexion_r',
+      'hip_flexion_l',
+      'knee_angle_r',
+      'knee_angle_l',
+      'ankle_angle_r',
+      'ankle_angle_l',
+      'pelvis_tilt',
+      'pelvis_list',
+      'pelvis_rotation',
+      'lumbar_extension',
+    ]),
     y_axis: ['knee_angle_r', 'knee_angle_l'],
     indices: { start, end },
     curves,
@@ -233,13 +251,26 @@ const SPEC = {
   gait_speed: {
     label: 'Gait speed',
     unit: 'm/s',
-    description: 'Distance the pelvis travels over each gait cycle (plus the belt travel on a treadmill) divided by the cycle time.',
+    description:
+      'Distance the pelvis travels over each gait cycle (plus the belt travel on a treadmill) divided by the cycle time.',
     // Fritz & Lusardi (2009), "White paper: walking speed: the sixth vital sign", J Geriatr Phys Ther 32(2):2–5:
     // 1.0 m/s and above marks an independent community ambulator (healthy adults walk about 1.2–1.4 m/s).
-    range: { min: 1.0, source: 'at least 1.0 m/s for independent community walking (Fritz & Lusardi 2009).', classes: ['Limited community walking', 'Community walking', 'Community walking'] },
+    range: {
+      min: 1.0,
+      source: 'at least 1.0 m/s for independent community walking (Fritz & Lusardi 2009).',
+      classes: ['Limited community walking', 'Community walking', 'Community walking'],
+    },
   },
-  step_length_r: { label: 'Step length (right)', unit: 'm', description: 'Distance along the walking direction from the left heel strike to the next right heel strike.' },
-  step_length_l: { label: 'Step length (left)', unit: 'm', description: 'Distance along the walking direction from the right heel strike to the next left heel strike.' },
+  step_length_r: {
+    label: 'Step length (right)',
+    unit: 'm',
+    description: 'Distance along the walking direction from the left heel strike to the next right heel strike.',
+  },
+  step_length_l: {
+    label: 'Step length (left)',
+    unit: 'm',
+    description: 'Distance along the walking direction from the right heel strike to the next left heel strike.',
+  },
   step_width: {
     label: 'Step width',
     unit: 'm',
@@ -251,10 +282,23 @@ const SPEC = {
     description: 'Steps per minute: two steps per stride time.',
     // Tudor-Locke et al. (2018), "Walking cadence (steps/min) and intensity in 21–40 year olds: CADENCE-adults",
     // Int J Behav Nutr Phys Act 16:8 (2019): 100 steps/min is the threshold of moderate-intensity walking.
-    range: { min: 100, source: 'at least 100 steps/min, the cadence of moderate-intensity walking (Tudor-Locke et al. 2019).', classes: ['Slow', 'Normal', 'Normal'] },
+    range: {
+      min: 100,
+      source: 'at least 100 steps/min, the cadence of moderate-intensity walking (Tudor-Locke et al. 2019).',
+      classes: ['Slow', 'Normal', 'Normal'],
+    },
   },
-  stance_time: { label: 'Stance time', unit: 's', description: 'Heel strike to toe off of the same foot (about 60 % of the cycle in healthy walking, Perry & Burnfield 2010).' },
-  swing_time: { label: 'Swing time', unit: 's', description: 'Toe off to the next heel strike of the same foot (about 40 % of the cycle, Perry & Burnfield 2010).' },
+  stance_time: {
+    label: 'Stance time',
+    unit: 's',
+    description:
+      'Heel strike to toe off of the same foot (about 60 % of the cycle in healthy walking, Perry & Burnfield 2010).',
+  },
+  swing_time: {
+    label: 'Swing time',
+    unit: 's',
+    description: 'Toe off to the next heel strike of the same foot (about 40 % of the cycle, Perry & Burnfield 2010).',
+  },
   double_support: {
     label: 'Double support',
     unit: '%',
@@ -262,7 +306,11 @@ const SPEC = {
     // Perry & Burnfield (2010), "Gait Analysis: Normal and Pathological Function", 2nd ed.: each double-limb
     // support period is about 10 % of the cycle at comfortable speed (20 % in all); it grows as walking slows and
     // balance worsens; 35 % flags a markedly prolonged double support.
-    range: { max: 35, source: 'below 35 % of the cycle (about 20 % in healthy walking, Perry & Burnfield 2010).', classes: ['Normal', 'Normal', 'Prolonged'] },
+    range: {
+      max: 35,
+      source: 'below 35 % of the cycle (about 20 % in healthy walking, Perry & Burnfield 2010).',
+      classes: ['Normal', 'Normal', 'Prolonged'],
+    },
   },
   step_length_symmetry: {
     label: 'Step length symmetry',
@@ -271,15 +319,31 @@ const SPEC = {
     // Patterson et al. (2010), "Evaluation of gait symmetry after stroke: a comparison of current methods and
     // recommendations for standardization", Gait & Posture 31(2):241–246: healthy step-length ratios stay within
     // about ±8 %; 90–110 % is the clinic's band.
-    range: { min: 90, max: 110, source: '90–110 % (healthy step-length ratios stay within about ±8 %, Patterson et al. 2010).', classes: ['Left longer', 'Symmetric', 'Right longer'] },
+    range: {
+      min: 90,
+      max: 110,
+      source: '90–110 % (healthy step-length ratios stay within about ±8 %, Patterson et al. 2010).',
+      classes: ['Left longer', 'Symmetric', 'Right longer'],
+    },
   },
 } satisfies Record<string, MetricSpec>;
 
 /** Stride length; with the subject's height, read against 0.45 × height. */
 function strideLengthSpec(heightM: number | undefined): MetricSpec {
-  const spec: MetricSpec = { label: 'Stride length', unit: 'm', description: 'Distance the heel travels from one heel strike to the next of the same foot.' };
+  const spec: MetricSpec = {
+    label: 'Stride length',
+    unit: 'm',
+    description: 'Distance the heel travels from one heel strike to the next of the same foot.',
+  };
   if (heightM === undefined) return spec;
   // Comfortable stride length of healthy adults is about 0.8 × height (Perry & Burnfield 2010: 1.41 m mean
   // stride; Hof 1996 scales stride with leg length); below 0.45 × height is a markedly shortened stride.
-  return { ...spec, range: { min: 0.45 * heightM, source: `above 0.45 × height (${(0.45 * heightM).toFixed(2)} m for ${heightM.toFixed(2)} m; healthy strides are about 0.8 × height, Perry & Burnfield 2010).`, classes: ['Short', 'Normal', 'Normal'] } };
+  return {
+    ...spec,
+    range: {
+      min: 0.45 * heightM,
+      source: `above 0.45 × height (${(0.45 * heightM).toFixed(2)} m for ${heightM.toFixed(2)} m; healthy strides are about 0.8 × height, Perry & Burnfield 2010).`,
+      classes: ['Short', 'Normal', 'Normal'],
+    },
+  };
 }

@@ -32,8 +32,11 @@ export function metric(spec: MetricSpec, values: readonly number[], over = 'cycl
   const range = spec.range;
   const hasMin = range?.min !== undefined;
   const hasMax = range?.max !== undefined;
-  const colors: [string, string, string] = !range ? [NEUTRAL, NEUTRAL, NEUTRAL] : [hasMin ? OUT : IN, IN, hasMax ? OUT : IN];
-  const classes: [string, string, string] = range?.classes ?? (range ? ['Below normal', 'Normal', 'Above normal'] : ['', '', '']);
+  const colors: [string, string, string] = !range
+    ? [NEUTRAL, NEUTRAL, NEUTRAL]
+    : [hasMin ? OUT : IN, IN, hasMax ? OUT : IN];
+  const classes: [string, string, string] =
+    range?.classes ?? (range ? ['Below normal', 'Normal', 'Above normal'] : ['', '', '']);
   if (values.length === 0) throw new Error(`metric "${spec.label}" has no values`);
   const count = values.length === 1 ? '' : ` Mean ± SD over ${values.length} ${over}.`;
   return {

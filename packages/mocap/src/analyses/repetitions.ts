@@ -30,7 +30,11 @@ const REST_BAND = 0.1;
  * range, whichever is larger), bounded by the last and first frames within 10 % of the excursion
  * from the resting level on either side.
  */
-export function pelvisRepetitions(height: Float64Array, sampleRateHz: number, options: RepetitionOptions): Repetition[] {
+export function pelvisRepetitions(
+  height: Float64Array,
+  sampleRateHz: number,
+  options: RepetitionOptions,
+): Repetition[] {
   const sign = options.direction === 'down' ? 1 : -1;
   // Work on "distance from rest": high values rest, valleys are the extremes.
   const signal = height.map((h) => sign * h);

@@ -42,7 +42,10 @@ export function findPeaks(signal: ArrayLike<number>, options: PeakOptions = {}):
 
 /** Local minima: the peaks of the negated signal. */
 export function findValleys(signal: Float64Array, options: PeakOptions = {}): number[] {
-  return findPeaks(signal.map((v) => -v), options);
+  return findPeaks(
+    signal.map((v) => -v),
+    options,
+  );
 }
 
 function prominence(signal: ArrayLike<number>, peak: number): number {

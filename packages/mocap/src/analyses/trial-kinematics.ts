@@ -40,7 +40,10 @@ export class TrialKinematics {
     }
     this.timesS = trajectories.timesS;
     this.frameCount = this.timesS.length;
-    if (this.frameCount < 10) throw new AnalysisError(`The trial has ${this.frameCount} frames of joint angles: too short to analyse. Record the movement for at least a few seconds.`);
+    if (this.frameCount < 10)
+      throw new AnalysisError(
+        `The trial has ${this.frameCount} frames of joint angles: too short to analyse. Record the movement for at least a few seconds.`,
+      );
     this.sampleRateHz = (this.frameCount - 1) / (this.timesS[this.frameCount - 1] - this.timesS[0]);
     this.coordinateIndex = new Map(trajectories.coordinateNames.map((name, i) => [name, i]));
     this.coordinateValues = trajectories.values;
@@ -68,7 +71,10 @@ export class TrialKinematics {
   /** A coordinate over the frames; rotational ones in degrees. */
   coordinate(name: string): Float64Array {
     const c = this.coordinateIndex.get(name);
-    if (c === undefined) throw new AnalysisError(`The model has no coordinate "${name}", which this analysis needs. Process the trial with a full-body model (OpenCap's or Kinetrace's default).`);
+    if (c === undefined)
+      throw new AnalysisError(
+        `The model has no coordinate "${name}", which this analysis needs. Process the trial with a full-body model (OpenCap's or Kinetrace's default).`,
+      );
     const width = this.coordinateIndex.size;
     const scale = this.rotational[c] ? 180 / Math.PI : 1;
     const out = new Float64Array(this.frameCount);
@@ -78,7 +84,10 @@ export class TrialKinematics {
 
   private body(name: string): number {
     const b = this.bodyIndex.get(name);
-    if (b === undefined) throw new AnalysisError(`The model has no body "${name}", which this analysis needs. Process the trial with a full-body model (OpenCap's or Kinetrace's default).`);
+    if (b === undefined)
+      throw new AnalysisError(
+        `The model has no body "${name}", which this analysis needs. Process the trial with a full-body model (OpenCap's or Kinetrace's default).`,
+      );
     return b;
   }
 
@@ -91,7 +100,8 @@ export class TrialKinematics {
       const r = (f * this.bodyCount + b) * 9;
       for (let i = 0; i < 3; i++) {
         const R = this.rotations;
-        out[3 * f + i] = this.positions[p + i] + R[r + 3 * i] * local[0] + R[r + 3 * i + 1] * local[1] + R[r + 3 * i + 2] * local[2];
+        out[3 * f + i] =
+          this.positions[p + i] + R[r + 3 * i] * local[0] + R[r + 3 * i + 1] * local[1] + R[r + 3 * i + 2] * local[2];
       }
     }
     return out;
@@ -115,7 +125,10 @@ export class TrialKinematics {
   centreOfMass(): Float64Array {
     const bodies = this.input.model.description.bodies.filter((body) => (body.massKg ?? 0) > 0);
     const total = bodies.reduce((sum, body) => sum + body.massKg!, 0);
-    if (total === 0) throw new AnalysisError('The scaled model has no body masses, so its centre of mass is unknown. Process the trial again to write a model with segment masses.');
+    if (total === 0)
+      throw new AnalysisError(
+        'The scaled model has no body masses, so its centre of mass is unknown. Process the trial again to write a model with segment masses.',
+      );
     const out = new Float64Array(this.frameCount * 3);
     for (const body of bodies) {
       const positions = this.point(body.name, body.massCenterM ?? [0, 0, 0]);
@@ -165,7 +178,10 @@ export function heightOf(positions: Float64Array): Float64Array {
  * vertical in the sagittal plane, positive leaning forward) and sideways (its angle out of the
  * sagittal plane, positive to the right) about the given facing direction.
  */
-export function inclinationDeg(axis: Float64Array, facing: Horizontal): { forward: Float64Array; sideways: Float64Array } {
+export function inclinationDeg(
+  axis: Float64Array,
+  facing: Horizontal,
+): { forward: Float64Array; sideways: Float64Array } {
   const n = axis.length / 3;
   const forward = new Float64Array(n);
   const sideways = new Float64Array(n);

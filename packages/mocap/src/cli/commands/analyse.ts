@@ -44,7 +44,13 @@ export const command: CliCommand = {
       return 0;
     }
     const kind = positionals[0];
-    if (positionals.length !== 1 || !ANALYSIS_KINDS.includes(kind as AnalysisKind) || !values.model || !values.motion || !values.out) {
+    if (
+      positionals.length !== 1 ||
+      !ANALYSIS_KINDS.includes(kind as AnalysisKind) ||
+      !values.model ||
+      !values.motion ||
+      !values.out
+    ) {
       console.error(USAGE);
       return 1;
     }
