@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { analysisResultSchema, type AnalysisKind, type AnalysisResult } from '@kinetrace/contracts';
 import { beforeAll, expect, it } from 'vitest';
 import { AnalysisError, analyseTrial, loadAnalysisInput } from '../../src/analyses/index.ts';
-import { readStorage, storageColumn } from '../../src/formats/mot.ts';
+import { readStorage, storageColumn, writeStorage } from '../../src/formats/mot.ts';
 import { type MarkerTrajectories, readTrc } from '../../src/formats/trc.ts';
 import { fitNeutral } from '../../src/model-fitting/fit-neutral.ts';
 import { fitTrial } from '../../src/model-fitting/fit-trial.ts';
@@ -104,6 +104,25 @@ describeWithData(
         0.03 + result.metrics.squat_depth.std,
       );
       expect(result.metrics.peak_knee_flexion.value).toBeGreaterThan(60);
+    });
+
+    it("reads a squat on one leg when the other foot is held up, with the standing leg's angles", () => {
+      // squats1 with the left leg held bent and off the floor throughout (hip 45°, knee 90°).
+      const motion = readStorage(read(SQUATS));
+      const width = motion.columnLabels.length;
+      for (const [label, degrees] of [
+        ['hip_flexion_l', 45],
+        ['knee_angle_l', 90],
+      ] as const) {
+        const c = motion.columnLabels.indexOf(label);
+        for (let f = 0; f < motion.timesS.length; f++) motion.values[f * width + c] = degrees;
+      }
+      const result = analyse('squat', read(SCALED), writeStorage(motion));
+      const rightKnee = storageColumn(motion, 'knee_angle_r')!;
+      expect(result.info_text).toMatch(/^Single-leg squat on the right leg: 5 repetitions/);
+      // The left knee sits at 90° all along; the figure is the right knee's peak (about 80° in these squats).
+      expect(result.metrics.peak_knee_flexion.value).toBeLessThan(Math.max(...rightKnee) + 0.5);
+      expect(result.metrics.peak_knee_flexion.value).toBeGreaterThan(70);
     });
 
     it("measures jump2's jump height within 2 cm of the centre of mass's rise above standing, computed here from the model's masses", () => {
