@@ -107,6 +107,7 @@ describeWithData(
     let page: Page;
     let token: string;
     let walkId: string;
+    let functions: AnalysisFunction[];
     let gait: AnalysisFunction;
     let dashboard: AnalysisDashboard;
     let result: AnalysisResult;
@@ -146,9 +147,8 @@ describeWithData(
         ],
       });
       await seedTrial(seedTarget, session.id, { name: 'neutral' });
-      gait = (await callApi<AnalysisFunction[]>(server.baseUrl, token, '/analysis-functions/')).find(
-        (one) => one.kind === 'gait',
-      )!;
+      functions = await callApi<AnalysisFunction[]>(server.baseUrl, token, '/analysis-functions/');
+      gait = functions.find((one) => one.kind === 'gait')!;
       dashboard = (await callApi<AnalysisDashboard[]>(server.baseUrl, token, '/analysis-dashboards/')).find(
         (one) => one.kind === 'gait',
       )!;
@@ -158,7 +158,7 @@ describeWithData(
       await server?.stop();
     });
 
-    it("runs gait from the walk trial's menu: Calculating... then successfull; the neutral trial has no Analysis item", async () => {
+    it("runs gait from the walk trial's menu: Calculating... then successfull (squat: failed in red, with what to do); the neutral trial has no Analysis item", async () => {
       await page.goto(`/session/${session.id}`);
       await page.getByRole('button', { name: 'Actions for trial neutral' }).click();
       await page.getByRole('menuitem', { name: 'Tags' }).waitFor();
@@ -173,6 +173,19 @@ describeWithData(
       await eventually(() => row.getByTestId('analysis-status').textContent()).toBe('successfull');
       await screenshot(page, 'analysis-dialog');
       await row.getByRole('button', { name: 'Re-run' }).waitFor();
+
+      // A squat analysis of a walk fails with what to do about it, in red.
+      const squat = section(page, functions.find((one) => one.kind === 'squat')!.title);
+      await squat.getByRole('button', { name: 'Run' }).click();
+      await eventually(() => squat.getByTestId('analysis-status').textContent()).toBe('failed');
+      await squat.getByText(/^No squat found/).waitFor();
+      const [red, green, blue] = (
+        await squat.getByTestId('analysis-status').evaluate((element) => getComputedStyle(element).color)
+      )
+        .match(/\d+/g)!
+        .map(Number);
+      expect(red, 'failed is shown in red').toBeGreaterThan(2 * Math.max(green, blue));
+      await squat.getByRole('button', { name: 'Re-run' }).waitFor();
 
       const trial = await callApi<Trial>(server.baseUrl, token, `/trials/${walkId}/`);
       const media = trial.results.find((one) => one.tag === analysisResultTag('gait'))!.media!;
