@@ -37,12 +37,14 @@ const SPEC = {
   peak_knee_flexion: {
     label: 'Peak knee flexion',
     unit: 'deg',
-    description: 'Largest knee flexion from the first landing to the last (mean of both sides).',
+    description:
+      'Largest knee flexion in the analysed window: from the landing off the box (or a second before the first take-off) to half a second after the last landing (mean of both sides).',
   },
   peak_hip_flexion: {
     label: 'Peak hip flexion',
     unit: 'deg',
-    description: 'Largest hip flexion from the first landing to the last (mean of both sides).',
+    description:
+      'Largest hip flexion in the analysed window: from the landing off the box (or a second before the first take-off) to half a second after the last landing (mean of both sides).',
   },
 } satisfies Record<string, MetricSpec>;
 
