@@ -18,7 +18,7 @@ const DEFAULT_TEXT = /^(Invalid input|Invalid option|Invalid (string|number|emai
 const WRONG_VALUES: unknown[] = [true, [1.7], null, 123, 1.5, -1e20, {}, [], 'not a valid value ✓', 'x'.repeat(900_000)];
 
 /** Every schema of the contracts a client's input goes through (bodies, query strings, multipart fields, tus metadata, paths). */
-const inputSchemas = Object.entries(contracts).filter(
+const inputSchemas = Object.entries(contracts as Record<string, unknown>).filter(
   (entry): entry is [string, z.ZodObject] =>
     entry[1] instanceof z.ZodObject && /(Request|Query|Input|Form|Fields|Metadata)Schema$|Params$/.test(entry[0]),
 );

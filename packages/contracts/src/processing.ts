@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { messages } from './messages.ts';
+import { setMetadataQuerySchema } from './sessions.ts';
 
 /**
  * Processing a trial (spec §4.2, §4.3; DESIGN §2): what its kind is, which stage it is in, and the
@@ -116,12 +117,9 @@ export const importCalibrationResponseSchema = z.object({
 export type ImportCalibrationResponse = z.infer<typeof importCalibrationResponseSchema>;
 
 /** POST lensCalibrations multipart fields besides `file`; the board (inner corners) is only used for images. */
-export const lensCalibrationFieldsSchema = z.object({
-  device_model: deviceModelField,
-  cb_rows: z.coerce.number().int().min(2).max(50).optional(),
-  cb_cols: z.coerce.number().int().min(2).max(50).optional(),
-  cb_square: z.coerce.number().positive().max(1000).optional(),
-});
+export const lensCalibrationFieldsSchema = setMetadataQuerySchema
+  .pick({ cb_rows: true, cb_cols: true, cb_square: true })
+  .extend({ device_model: deviceModelField });
 export type LensCalibrationFields = z.infer<typeof lensCalibrationFieldsSchema>;
 export const lensCalibrationsResponseSchema = z.array(lensCalibrationSchema);
 

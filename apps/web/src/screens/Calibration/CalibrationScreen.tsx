@@ -44,7 +44,7 @@ const CALIBRATION_ERROR_ADVICE =
 /** The checkerboard fields, checked with the set_metadata rules the server applies (§5). */
 const checkerboardForm = setMetadataQuerySchema.pick({ cb_rows: true, cb_cols: true, cb_square: true, cb_placement: true }).required();
 type CheckerboardForm = { cb_rows: number | string; cb_cols: number | string; cb_square: number | string; cb_placement: Placement };
-// The schema coerces numbers from the query string (its input is `unknown`); the number inputs give numbers or ''.
+// The schema reads numbers from the query string's text (its input is `unknown`); the number inputs give numbers or ''.
 const checkerboardResolver = zodResolver(checkerboardForm) as unknown as Resolver<CheckerboardForm, unknown, z.output<typeof checkerboardForm>>;
 
 /** A count of calibrated cameras below 2 is an error the user must fix by calibrating again (§5). */

@@ -11,7 +11,7 @@ import { FilesField } from '../../components/FilesField.tsx';
 
 const lensCalibrationForm = lensCalibrationFieldsSchema.extend({ file: z.array(z.instanceof(File)).min(1, messages.required) });
 type LensCalibrationForm = { device_model: string; cb_rows: number | string; cb_cols: number | string; cb_square: number | string; file: File[] };
-// The schema coerces the board numbers from multipart text (its input is `unknown`); the number inputs give numbers or ''.
+// The schema reads the board numbers from multipart text (its input is `unknown`); the number inputs give numbers or ''.
 const lensCalibrationResolver = zodResolver(lensCalibrationForm) as unknown as Resolver<LensCalibrationForm, unknown, z.output<typeof lensCalibrationForm>>;
 
 /**
