@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { schema } from '@kinetrace/db';
 import {
   analysisDashboardWithDataSchema,
   analysisFunctionsResponseSchema,
@@ -320,7 +322,42 @@ for (const backend of backends) {
         ]);
       }
       expect((await invoke(GAIT, ['walk'], other.token)).statusCode).toBe(404);
+
+      // Unless the subject's consent shares no data: analyses are processed data (access.ts disclosure).
+      const setSharing = (choice: string) =>
+        test.call({
+          method: 'GET',
+          url: `/api/sessions/${session.id}/set_metadata/?settings_data_sharing=${encodeURIComponent(choice)}`,
+          headers,
+        });
+      expect((await setSharing('Share no data')).statusCode).toBe(200);
+      const [result, taskForTrial, states] = readCalls();
+      expect((await get(result)).statusCode).toBe(404);
+      expect((await get(taskForTrial)).statusCode).toBe(404);
+      expect(
+        Object.values(analysisStatesResponseSchema.parse((await get(states)).json())).flatMap(Object.keys),
+      ).toEqual([]);
+      expect(await dataFor(`trial_id=${trial.walk}`)).toEqual({ subjects: [], sessions: [], trials: [], results: [] });
+      expect((await get(result, owner.token)).statusCode).toBe(200);
+      expect((await setSharing('Share processed data')).statusCode).toBe(200);
       await test.call({ method: 'PATCH', url: `/api/sessions/${session.id}/`, headers, payload: { public: false } });
+    });
+
+    it('forgets an analysis whose result reprocessing replaced', async () => {
+      const again = await seedTrial(test, session.id, {
+        name: 'walk_again',
+        results: [{ tag: RESULT_TAGS.ikResults, fileName: 'trial.mot', bytes: readFileSync(referencePath(WALK_MOT)) }],
+      });
+      const { task_id: taskId } = (await invoke(GAIT, ['walk_again'])).json() as AnalysisInvokeResponse;
+      expect((await finished(taskId)).state.status).toBe('successfull');
+      // What processing's commit does to a reprocessed trial: all its results are replaced.
+      await test.backends.database.db.delete(schema.trialResults).where(eq(schema.trialResults.trialId, again));
+      expect((await get(analysisPaths.taskForTrial(GAIT, again), owner.token)).statusCode).toBe(404);
+      const gait = ((await get(analysisPaths.functions, owner.token)).json() as AnalysisFunction[]).find(
+        (fn) => fn.id === GAIT,
+      )!;
+      expect(gait.states[again]).toBeUndefined();
+      expect(gait.results).toEqual([trial.walk]);
     });
 
     it('drops a trial analysis state with the trial', async () => {
