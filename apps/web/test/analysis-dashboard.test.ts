@@ -12,6 +12,7 @@ import { readStorage } from '@kinetrace/mocap/formats/mot';
 import { KinematicModel } from '@kinetrace/mocap/model/kinematic-model';
 import { coordinatesFromMotion } from '@kinetrace/mocap/model/motion';
 import { readOsim } from '@kinetrace/mocap/model/read-osim';
+import { ikJson } from '@kinetrace/mocap/session/ik-json';
 import { formatVisualizerJson, visualizerTransforms } from '@kinetrace/mocap/model/visualizer-json';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -96,6 +97,27 @@ async function expectTicksInTheirZones(page: Page, result: AnalysisResult): Prom
   }
 }
 
+/**
+ * The viewer's time and the chart's cursor follow each other: seeking the viewer to `targetS` puts
+ * the marker there, and a click 40 px to the right of the marker moves the viewer later and the
+ * marker to the click.
+ */
+async function expectLinkedBothWays(page: Page, chart: Locator, targetS: number): Promise<void> {
+  const field = page.getByRole('textbox', { name: 'Time (s)' });
+  await field.fill(targetS.toFixed(2));
+  await field.press('Enter');
+  const seekedS = await viewerTime(page);
+  expect(Math.abs(seekedS - targetS)).toBeLessThan(0.01);
+  await eventually(async () => Number(await chart.getAttribute('data-cursor-time'))).toBeCloseTo(seekedS, 4);
+
+  await chart.scrollIntoViewIfNeeded();
+  const box = (await chart.boundingBox())!;
+  const markerX = Number(await chart.getAttribute('data-cursor-x'));
+  await page.mouse.click(box.x + markerX + 40, box.y + box.height / 2);
+  await eventually(() => viewerTime(page)).toBeGreaterThan(seekedS);
+  await eventually(async () => Number(await chart.getAttribute('data-cursor-x'))).toBeCloseTo(markerX + 40, 0);
+}
+
 let session: Session;
 
 describeWithData(
@@ -144,6 +166,11 @@ describeWithData(
           { tag: RESULT_TAGS.ikResults, fileName: 'walk.mot', bytes: Buffer.from(motText) },
           { tag: RESULT_TAGS.opensimModel, fileName: 'model.osim', bytes: Buffer.from(modelXml) },
           { tag: RESULT_TAGS.visualizerTransforms, fileName: 'walk.json', bytes: visualizerJsonOf(modelXml, motText) },
+          {
+            tag: RESULT_TAGS.ikJson,
+            fileName: 'walk_ik.json',
+            bytes: Buffer.from(JSON.stringify(ikJson(readStorage(motText), readOsim(modelXml)))),
+          },
         ],
       });
       await seedTrial(seedTarget, session.id, { name: 'neutral' });
@@ -232,23 +259,27 @@ describeWithData(
 
     it("links the chart's cursor and the viewer's time both ways", async () => {
       await page.getByRole('button', { name: 'Pause' }).click();
-      const chart: Locator = section(page, 'Over time').getByTestId('chart');
       const times = result.datasets[result.x_axis];
-      const target = times[Math.round((result.indices.start + result.indices.end) / 2)];
-      const field = page.getByRole('textbox', { name: 'Time (s)' });
-      await field.fill(target.toFixed(2));
-      await field.press('Enter');
-      const seekedS = await viewerTime(page);
-      expect(Math.abs(seekedS - target)).toBeLessThan(0.01);
-      await eventually(async () => Number(await chart.getAttribute('data-cursor-time'))).toBeCloseTo(seekedS, 4);
+      await expectLinkedBothWays(
+        page,
+        section(page, 'Over time').getByTestId('chart'),
+        times[Math.round((result.indices.start + result.indices.end) / 2)],
+      );
+    });
 
-      // A click 40 px to the right of the marker moves the viewer later, and the marker to the click.
-      await chart.scrollIntoViewIfNeeded();
-      const box = (await chart.boundingBox())!;
-      const markerX = Number(await chart.getAttribute('data-cursor-x'));
-      await page.mouse.click(box.x + markerX + 40, box.y + box.height / 2);
-      await eventually(() => viewerTime(page)).toBeGreaterThan(seekedS);
-      await eventually(async () => Number(await chart.getAttribute('data-cursor-x'))).toBeCloseTo(markerX + 40, 0);
+    it("links the Chart page's cursor with the viewer of the charted trial below it", async () => {
+      await page.goto(`/dashboard/${session.id}`);
+      for (const [field, option] of [
+        ['Trials', 'walk'],
+        ['Y quantities', 'knee_angle_r'],
+      ]) {
+        await page.getByRole('combobox', { name: field }).click();
+        await page.getByRole('option', { name: option, exact: true }).click();
+        await page.keyboard.press('Escape');
+      }
+      await page.getByRole('button', { name: 'Pause' }).click({ timeout: 20_000 });
+      await expectLinkedBothWays(page, page.getByTestId('chart'), 1.5);
+      await page.goBack();
     });
 
     it('shares: a share-token link and, once the session is public, a public link, both read-only for a visitor without an account', async () => {

@@ -158,7 +158,7 @@ export function ChartPage({ sessionId }: { sessionId: string | null }) {
     [plotted, x, legend, lineWidth, pointRadius, pointStyle, colourScale, offsetValue],
   );
 
-  // Against time, the first trial plays in the viewer under the chart, its time linked with the chart's cursor.
+  // Against time, the first trial plays in the viewer below, its time linked with the chart's cursor.
   const viewed = x === 'time' ? loadedTrials.find(({ trial }) => resultUrl(trial, RESULT_TAGS.visualizerTransforms))?.trial : undefined;
   useChartTimeLink(chart, viewed && plotted.length > 0 ? clock : undefined, option);
 
@@ -211,7 +211,6 @@ export function ChartPage({ sessionId }: { sessionId: string | null }) {
               ) : null;
             })}
           </Group>
-          {viewed && session.data && <LazyTrialViewer session={session.data} trial={viewed} onClock={setClock} />}
         </Stack>
       </Grid.Col>
       <Grid.Col span={{ base: 12, md: 3 }}>
@@ -240,6 +239,11 @@ export function ChartPage({ sessionId }: { sessionId: string | null }) {
           </Stack>
         </Paper>
       </Grid.Col>
+      {viewed && session.data && (
+        <Grid.Col span={12}>
+          <LazyTrialViewer session={session.data} trial={viewed} onClock={setClock} />
+        </Grid.Col>
+      )}
     </Grid>
   );
 }
