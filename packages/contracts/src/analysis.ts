@@ -93,7 +93,12 @@ export type AnalysisResult = z.infer<typeof analysisResultSchema>;
  *   owner receives in GET /subjects/{id}/) lets anyone read the analyses of that subject's
  *   non-trashed sessions, public or not; the dashboard's data call then passes
  *   `subject_id` and `share_token`. No separate token per result: revoking is the subject's.
+ * - Readers other than the owner get analyses only as the session's data-sharing choice allows
+ *   (apps/server access.ts disclosure): analyses are processed data, so 'Share no data' keeps them
+ *   to the owner; a public session's visitors do not get the subject's name.
  * - Nobody else: unknown or unreadable ids answer 404. Only the owner invokes.
+ * - An analysis whose result reprocessing replaced no longer describes the trial: it is listed as
+ *   never run until invoked again.
  */
 
 /** The analysis function (and dashboard) id of each kind; stable, used in URLs. */
