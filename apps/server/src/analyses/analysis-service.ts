@@ -31,7 +31,10 @@ import {
 } from './analysis-catalog.ts';
 import type { AnalysisRepository, AnalysisRow, AnalysisWithTrial } from './analysis-repository.ts';
 
-/** An analysis of a demo-length trial takes a second or two; a job taking minutes has gone wrong (pg-boss fails it, then retries once). */
+/**
+ * An analysis takes seconds (it reads two files and runs forward kinematics over the motion); one
+ * active for 10 minutes has lost its process or hangs: pg-boss fails it and retries it once.
+ */
 const JOB_OPTIONS = { retryLimit: 1, retryDelayS: 5, expireInSeconds: 600 };
 
 export interface AnalysisServiceDeps {
