@@ -116,7 +116,11 @@ export const messages = {
   invalidCode: 'The code is not valid.',
   codeExpired: 'The code has expired. Request a new code.',
   tooManyWrongCodes: 'Too many wrong codes. Request a new code.',
-  tooManyAttempts: 'Too many attempts. Please wait a few minutes and try again.',
+  tooManyAttempts: (waitS: number) => {
+    const seconds = Math.max(1, Math.ceil(waitS));
+    const wait = seconds < 60 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${Math.ceil(seconds / 60)} minute${seconds <= 60 ? '' : 's'}`;
+    return `Too many attempts. Please wait ${wait} and try again.`;
+  },
   invalidResetLink: 'This password reset link is invalid or has expired. Request a new one.',
   notAuthenticated: 'Authentication credentials were not provided or have expired.',
   notVerified: 'Enter the code sent to your e-mail to continue.',

@@ -54,7 +54,7 @@ export function createAccountService(deps: AccountServiceDeps) {
 
   function throttle(key: string, rule: RateRule): void {
     const waitS = rateLimiter.hit(key, rule);
-    if (waitS > 0) throw tooManyRequests(messages.tooManyAttempts, waitS);
+    if (waitS > 0) throw tooManyRequests(messages.tooManyAttempts(waitS), waitS);
   }
 
   async function assertUnique(fields: { username?: string; email?: string }, exceptUserId?: number): Promise<void> {

@@ -64,7 +64,7 @@ export function createAuthService({ users, auth, mailer, rateLimiter, providerNa
   /** Refuses the try (429) while any of its keys must wait; failures are recorded by the caller. */
   function refuseWhileWaiting(keys: [string, RateRule | BackoffRule][]): void {
     const waitS = Math.max(...keys.map(([key, rule]) => rateLimiter.wait(key, rule)));
-    if (waitS > 0) throw tooManyRequests(messages.tooManyAttempts, waitS);
+    if (waitS > 0) throw tooManyRequests(messages.tooManyAttempts(waitS), waitS);
   }
 
   function recordFailure(keys: [string, RateRule | BackoffRule][]): void {
@@ -172,7 +172,7 @@ export function createAuthService({ users, auth, mailer, rateLimiter, providerNa
 
     async resendCode(context: AuthContext): Promise<void> {
       const waitS = rateLimiter.hit(`code-mail:account:${context.user.id}`, authRateRules.codeMailsPerAccount);
-      if (waitS > 0) throw tooManyRequests(messages.tooManyAttempts, waitS);
+      if (waitS > 0) throw tooManyRequests(messages.tooManyAttempts(waitS), waitS);
       await sendNewCode(context.user, context.token);
     },
 
