@@ -1,4 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -39,9 +41,49 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     : openPglite(join(options.dataDir, 'pglite'));
 }
 
+/**
+ * PGlite's own start parameters (its `defaultStartParams`, @electric-sql/pglite 0.5), with a smaller
+ * buffer cache: PostgreSQL's 128 MB default is sized for a database server, and in PGlite it lives in
+ * the server process's WebAssembly memory. 16 MB holds this app's working set (thousands of sessions'
+ * rows and indexes) several times over.
+ */
+const PGLITE_START_PARAMS = [
+  '--single', '-F', '-O', '-j',
+  '-c', 'search_path=public',
+  '-c', 'exit_on_error=false',
+  '-c', 'log_checkpoints=false',
+  '-c', 'max_worker_processes=0',
+  '-c', 'max_parallel_workers=0',
+  '-c', 'max_parallel_workers_per_gather=0',
+  '-c', 'io_method=sync',
+  '-c', 'max_parallel_maintenance_workers=0',
+  '-c', 'shared_buffers=16MB',
+  '-c', 'wal_buffers=1MB',
+];
+
+/**
+ * Creating a PGlite database runs initdb in a second WebAssembly instance, whose memory (about
+ * 450 MB) would stay with the server. It runs in a short-lived child process instead, and the
+ * server opens the new database with only its own instance's memory.
+ */
+function createPgliteDatabase(directory: string): Promise<void> {
+  const source = `
+    const [entry, directory, startParams] = process.argv.slice(1);
+    require(entry).PGlite.create(directory, { startParams: JSON.parse(startParams) }).then((db) => db.close());
+  `;
+  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['-e', source, entry, directory, JSON.stringify(PGLITE_START_PARAMS)], (error, _stdout, stderr) =>
+      error ? reject(new Error(`Could not create the database in ${directory}: ${stderr.trim() || error.message}`)) : resolve(),
+    );
+  });
+}
+
 async function openPglite(directory: string): Promise<DatabaseHandle> {
   mkdirSync(directory, { recursive: true });
-  const client = new PGlite(directory);
+  const options = { startParams: PGLITE_START_PARAMS };
+  if (!existsSync(join(directory, 'PG_VERSION'))) await createPgliteDatabase(directory);
+  const client = new PGlite(directory, options);
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
   // PGlite runs one query at a time; chaining keeps callers that don't await in order.

@@ -92,14 +92,20 @@ export function createSessionsRepository(db: Database) {
       }
       const where = and(...conditions);
       const order = sortExpressions[filter.sort];
+      // The page and the number of matching sessions in one query (a window count over the filtered
+      // rows): the list is the app's most frequent call, and on PGlite every query waits its turn.
       const query = db
-        .select({ session: sessions, subjectName: subjects.name, trialsCount })
+        .select({ session: sessions, subjectName: subjects.name, trialsCount, total: sql<number>`(count(*) over ())::int` })
         .from(sessions)
         .leftJoin(subjects, eq(sessions.subjectId, subjects.id))
         .where(where)
         .orderBy(filter.sortDesc ? sql`${order} desc nulls last` : sql`${order} asc nulls last`, asc(sessions.id))
         .offset(filter.start);
-      const items = filter.quantity === -1 ? await query : await query.limit(filter.quantity);
+      const rows = filter.quantity === -1 ? await query : await query.limit(filter.quantity);
+      const items = rows.map(({ total: _total, ...item }) => item);
+      if (rows.length > 0) return { items, total: rows[0].total };
+      // A page past the end has no row to carry the count.
+      if (filter.start === 0) return { items, total: 0 };
       const [{ total }] = await db
         .select({ total: sql<number>`count(*)::int` })
         .from(sessions)

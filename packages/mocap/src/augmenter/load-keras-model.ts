@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import h5wasm from 'h5wasm/node';
 import {
   activationFunction,
   type ActivationName,
@@ -113,6 +112,9 @@ export function kerasModelFromJson(modelJson: string, weightsByLayer: Map<string
 
 /** Reads every layer's weights from a Keras weights.h5 (root attribute layer_names, per-group weight_names). */
 export async function readKerasWeights(weightsPath: string): Promise<Map<string, LayerWeights>> {
+  // Imported when first needed: loading h5wasm's module under tsx holds about 600 MB resident, which
+  // an idle server (that may never run an augmenter) should not pay.
+  const { default: h5wasm } = await import('h5wasm/node');
   await h5wasm.ready;
   const file = new h5wasm.File(weightsPath, 'r');
   try {
