@@ -3,9 +3,13 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { messages, type FieldErrors } from '@kinetrace/contracts';
 import { HttpError } from './http-errors.ts';
 
+/** What the multipart parser (@fastify/busboy) throws for a body cut short or not in its declared format: the client's fault. */
+const BROKEN_MULTIPART = /unexpected end of multipart data|Boundary not found/i;
+
 /**
- * One place turns failures into answers: 404 for a path that names nothing, field-keyed 400s for invalid input, the service's own
- * status for rule violations, the framework's 4xx as `{ detail }`, and a bare 500 (logged) otherwise.
+ * One place turns failures into answers: 404 for a path that names nothing, field-keyed 400s for
+ * invalid input (a body that cannot be read at all under `non_field_errors`), the service's own
+ * status for rule violations, the framework's other 4xx as `{ detail }`, and a bare 500 (logged) otherwise.
  */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -25,7 +29,14 @@ export function registerErrorHandler(app: FastifyInstance): void {
       }
       return reply.code(400).send(fields);
     }
+    if (request.isMultipart() && error.statusCode === undefined && BROKEN_MULTIPART.test(error.message)) {
+      return reply.code(400).send({ non_field_errors: ['The upload is incomplete or malformed. Please send the files again.'] });
+    }
     const status = error.statusCode ?? 500;
+    if (status === 400) {
+      const unreadable = error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY';
+      return reply.code(400).send({ non_field_errors: [unreadable ? 'The request body is not valid JSON.' : error.message] });
+    }
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ detail: error.message });
     }

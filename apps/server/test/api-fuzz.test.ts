@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import type { InjectOptions } from 'fastify';
+import { fieldErrorsSchema, importMessages, messages, processingMessages, type Session, type Subject } from '@kinetrace/contracts';
+import { schema } from '@kinetrace/db';
+import { apiOperations, pathValuesOf, urlOf, type Operation, type OwnedIds } from './support/openapi.ts';
+import { seedTrial } from './support/seed.ts';
+import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
+
+/**
+ * Issue 13: a probe in the suite. Walks the OpenAPI document the server serves and sends every
+ * operation wrong types, huge strings, out-of-range and non-integer ids, unknown fields and
+ * malformed bodies, as the owner, another user and nobody. No answer may be a 5xx, and every 400
+ * says which field is wrong (or is one of the few rule answers about the request as a whole).
+ */
+
+/** 400s about the request as a whole rather than one field (spec §8), answered as `{ detail }`. */
+const WHOLE_REQUEST_RULES = new Set<string>([
+  messages.invalidResetLink,
+  messages.devicesRequiredForCalibration(0), // recording with no phone paired
+  importMessages.neutralNeedsSubject,
+  processingMessages.notProcessable,
+]);
+
+const HUGE = 'x'.repeat(200_000);
+const badPathValues = ['2147483648', '-1', '1.5', 'x'.repeat(2000), '%00'];
+const badQueryValues = ['x'.repeat(5000), '2147483648', '-99999999999999999999', 'true'];
+const badBodyValues: unknown[] = [true, [1], null, HUGE, 2147483648, -1e308];
+
+type Caller = 'owner' | 'other' | 'anonymous';
+const ALL_CALLERS: Caller[] = ['owner', 'other', 'anonymous'];
+
+describe('every operation of the OpenAPI document, fuzzed', () => {
+  let test: TestApp;
+  let operations: Operation[];
+  const headersOf: Record<Caller, Record<string, string>> = { owner: {}, other: {}, anonymous: {} };
+  let ids: OwnedIds;
+
+  beforeAll(async () => {
+    test = await startTestApp('pglite');
+    const owner = await verifiedUser(test);
+    headersOf.owner = authHeader(owner.token);
+    headersOf.other = authHeader((await verifiedUser(test)).token);
+    const session = ((await test.call({ method: 'GET', url: '/api/sessions/new/', headers: headersOf.owner })).json() as Session[])[0];
+    const subject = (
+      await test.call({
+        method: 'POST',
+        url: '/api/subjects/',
+        headers: headersOf.owner,
+        payload: { name: 'fuzzed', weight: 70, height: 1.7, birth_year: 1980, subject_tags: ['unimpaired'], terms: true },
+      })
+    ).json() as Subject;
+    const trialId = await seedTrial(test, session.id, { name: 'walk', results: [{ tag: 'ik_results', fileName: 'walk.mot', bytes: Buffer.from('x') }] });
+    const [row] = await test.backends.database.db.select().from(schema.sessions).where(eq(schema.sessions.id, session.id));
+    ids = { session: session.id, subject: String(subject.id), trial: trialId, user: String(owner.userId), pairingToken: row.pairingToken };
+    operations = await apiOperations(test);
+  });
+  afterAll(async () => {
+    await test?.close();
+  });
+
+  /** The requests one operation is sent: each breaks one thing and leaves the rest valid where it can. */
+  function casesOf(operation: Operation): { name: string; request: InjectOptions; callers?: Caller[] }[] {
+    const { method, path } = operation;
+    const parameters = operation.operation.parameters ?? [];
+    const pathValues = pathValuesOf(operation, ids);
+    const base = { method: method.toUpperCase() as InjectOptions['method'] };
+    const cases: { name: string; request: InjectOptions; callers?: Caller[] }[] = [];
+    // Values are checked before anyone's rights, the same for every caller: each value goes to the owner
+    // (whose calls get furthest) and, in turn, to the other user or nobody.
+    let turn = 0;
+    const ownerAndOneMore = (): Caller[] => ['owner', turn++ % 2 === 0 ? 'other' : 'anonymous'];
+    for (const parameter of parameters.filter((p) => p.in === 'path' && p.name !== '*')) {
+      for (const value of badPathValues) {
+        cases.push({ name: `path ${parameter.name}=${value.slice(0, 20)}`, request: { ...base, url: urlOf(path, { ...pathValues, [parameter.name]: value }) } });
+      }
+    }
+    for (const parameter of parameters.filter((p) => p.in === 'query')) {
+      for (const value of badQueryValues) {
+        const query = `${encodeURIComponent(parameter.name)}=${encodeURIComponent(value)}`;
+        cases.push({ name: `query ${parameter.name}=${value.slice(0, 20)}`, request: { ...base, url: urlOf(path, pathValues, query) }, callers: ownerAndOneMore() });
+      }
+      const repeated = `${parameter.name}=1&${parameter.name}=2`;
+      cases.push({ name: `query ${parameter.name} twice`, request: { ...base, url: urlOf(path, pathValues, repeated) } });
+    }
+    for (const parameter of parameters.filter((p) => p.in === 'header')) {
+      cases.push({ name: `header ${parameter.name}`, request: { ...base, url: urlOf(path, pathValues), headers: { [parameter.name]: HUGE.slice(0, 4000) } } });
+    }
+    const url = urlOf(path, pathValues);
+    cases.push({ name: 'unknown query field', request: { ...base, url: urlOf(path, pathValues, 'zzz_unknown=1') } });
+    if (method !== 'get') {
+      const properties = Object.keys(operation.operation.requestBody?.content['application/json']?.schema?.properties ?? {});
+      for (const property of properties) {
+        for (const value of badBodyValues) {
+          cases.push({
+            name: `body ${property}=${JSON.stringify(value)?.slice(0, 20)}`,
+            request: { ...base, url, payload: { [property]: value } },
+            callers: ownerAndOneMore(),
+          });
+        }
+      }
+      const json = { 'content-type': 'application/json' };
+      cases.push(
+        { name: 'unknown body field', request: { ...base, url, payload: { zzz_unknown: 1 } } },
+        { name: 'malformed JSON', request: { ...base, url, headers: json, payload: '{"a":' } },
+        { name: 'JSON array body', request: { ...base, url, headers: json, payload: '[1,2]' } },
+        { name: 'JSON string body', request: { ...base, url, headers: json, payload: '"x"' } },
+        { name: 'empty JSON body', request: { ...base, url, headers: json, payload: '' } },
+        { name: 'text body', request: { ...base, url, headers: { 'content-type': 'text/plain' }, payload: 'hello' } },
+        {
+          name: 'malformed multipart',
+          request: { ...base, url, headers: { 'content-type': 'multipart/form-data; boundary=zz' }, payload: '--zz\r\nContent-Disposition: form-data; name="x"\r\n\r\n' },
+        },
+      );
+    }
+    return cases;
+  }
+
+  /** Field-keyed: every key a field (or non_field_errors), every value a list of messages. */
+  function fieldKeyed(body: unknown): boolean {
+    if (fieldErrorsSchema.safeParse(body).success) {
+      return Object.values(body as Record<string, string[]>).every((list) => list.length > 0 && list.every((text) => text.trim().length > 0));
+    }
+    const detail = (body as { detail?: unknown } | null)?.detail;
+    return typeof detail === 'string' && WHOLE_REQUEST_RULES.has(detail);
+  }
+
+  it('answers no 5xx, and every 400 with field-keyed messages, to owner, other user and anonymous', async () => {
+    expect(operations.length).toBeGreaterThan(50);
+
+    const serverErrors: string[] = [];
+    const notFieldKeyed: string[] = [];
+    let sent = 0;
+    for (const operation of operations) {
+      for (const { name, request, callers = ALL_CALLERS } of casesOf(operation)) {
+        for (const caller of callers) {
+          const response = await test.call({ ...request, headers: { ...request.headers, ...headersOf[caller] } });
+          sent++;
+          const label = `${caller} ${request.method} ${String(request.url).slice(0, 120)} (${name}) → ${response.statusCode} ${response.body.slice(0, 160)}`;
+          if (response.statusCode >= 500) serverErrors.push(label);
+          else if (response.statusCode === 400) {
+            let body: unknown;
+            try {
+              body = response.json();
+            } catch {
+              body = response.body;
+            }
+            if (!fieldKeyed(body)) notFieldKeyed.push(label);
+          }
+        }
+      }
+    }
+    console.info(`api fuzz: ${sent} requests to ${operations.length} operations`);
+    expect(sent).toBeGreaterThan(1000);
+    expect(serverErrors, serverErrors.join('\n')).toEqual([]);
+    expect(notFieldKeyed, notFieldKeyed.join('\n')).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,266 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import type { InjectOptions } from 'fastify';
+import type { Session, Subject, Trial } from '@kinetrace/contracts';
+import { schema } from '@kinetrace/db';
+import { apiOperations, pathValuesOf, urlOf, type Operation, type OwnedIds } from './support/openapi.ts';
+import { seedTrial } from './support/seed.ts';
+import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
+
+/**
+ * §6 for every route the server has, generated from the OpenAPI document it serves: a route must
+ * be classified below or this test fails, so a new route cannot skip its authorization check.
+ *
+ * - anyone:  needs no credential (sign-up and sign-in, instance facts, tag lists, public profiles).
+ * - account: the caller's own account or lists: 401 without a login.
+ * - owner:   changes or runs something of the owner's data: the owner may; another user gets 404
+ *            (private data does not reveal that it exists); nobody signed in gets 401.
+ * - reader:  reads the owner's data: the owner may; others get 404 while it is private, and may
+ *            read it with its share link (the session's, or for a subject's routes the subject's).
+ * - filtered: lists anyone may ask for, answering only what the caller may read: nothing of
+ *            the owner's private data for anyone else.
+ * - pairing: the phone's calls, whose credential is the pairing token in the path: 404 without it.
+ * - signed:  stored files, served for a URL the server signed for someone allowed to read them.
+ */
+type Kind = 'anyone' | 'account' | 'owner' | 'reader' | 'filtered' | 'pairing' | 'signed';
+interface Rule {
+  kind: Kind;
+  /** A valid query and body, so that only who calls decides the answer. */
+  query?: (ids: OwnedIds) => string;
+  body?: (ids: OwnedIds) => InjectOptions['payload'];
+  contentType?: string;
+  /** The signed-in call uses an account of its own (it ends the login or the account). */
+  throwaway?: boolean;
+}
+
+const boundary = 'matrixb0undary';
+const multipart = (fields: Record<string, string>, file?: { field: string; name: string }) =>
+  [
+    ...Object.entries(fields).map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
+    ...(file ? [`--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\n\r\nnot a video\r\n`] : []),
+    `--${boundary}--\r\n`,
+  ].join('');
+const multipartType = `multipart/form-data; boundary=${boundary}`;
+
+const subjectBody = { name: 'Matrix', weight: 70, height: 1.7, birth_year: 1980, subject_tags: ['unimpaired'], terms: true };
+
+const rules: Record<string, Rule> = {
+  'GET /api/instance/': { kind: 'anyone' },
+  'POST /api/login/': { kind: 'anyone', body: () => ({ username: 'nobody_here', password: 'wrong password here' }) },
+  'POST /api/logout/': { kind: 'account', throwaway: true },
+  'GET /api/me/': { kind: 'account' },
+  'POST /api/verify/': { kind: 'account', body: () => ({ otp_token: '000000' }) },
+  'GET /api/check-otp-verified/': { kind: 'account' },
+  'POST /api/reset-otp-challenge/': { kind: 'account' },
+  'POST /api/register/': { kind: 'anyone', body: () => ({}) },
+  'POST /api/get_user_info/': { kind: 'anyone', body: () => ({ username: 'nobody_here' }) },
+  'POST /api/update_profile/': {
+    kind: 'account',
+    body: () => ({
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: `matrix_${Date.now()}@lab.example.org`,
+      country: 'United States',
+      institution: 'Gait Lab',
+      profession: 'Researcher',
+      reason: 'Gait analysis',
+      website: '',
+      newsletter: false,
+    }),
+  },
+  'POST /api/update_profile_picture/': { kind: 'account', body: () => multipart({}), contentType: multipartType },
+  'POST /api/reset-password/': { kind: 'anyone', body: () => ({ email: 'nobody@lab.example.org' }) },
+  'POST /api/new-password/': { kind: 'anyone', body: () => ({ token: 'not-a-token', password: 'a long enough new password' }) },
+  'POST /api/set-institutional-use/': { kind: 'account', body: () => ({ institutional_use: 'research_at_academic' }) },
+  'POST /api/delete-account/': { kind: 'account', throwaway: true, body: () => ({ confirm: 'not-the-username' }) },
+  'GET /api/sessions/new/': { kind: 'account' },
+  'POST /api/sessions/valid/': { kind: 'filtered', body: (ids) => ({ subject_id: Number(ids.subject) }) },
+  'GET /api/sessions/search_sessions/': { kind: 'account' },
+  'POST /api/sessions/empty_trash/': { kind: 'account' },
+  'GET /api/sessions/{id}/': { kind: 'reader' },
+  'PATCH /api/sessions/{id}/': { kind: 'owner', body: () => ({ public: false }) },
+  'GET /api/sessions/{id}/get_qr/': { kind: 'owner' },
+  'POST /api/sessions/{id}/rename/': { kind: 'owner', body: () => ({ sessionNewName: 'matrix' }) },
+  'GET /api/sessions/{id}/set_subject/': { kind: 'owner', query: (ids) => `subject_id=${ids.subject}` },
+  'GET /api/sessions/{id}/set_metadata/': { kind: 'owner', query: () => 'cb_rows=4' },
+  'GET /api/sessions/{id}/get_session_settings/': { kind: 'reader' },
+  'POST /api/sessions/{id}/trash/': { kind: 'owner' },
+  'POST /api/sessions/{id}/restore/': { kind: 'owner' },
+  'POST /api/sessions/{id}/permanent_remove/': { kind: 'owner' },
+  'GET /api/sessions/{id}/download/': { kind: 'reader' },
+  'GET /api/sessions/{id}/async-download/': { kind: 'reader' },
+  'GET /api/logs/{taskId}/on-ready/': { kind: 'reader' },
+  'GET /api/trials/{id}/': { kind: 'reader' },
+  'POST /api/trials/{id}/rename/': { kind: 'owner', body: () => ({ trialNewName: 'walk' }) },
+  'POST /api/trials/{id}/modifyTags/': { kind: 'owner', body: () => ({ trialNewTags: ['walking'] }) },
+  'POST /api/trials/{id}/trash/': { kind: 'owner' },
+  'POST /api/trials/{id}/restore/': { kind: 'owner' },
+  'POST /api/trials/{id}/permanent_remove/': { kind: 'owner' },
+  'GET /api/trial-tags/{id}/get_tags_trial/': { kind: 'reader' },
+  'GET /api/subjects/': { kind: 'account' },
+  'POST /api/subjects/': { kind: 'account', body: () => subjectBody },
+  'GET /api/subjects/{id}/': { kind: 'reader' },
+  'PUT /api/subjects/{id}/': { kind: 'owner', body: () => subjectBody },
+  'POST /api/subjects/{id}/trash/': { kind: 'owner' },
+  'POST /api/subjects/{id}/restore/': { kind: 'owner' },
+  'POST /api/subjects/{id}/permanent_remove/': { kind: 'owner' },
+  'GET /api/subject-tags/{id}/get_tags_subject/': { kind: 'reader' },
+  'GET /api/subjects/{id}/download/': { kind: 'reader' },
+  'GET /api/subjects/{id}/async-download/': { kind: 'reader' },
+  'GET /api/media/profile-pictures/{userId}/{fileName}': { kind: 'anyone' },
+  'GET /api/media/files/{*}': { kind: 'signed' },
+  'GET /api/sessions/{id}/record/': { kind: 'owner', query: () => 'name=matrix_trial' },
+  'GET /api/sessions/{id}/status/': { kind: 'owner' },
+  'GET /api/sessions/{id}/stop/': { kind: 'owner' },
+  'GET /api/sessions/{id}/cancel_trial/': { kind: 'owner' },
+  'GET /api/sessions/{id}/get_n_calibrated_cameras/': { kind: 'owner' },
+  'GET /api/sessions/{id}/calibration_img/': { kind: 'owner' },
+  'GET /api/sessions/{id}/neutral_img/': { kind: 'owner' },
+  'POST /api/sessions/{id}/import/': {
+    kind: 'owner',
+    body: () => multipart({ name: 'imported' }, { field: 'video', name: 'cam1.mp4' }),
+    contentType: multipartType,
+  },
+  'GET /api/capture/time/': { kind: 'anyone' },
+  'POST /api/capture/{pairingToken}/connect/': {
+    kind: 'pairing',
+    body: () => ({
+      device_id: 'matrix-phone',
+      capabilities: { model: 'Pixel 8', max_width: 1920, max_height: 1080, framerates: [60], mime_types: ['video/mp4'] },
+    }),
+  },
+  'GET /api/capture/{pairingToken}/state/': { kind: 'pairing', query: () => 'device_id=matrix-phone' },
+  'POST /api/trials/{id}/reprocess/': { kind: 'owner' },
+  'POST /api/sessions/{id}/reprocess/': { kind: 'owner' },
+  'POST /api/sessions/{id}/import-calibration/': {
+    kind: 'owner',
+    body: () => multipart({}, { field: 'file', name: 'cam1.json' }),
+    contentType: multipartType,
+  },
+  'GET /api/sessions/{id}/new_subject/': { kind: 'owner' },
+  'GET /api/lens-calibrations/': { kind: 'account' },
+  'POST /api/lens-calibrations/': { kind: 'account', body: () => multipart({}), contentType: multipartType },
+  'GET /api/analysis-functions/': { kind: 'reader', query: (ids) => `session_id=${ids.session}` },
+  'GET /api/analysis-results/states/': { kind: 'reader', query: (ids) => `session_id=${ids.session}` },
+  'GET /api/analysis-results/pending/': { kind: 'account' },
+  'GET /api/analysis-functions/{id}/task-for-trial/{trialId}/': { kind: 'reader' },
+  'POST /api/analysis-functions/{id}/invoke/': { kind: 'owner', body: (ids) => ({ session_id: ids.session, specific_trial_names: ['walk'] }) },
+  'GET /api/analysis-result/{task_id}/': { kind: 'reader' },
+  'GET /api/analysis-dashboards/': { kind: 'anyone' },
+  'GET /api/analysis-dashboards/{id}/': { kind: 'anyone' },
+  'GET /api/analysis-dashboards/{id}/data/': { kind: 'filtered', query: (ids) => `trial_id=${ids.trial}` },
+};
+
+/** Answers that mean "not allowed" (or "no such thing", for private data). */
+const REFUSED = [401, 403, 404];
+
+describe('authorization of every route in the OpenAPI document', () => {
+  let test: TestApp;
+  let ids: OwnedIds;
+  let operations: Operation[];
+  const headersOf: Record<'owner' | 'other', Record<string, string>> = { owner: {}, other: {} };
+  const shareTokens = { session: '', subject: '' };
+
+  beforeAll(async () => {
+    test = await startTestApp('pglite');
+    const owner = await verifiedUser(test);
+    headersOf.owner = authHeader(owner.token);
+    headersOf.other = authHeader((await verifiedUser(test)).token);
+    const session = ((await test.call({ method: 'GET', url: '/api/sessions/new/', headers: headersOf.owner })).json() as Session[])[0];
+    const subject = (await test.call({ method: 'POST', url: '/api/subjects/', headers: headersOf.owner, payload: subjectBody })).json() as Subject;
+    await test.call({ method: 'GET', url: `/api/sessions/${session.id}/set_subject/?subject_id=${subject.id}`, headers: headersOf.owner });
+    const trialId = await seedTrial(test, session.id, { name: 'walk', results: [{ tag: 'ik_results', fileName: 'walk.mot', bytes: Buffer.from('x') }] });
+    for (const [name, tag] of [['calibration', 'calibration-img'], ['neutral', 'neutral-img']] as const) {
+      await seedTrial(test, session.id, { name, results: [{ tag, fileName: `${name}.jpg`, bytes: Buffer.from('jpeg') }] });
+    }
+    const [row] = await test.backends.database.db.select().from(schema.sessions).where(eq(schema.sessions.id, session.id));
+    ids = { session: session.id, subject: String(subject.id), trial: trialId, user: String(owner.userId), pairingToken: row.pairingToken };
+    shareTokens.session = row.shareToken!;
+    shareTokens.subject = subject.share_token!;
+    operations = await apiOperations(test);
+  });
+  afterAll(async () => {
+    await test?.close();
+  });
+
+  const keyOf = ({ method, path }: Operation) => `${method.toUpperCase()} ${path}`;
+
+  it('classifies every route, and no route it classifies is gone', () => {
+    const keys = operations.map(keyOf);
+    expect(keys.filter((key) => !(key in rules)), 'routes missing from the matrix: classify them in `rules`').toEqual([]);
+    expect(Object.keys(rules).filter((key) => !keys.includes(key)), 'matrix entries for routes that no longer exist').toEqual([]);
+  });
+
+  it('answers each caller as its class says, on private data and through share links', async () => {
+    const failures: string[] = [];
+    let calls = 0;
+    for (const operation of operations) {
+      const rule = rules[keyOf(operation)];
+      if (!rule) continue; // reported by the test above
+      const values = pathValuesOf(operation, ids);
+      if (rule.kind === 'signed') {
+        const trial = (await test.call({ method: 'GET', url: `/api/trials/${ids.trial}/`, headers: headersOf.owner })).json() as Trial;
+        values['*'] = trial.results[0].media!.replace('/api/media/files/', '').split('?')[0];
+      }
+      const sendFull = async (headers: Record<string, string>, options: { shareToken?: string; pairingToken?: string; query?: string } = {}) => {
+        const pathValues = options.pairingToken ? { ...values, pairingToken: options.pairingToken } : values;
+        const query = [rule.query?.(ids), options.query, options.shareToken && `share_token=${options.shareToken}`].filter(Boolean).join('&');
+        const response = await test.call({
+          method: operation.method.toUpperCase() as InjectOptions['method'],
+          url: urlOf(operation.path, pathValues, query),
+          headers: { ...headers, ...(rule.contentType && { 'content-type': rule.contentType }) },
+          payload: rule.body?.(ids),
+        });
+        calls++;
+        return { status: response.statusCode, body: response.body };
+      };
+      const send = async (...args: Parameters<typeof sendFull>) => (await sendFull(...args)).status;
+      const check = (who: string, status: number, expected: (status: number) => boolean, description: string) => {
+        if (!expected(status) || status >= 500) failures.push(`${keyOf(operation)}: ${who} got ${status}, expected ${description}`);
+      };
+      const allowed = (status: number) => !REFUSED.includes(status);
+      const signedIn = rule.throwaway ? authHeader((await verifiedUser(test)).token) : headersOf.owner;
+      const shareToken = /^\/api\/(subjects|subject-tags)\//.test(operation.path) ? shareTokens.subject : shareTokens.session;
+
+      switch (rule.kind) {
+        case 'anyone':
+          check('anonymous', await send({}), (status) => status !== 401 && status !== 403, 'no login needed');
+          break;
+        case 'account':
+          check('anonymous', await send({}), (status) => status === 401, '401');
+          check('signed in', await send(signedIn), (status) => status !== 401 && status !== 403, 'their own account');
+          break;
+        case 'owner':
+          check('other user', await send(headersOf.other), (status) => status === 404, '404');
+          check('anonymous', await send({}), (status) => status === 401, '401');
+          check('other user with the share link', await send(headersOf.other, { shareToken }), (status) => status === 404, '404');
+          check('owner', await send(headersOf.owner), allowed, 'allowed');
+          break;
+        case 'reader':
+          for (const [who, headers] of [['other user', headersOf.other], ['anonymous', {}]] as const) {
+            check(who, await send(headers), (status) => status === 404, '404 while private');
+            check(`${who} with a wrong link`, await send(headers, { shareToken: 'not-the-token' }), (status) => status === 404, '404');
+          }
+          check('owner', await send(headersOf.owner), (status) => status !== 401 && status !== 403, 'allowed');
+          check('anonymous with the share link', await send({}, { shareToken }), (status) => status !== 401 && status !== 403, 'allowed');
+          break;
+        case 'filtered':
+          for (const [who, headers] of [['other user', headersOf.other], ['anonymous', {}]] as const) {
+            const { status, body } = await sendFull(headers);
+            check(who, status, (answer) => answer < 500 && !body.includes(ids.session) && !body.includes(ids.trial), "nothing of the owner's private data");
+          }
+          check('owner', await send(headersOf.owner), allowed, 'allowed');
+          break;
+        case 'pairing':
+          check('a wrong pairing token', await send({}, { pairingToken: 'not-the-pairing-token' }), (status) => status === 404, '404');
+          check('the paired phone', await send({}), allowed, 'allowed');
+          break;
+        case 'signed':
+          check('an unsigned request', await send({}, { query: 'expires=1&signature=x' }), (status) => status === 403, '403');
+          break;
+      }
+    }
+    expect(calls).toBeGreaterThan(operations.length * 2);
+    expect(failures, failures.join('\n')).toEqual([]);
+  }, 120_000);
+});
