@@ -19,6 +19,7 @@ import { ShareDialog } from './ShareDialog.tsx';
 
 type Data = AnalysisDashboardWithData['data'];
 
+const SIGN_IN_TEXT = 'Sign in to see your analyses, or open the link to an analysis someone shared with you.';
 const NOT_SHARED_TEXT = 'This analysis is not shared with you: ask its owner for a link to it.';
 
 /** The trial the link names, else the first one listed; its session and subject follow from it. */
@@ -136,6 +137,13 @@ export function AnalysisDashboardScreen() {
   const [clock, setClock] = useState<PlaybackClock | undefined>();
   const [sharing, setSharing] = useState(false);
 
+  if (!token && !linkSubject && !trialId) {
+    return (
+      <Container my="xl">
+        <Alert color="blue">{SIGN_IN_TEXT}</Alert>
+      </Container>
+    );
+  }
   if (!Number.isInteger(dashboardId) || dashboard.isError) {
     return (
       <Center my="xl">
@@ -153,6 +161,7 @@ export function AnalysisDashboardScreen() {
   }
   const { data } = dashboard.data;
   const viewed = picked.trial;
+  const failure = result.error ?? session.error;
   const choose = (next: string | undefined) => {
     const query = new URLSearchParams(params);
     if (next) query.set('trialId', next);
@@ -210,7 +219,7 @@ export function AnalysisDashboardScreen() {
               No analysed trial yet: open a session, and choose Analysis in a processed trial's menu.
             </Alert>
           )}
-          {result.error && <Alert color="red">{result.error.message}</Alert>}
+          {failure && <Alert color="red">{failure.message}</Alert>}
           {picked.trial && !result.data && !result.error && <Loader aria-label="Loading the analysis result" />}
           {result.data && viewed && (
             <Grid gap="md">
