@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, PASSWORD_MIN_LENGTH, REMEMBERED_DEVICE_HEADER } from '@kinetrace/contracts';
 import { codeIn, resetLinkIn } from './support/outbox.ts';
-import { authHeader, newUserPayload, PASSWORD, startTestApp, testBackends, verifiedUser, type TestApp } from './support/test-app.ts';
+import {
+  authHeader,
+  newUserPayload,
+  PASSWORD,
+  startTestApp,
+  testBackends,
+  verifiedUser,
+  type TestApp,
+} from './support/test-app.ts';
 
 /**
  * What an outside probe of the account API found (issue 13): reset links pointed at the caller's host,
@@ -13,7 +21,11 @@ const backends = await testBackends();
 function clientOf(test: TestApp) {
   const post = (url: string, payload?: unknown, headers: Record<string, string> = {}, remoteAddress?: string) =>
     test.call({ method: 'POST', url, payload: payload as Record<string, unknown>, headers, remoteAddress });
-  const lastMailTo = (email: string) => test.outbox().filter((mail) => mail.to.includes(email)).at(-1);
+  const lastMailTo = (email: string) =>
+    test
+      .outbox()
+      .filter((mail) => mail.to.includes(email))
+      .at(-1);
   return { post, lastMailTo };
 }
 
@@ -29,7 +41,11 @@ describe.each(backends)('password reset and remembered devices on %s', (backend)
   it('mails a reset link on the configured public URL, whatever host the request names', async () => {
     const { post, lastMailTo } = clientOf(test);
     const user = await verifiedUser(test);
-    const poisoned = await post('/api/reset-password/', { email: user.email, host: 'https://evil.example' }, { host: 'evil.example' });
+    const poisoned = await post(
+      '/api/reset-password/',
+      { email: user.email, host: 'https://evil.example' },
+      { host: 'evil.example' },
+    );
     expect(poisoned.statusCode).toBe(200);
     const link = resetLinkIn(lastMailTo(user.email)!.text);
     expect(link).toMatch(/^http:\/\/kinetrace\.test\/new-password\/[\w-]+$/);
@@ -41,8 +57,14 @@ describe.each(backends)('password reset and remembered devices on %s', (backend)
     await post('/api/register/', user);
     const login = await post('/api/login/', { username: user.username, password: PASSWORD });
     const token = (login.json() as { token: string }).token;
-    const verified = await post('/api/verify/', { otp_token: codeIn(lastMailTo(user.email)!.text), remember_device: true }, authHeader(token));
-    const device = { [REMEMBERED_DEVICE_HEADER]: (verified.json() as { remembered_device_token: string }).remembered_device_token };
+    const verified = await post(
+      '/api/verify/',
+      { otp_token: codeIn(lastMailTo(user.email)!.text), remember_device: true },
+      authHeader(token),
+    );
+    const device = {
+      [REMEMBERED_DEVICE_HEADER]: (verified.json() as { remembered_device_token: string }).remembered_device_token,
+    };
     const skipped = await post('/api/login/', { username: user.username, password: PASSWORD }, device);
     expect(skipped.json()).toMatchObject({ otp_challenge_sent: false });
 
@@ -67,7 +89,10 @@ describe.each(backends)('password reset and remembered devices on %s', (backend)
     const spaces = await post('/api/register/', newUserPayload({ password: ' '.repeat(20) }));
     expect(spaces.statusCode).toBe(400);
     expect(spaces.json()).toEqual({ password: [messages.passwordOnlySpaces] });
-    const padded = await post('/api/register/', newUserPayload({ password: `  ${'x'.repeat(PASSWORD_MIN_LENGTH - 2)}  ` }));
+    const padded = await post(
+      '/api/register/',
+      newUserPayload({ password: `  ${'x'.repeat(PASSWORD_MIN_LENGTH - 2)}  ` }),
+    );
     expect(padded.json()).toEqual({ password: [messages.passwordTooShort(PASSWORD_MIN_LENGTH)] });
 
     const user = await verifiedUser(test);
@@ -119,9 +144,12 @@ describe('login throttling', () => {
       { otp_token: codeIn(lastMailTo(owner.email)!.text), remember_device: true },
       authHeader((first.json() as { token: string }).token),
     );
-    const device = { [REMEMBERED_DEVICE_HEADER]: (verified.json() as { remembered_device_token: string }).remembered_device_token };
+    const device = {
+      [REMEMBERED_DEVICE_HEADER]: (verified.json() as { remembered_device_token: string }).remembered_device_token,
+    };
 
-    const guess = (password = wrongPassword) => post('/api/login/', { username: owner.username, password }, {}, '10.9.0.1');
+    const guess = (password = wrongPassword) =>
+      post('/api/login/', { username: owner.username, password }, {}, '10.9.0.1');
     for (let attempt = 0; attempt < 5; attempt++) expect((await guess()).statusCode).toBe(400);
     const waits: number[] = [];
     try {
@@ -138,7 +166,9 @@ describe('login throttling', () => {
       expect((await guess(PASSWORD)).statusCode).toBe(429);
 
       // The owner still gets in: from another address, and from the remembered device at the same address.
-      expect((await post('/api/login/', { username: owner.username, password: PASSWORD }, {}, '10.9.0.2')).statusCode).toBe(200);
+      expect(
+        (await post('/api/login/', { username: owner.username, password: PASSWORD }, {}, '10.9.0.2')).statusCode,
+      ).toBe(200);
       const known = await post('/api/login/', { username: owner.username, password: PASSWORD }, device, '10.9.0.1');
       expect(known.statusCode).toBe(200);
       expect(known.json()).toMatchObject({ otp_challenge_sent: false });
@@ -152,10 +182,17 @@ describe('login throttling', () => {
     const colleague = newUserPayload();
     await post('/api/register/', colleague);
     for (let attempt = 0; attempt < 30; attempt++) {
-      const response = await post('/api/login/', { username: `student_${attempt}`, password: wrongPassword }, {}, '10.8.0.1');
+      const response = await post(
+        '/api/login/',
+        { username: `student_${attempt}`, password: wrongPassword },
+        {},
+        '10.8.0.1',
+      );
       expect(response.statusCode).toBe(400);
     }
-    expect((await post('/api/login/', { username: colleague.username, password: PASSWORD }, {}, '10.8.0.1')).statusCode).toBe(200);
+    expect(
+      (await post('/api/login/', { username: colleague.username, password: PASSWORD }, {}, '10.8.0.1')).statusCode,
+    ).toBe(200);
   });
 
   it('holds back guessing spread over many addresses, except on a device the owner remembered', async () => {
@@ -168,13 +205,22 @@ describe('login throttling', () => {
       { otp_token: codeIn(lastMailTo(owner.email)!.text), remember_device: true },
       authHeader((first.json() as { token: string }).token),
     );
-    const device = { [REMEMBERED_DEVICE_HEADER]: (verified.json() as { remembered_device_token: string }).remembered_device_token };
+    const device = {
+      [REMEMBERED_DEVICE_HEADER]: (verified.json() as { remembered_device_token: string }).remembered_device_token,
+    };
     for (let address = 0; address < 20; address++) {
       for (let attempt = 0; attempt < 5; attempt++) {
-        expect((await post('/api/login/', { username: owner.username, password: wrongPassword }, {}, `10.6.${address}.1`)).statusCode).toBe(400);
+        expect(
+          (await post('/api/login/', { username: owner.username, password: wrongPassword }, {}, `10.6.${address}.1`))
+            .statusCode,
+        ).toBe(400);
       }
     }
-    expect((await post('/api/login/', { username: owner.username, password: PASSWORD }, {}, '10.6.99.1')).statusCode).toBe(429);
-    expect((await post('/api/login/', { username: owner.username, password: PASSWORD }, device, '10.6.99.1')).statusCode).toBe(200);
+    expect(
+      (await post('/api/login/', { username: owner.username, password: PASSWORD }, {}, '10.6.99.1')).statusCode,
+    ).toBe(429);
+    expect(
+      (await post('/api/login/', { username: owner.username, password: PASSWORD }, device, '10.6.99.1')).statusCode,
+    ).toBe(200);
   });
 });

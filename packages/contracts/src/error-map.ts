@@ -46,7 +46,9 @@ export const fieldErrorMap: z.core.$ZodErrorMap = (issue) => {
       return messages.invalidValue;
     }
     case 'invalid_value': {
-      const listable = issue.values.length <= MAX_LISTED_OPTIONS && issue.values.every((value) => typeof value === 'string' || typeof value === 'number');
+      const listable =
+        issue.values.length <= MAX_LISTED_OPTIONS &&
+        issue.values.every((value) => typeof value === 'string' || typeof value === 'number');
       return listable ? messages.chooseOneOf(issue.values.map(String)) : messages.invalidValue;
     }
     case 'invalid_format':

@@ -111,6 +111,8 @@ export const messages = {
   passwordChanged: 'Password changed successfully.',
   profileUrlCopied: 'Profile URL copied to clipboard!',
   accountDeleted: 'Your account and all its data have been removed.',
+  saved: 'Saved.',
+  loggedOut: 'Logged out.',
 
   invalidCredentials: 'Unable to log in with provided credentials.',
   invalidCode: 'The code is not valid.',

@@ -42,7 +42,7 @@ export function registerAccountRoutes(app: FastifyInstance, authService: AuthSer
 
   api.post(accountPaths.logout, { schema: { tags, response: { 200: messageResponseSchema } } }, async (request) => {
     await authService.logout(requireLogin(request));
-    return { message: 'Logged out.' };
+    return { message: messages.loggedOut };
   });
 
   api.get(accountPaths.me, { schema: { tags, response: { 200: meResponseSchema } } }, (request) => {

@@ -158,7 +158,7 @@ export function createAccountService(deps: AccountServiceDeps) {
 
     async setInstitutionalUse(context: AuthContext, use: InstitutionalUse): Promise<MessageResponse> {
       await users.update(context.user.id, { institutionalUse: use });
-      return { message: 'Saved.' };
+      return { message: messages.saved };
     },
 
     /** Removes the user's every row (by cascade) and every file. */
