@@ -93,12 +93,16 @@ async function main(): Promise<void> {
     async function follow(trialId: string, startS: number) {
       const changes: { stage: string; atS: number }[] = [];
       const wallStartMs = Date.now() - (performance.now() - startS * 1000);
+      const polls = { count: 0, s: 0 };
       for (;;) {
+        const pollStart = performance.now();
         const trial = await get<Trial>(`/trials/${trialId}/`);
+        polls.count++;
+        polls.s += (performance.now() - pollStart) / 1000;
         const atS = performance.now() / 1000 - startS;
         const stage = (trial.meta.progress as { stage?: string } | undefined)?.stage;
         if (stage && stage !== changes.at(-1)?.stage) changes.push({ stage, atS });
-        if (trial.status === 'done' || trial.status === 'error') return { trial, totalS: (Date.parse(trial.updated_at) - wallStartMs) / 1000, changes };
+        if (trial.status === 'done' || trial.status === 'error') return { trial, totalS: (Date.parse(trial.updated_at) - wallStartMs) / 1000, changes, polls };
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
@@ -154,7 +158,7 @@ async function main(): Promise<void> {
       const imported = await importTrial(`balance_${round}`, videos.trial);
       const run = await follow(imported.id, performance.now() / 1000);
       if (run.trial.status !== 'done') throw new Error(`balance: ${String(run.trial.meta.error_msg)}`);
-      return { totalS: run.totalS, stages: stageSeconds(run.changes, run.totalS), trace: traces.get(imported.id) ?? {} };
+      return { totalS: run.totalS, stages: stageSeconds(run.changes, run.totalS), trace: { ...traces.get(imported.id), polls: run.polls.count, pollsS: run.polls.s } as Record<string, number> };
     }
 
     // Alternating runs, as the shared machine's load drifts; medians compared.
@@ -187,6 +191,7 @@ async function main(): Promise<void> {
     console.log('server trace (median s)');
     for (const [key, label] of Object.entries(steps)) console.log(`  ${label.padEnd(46)} ${traced(key).toFixed(2)}`);
     console.log(`  ${'progress writes (beside the engine)'.padEnd(46)} ${traced('progressS').toFixed(2)} (${traced('progressWrites')} writes)`);
+    console.log(`  ${"this bench's status polls (beside the engine)".padEnd(46)} ${traced('pollsS').toFixed(2)} (${traced('polls')} polls)`);
     const untraced = serverS - Object.keys(steps).reduce((sum, key) => sum + traced(key), 0);
     console.log(`  ${'rest (job start, status reads, clock)'.padEnd(46)} ${untraced.toFixed(2)}`);
     console.log(`server overhead: ${(((serverS - engineS) / engineS) * 100).toFixed(1)} % (goal < 10 %)`);
