@@ -118,6 +118,11 @@ async function expectLinkedBothWays(page: Page, chart: Locator, targetS: number)
   await eventually(async () => Number(await chart.getAttribute('data-cursor-x'))).toBeCloseTo(markerX + 40, 0);
 }
 
+async function openAnalysisDialog(page: Page, trialName: string): Promise<void> {
+  await page.getByRole('button', { name: `Actions for trial ${trialName}` }).click();
+  await page.getByRole('menuitem', { name: 'Analysis' }).click();
+}
+
 let session: Session;
 
 describeWithData(
@@ -185,15 +190,14 @@ describeWithData(
       await server?.stop();
     });
 
-    it("runs gait from the walk trial's menu: Calculating... then successfull (squat: failed in red, with what to do); the neutral trial has no Analysis item", async () => {
+    it("runs gait from the walk trial's menu: Calculating... then successfull (squat: failed in red, with what to do); no Analysis item on the neutral trial; an empty function list says so", async () => {
       await page.goto(`/session/${session.id}`);
       await page.getByRole('button', { name: 'Actions for trial neutral' }).click();
       await page.getByRole('menuitem', { name: 'Tags' }).waitFor();
       await expect(page.getByRole('menuitem', { name: 'Analysis' }).count()).resolves.toBe(0);
       await page.keyboard.press('Escape');
 
-      await page.getByRole('button', { name: 'Actions for trial walk' }).click();
-      await page.getByRole('menuitem', { name: 'Analysis' }).click();
+      await openAnalysisDialog(page, 'walk');
       const row = section(page, gait.title);
       await row.getByRole('button', { name: 'Run' }).click();
       await row.getByText('Calculating...').waitFor();
@@ -220,6 +224,16 @@ describeWithData(
       expect(Object.keys(result.metrics)).toEqual(
         expect.arrayContaining(['gait_speed', 'stride_length', 'cadence', 'double_support']),
       );
+
+      // With no function to offer, the dialog says so.
+      const functionList = (url: URL) => url.pathname === '/api/analysis-functions/';
+      await page.keyboard.press('Escape');
+      await page.route(functionList, (route) => route.fulfill({ json: [] }));
+      await openAnalysisDialog(page, 'walk');
+      await page.getByText('Sorry, there are no available functions.', { exact: true }).waitFor();
+      await page.unroute(functionList);
+      await page.keyboard.press('Escape');
+      await openAnalysisDialog(page, 'walk');
     });
 
     it("opens the dashboard: the viewer looping over the analysed window, the result's metrics, zones and curves", async () => {
