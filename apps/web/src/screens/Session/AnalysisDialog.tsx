@@ -36,7 +36,7 @@ function FunctionRow({ analysis, trial, sessionId }: { analysis: AnalysisFunctio
             {analysis.description}
           </Text>
         </div>
-        <Stack gap={4} align="flex-end" miw={150}>
+        <Stack gap={4} align="flex-end" miw={240}>
           {calculating ? (
             <Group gap={6} data-testid="analysis-status">
               <Loader size="xs" />
@@ -50,7 +50,7 @@ function FunctionRow({ analysis, trial, sessionId }: { analysis: AnalysisFunctio
             )
           )}
           {!calculating && (
-            <Group gap="xs">
+            <Group gap="xs" wrap="nowrap">
               {state?.state.status === 'successfull' && (
                 <Button
                   size="xs"
