@@ -3,6 +3,7 @@ import { errorStatistics } from '../triangulation/reprojection-summary.ts';
 import { triangulate } from '../triangulation/triangulate.ts';
 import { alignToTimeBase, sharedTimeBase } from './align-to-time-base.ts';
 import type { KeypointSeries } from './keypoint-series.ts';
+import { MIN_OVERLAP_SHARE } from './synchronise.ts';
 
 /**
  * The tie-breaker synchronise() uses with calibrated cameras: triangulate all cameras, with one
@@ -10,7 +11,10 @@ import type { KeypointSeries } from './keypoint-series.ts';
  * camera's median reprojection error in pixels (Infinity when nothing could be triangulated). A
  * wrong lag makes the camera see a moving limb at another instant than the others, which shows up
  * as a larger reprojection error. No view is rejected as an outlier here, so the misaligned camera
- * always counts. Long trials are scored on at most `maxFrames` evenly spaced frames.
+ * always counts. Long trials are scored on at most `maxFrames` evenly spaced frames. An offset that
+ * leaves less than half the shortest video overlapping the others scores Infinity, as the
+ * correlation does (MIN_OVERLAP_SHARE): on an 11-frame static trial a lag of 8.6 frames once
+ * reprojected better on the 2 frames it kept than the start times on all 11.
  */
 export function reprojectionErrorAtOffset(
   cameraModels: readonly CameraModel[],
@@ -20,6 +24,7 @@ export function reprojectionErrorAtOffset(
   maxFrames = 600,
 ): (camera: number, offsetS: number, offsetsS?: readonly number[]) => number {
   const cameraCount = cameraModels.length;
+  const minFrames = Math.max(2, Math.ceil(MIN_OVERLAP_SHARE * Math.min(...series.map((s) => s.frameCount))));
   return (camera, offsetS, offsetsS = initialOffsetsS) => {
     const offsets = offsetsS.slice();
     offsets[camera] = offsetS;
@@ -29,6 +34,7 @@ export function reprojectionErrorAtOffset(
     } catch {
       return Number.POSITIVE_INFINITY;
     }
+    if (timesS.length < minFrames) return Number.POSITIVE_INFINITY;
     const stride = Math.ceil(timesS.length / maxFrames);
     if (stride > 1) timesS = timesS.filter((_, frame) => frame % stride === 0);
     const aligned = alignToTimeBase(series, offsets, timesS, series[referenceCamera].fps / stride);

@@ -93,6 +93,8 @@ const GRID_OVERSAMPLING = 2;
  * such spurious lags came with 0.15-0.22).
  */
 export const MIN_REPROJECTION_GAIN = 0.15;
+/** A lag must leave at least this share of the shortest video overlapping, so that it is not chosen on a few frames. */
+export const MIN_OVERLAP_SHARE = 0.5;
 export const MIN_CORRELATION_CONFIDENCE = 0.3;
 
 export function synchronise(cameras: readonly KeypointSeries[], options: SynchroniseOptions = {}): SyncResult {
@@ -110,8 +112,7 @@ export function synchronise(cameras: readonly KeypointSeries[], options: Synchro
   const gridLength = Math.floor((sharedEndS - sharedStartS) / gridStepS) + 1;
   const maxLagSamples = Math.round(maxLagS / gridStepS);
   const shortestDurationS = Math.min(...cameras.map((series) => series.timestampsS[series.frameCount - 1] - series.timestampsS[0]));
-  // At least half the shortest video must overlap, so that a lag is not chosen on a few samples.
-  const minOverlapSamples = Math.max(3, Math.floor((0.5 * shortestDurationS) / gridStepS));
+  const minOverlapSamples = Math.max(3, Math.floor((MIN_OVERLAP_SHARE * shortestDurationS) / gridStepS));
 
   /** Signal of a camera on the grid, read on its own clock shifted by its initial offset. */
   const onGrid = (c: number, kind: MotionSignalKind): Float64Array => {

@@ -68,6 +68,20 @@ describeWithData('synchronising the Pose2Sim demo cameras (real keypoints)', [ca
     }
   });
 
+  it('scores no lag that leaves less than half of a short clip overlapping (an 11-frame cut)', () => {
+    const cut = cameraNames.map((name) => {
+      const series = demoSeries(name);
+      const stride = names.length * 3;
+      return { ...series, frameCount: 11, timestampsS: series.timestampsS.slice(0, 11), data: series.data.slice(0, 11 * stride) };
+    });
+    const score = reprojectionErrorAtOffset(models, cut, [0, 0, 0, 0], 0);
+    expect(score(1, 5 / 60)).toBeLessThan(30);
+    expect(score(1, 6 / 60)).toBe(Number.POSITIVE_INFINITY);
+    expect(score(1, -8 / 60)).toBe(Number.POSITIVE_INFINITY);
+    const result = synchroniseDemo(cut);
+    for (const camera of result.cameras) expect(Math.abs(camera.lagFrames)).toBeLessThanOrEqual(5.5);
+  });
+
   it('aligns the shifted camera back onto the reference frames', () => {
     const series = cameraNames.map((name) => demoSeries(name, name === 'cam02' ? 3 : 0));
     const offsets = [0, 3 / 60, 0, 0];
