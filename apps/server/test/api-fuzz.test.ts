@@ -52,7 +52,9 @@ describe('every operation of the OpenAPI document, fuzzed', () => {
     ).json() as Subject;
     const trialId = await seedTrial(test, session.id, { name: 'walk', results: [{ tag: 'ik_results', fileName: 'walk.mot', bytes: Buffer.from('x') }] });
     const [row] = await test.backends.database.db.select().from(schema.sessions).where(eq(schema.sessions.id, session.id));
-    ids = { session: session.id, subject: String(subject.id), trial: trialId, user: String(owner.userId), pairingToken: row.pairingToken };
+    const download = await test.call({ method: 'GET', url: `/api/sessions/${session.id}/async-download/`, headers: headersOf.owner });
+    const task = (download.json() as { task_id: string }).task_id;
+    ids = { session: session.id, subject: String(subject.id), trial: trialId, user: String(owner.userId), pairingToken: row.pairingToken, task };
     operations = await apiOperations(test);
   });
   afterAll(async () => {

@@ -19,10 +19,12 @@ import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/
  *            read it with its share link (the session's, or for a subject's routes the subject's).
  * - filtered: lists anyone may ask for, answering only what the caller may read: nothing of
  *            the owner's private data for anyone else.
+ * - task:    a background task's progress or result, for whoever started it: 404 for anyone else,
+ *            share link or not.
  * - pairing: the phone's calls, whose credential is the pairing token in the path: 404 without it.
  * - signed:  stored files, served for a URL the server signed for someone allowed to read them.
  */
-type Kind = 'anyone' | 'account' | 'owner' | 'reader' | 'filtered' | 'pairing' | 'signed';
+type Kind = 'anyone' | 'account' | 'owner' | 'reader' | 'filtered' | 'task' | 'pairing' | 'signed';
 interface Rule {
   kind: Kind;
   /** A valid query and body, so that only who calls decides the answer. */
@@ -89,7 +91,7 @@ const rules: Record<string, Rule> = {
   'POST /api/sessions/{id}/permanent_remove/': { kind: 'owner' },
   'GET /api/sessions/{id}/download/': { kind: 'reader' },
   'GET /api/sessions/{id}/async-download/': { kind: 'reader' },
-  'GET /api/logs/{taskId}/on-ready/': { kind: 'reader' },
+  'GET /api/logs/{taskId}/on-ready/': { kind: 'task' },
   'GET /api/trials/{id}/': { kind: 'reader' },
   'POST /api/trials/{id}/rename/': { kind: 'owner', body: () => ({ trialNewName: 'walk' }) },
   'POST /api/trials/{id}/modifyTags/': { kind: 'owner', body: () => ({ trialNewTags: ['walking'] }) },
@@ -143,9 +145,10 @@ const rules: Record<string, Rule> = {
   'GET /api/analysis-functions/': { kind: 'reader', query: (ids) => `session_id=${ids.session}` },
   'GET /api/analysis-results/states/': { kind: 'reader', query: (ids) => `session_id=${ids.session}` },
   'GET /api/analysis-results/pending/': { kind: 'account' },
-  'GET /api/analysis-functions/{id}/task-for-trial/{trialId}/': { kind: 'reader' },
+  // No analysis has run on the fixture's trial: its task is looked up like a task (404 to anyone else).
+  'GET /api/analysis-functions/{id}/task-for-trial/{trialId}/': { kind: 'task' },
   'POST /api/analysis-functions/{id}/invoke/': { kind: 'owner', body: (ids) => ({ session_id: ids.session, specific_trial_names: ['walk'] }) },
-  'GET /api/analysis-result/{task_id}/': { kind: 'reader' },
+  'GET /api/analysis-result/{task_id}/': { kind: 'task' },
   'GET /api/analysis-dashboards/': { kind: 'anyone' },
   'GET /api/analysis-dashboards/{id}/': { kind: 'anyone' },
   'GET /api/analysis-dashboards/{id}/data/': { kind: 'filtered', query: (ids) => `trial_id=${ids.trial}` },
@@ -174,7 +177,9 @@ describe('authorization of every route in the OpenAPI document', () => {
       await seedTrial(test, session.id, { name, results: [{ tag, fileName: `${name}.jpg`, bytes: Buffer.from('jpeg') }] });
     }
     const [row] = await test.backends.database.db.select().from(schema.sessions).where(eq(schema.sessions.id, session.id));
-    ids = { session: session.id, subject: String(subject.id), trial: trialId, user: String(owner.userId), pairingToken: row.pairingToken };
+    const download = await test.call({ method: 'GET', url: `/api/sessions/${session.id}/async-download/`, headers: headersOf.owner });
+    const task = (download.json() as { task_id: string }).task_id;
+    ids = { session: session.id, subject: String(subject.id), trial: trialId, user: String(owner.userId), pairingToken: row.pairingToken, task };
     shareTokens.session = row.shareToken!;
     shareTokens.subject = subject.share_token!;
     operations = await apiOperations(test);
@@ -241,8 +246,16 @@ describe('authorization of every route in the OpenAPI document', () => {
             check(who, await send(headers), (status) => status === 404, '404 while private');
             check(`${who} with a wrong link`, await send(headers, { shareToken: 'not-the-token' }), (status) => status === 404, '404');
           }
-          check('owner', await send(headersOf.owner), (status) => status !== 401 && status !== 403, 'allowed');
-          check('anonymous with the share link', await send({}, { shareToken }), (status) => status !== 401 && status !== 403, 'allowed');
+          check('owner', await send(headersOf.owner), allowed, 'allowed');
+          check('anonymous with the share link', await send({}, { shareToken }), allowed, 'allowed');
+          break;
+        case 'task':
+          for (const [who, headers] of [['other user', headersOf.other], ['anonymous', {}]] as const) {
+            check(who, await send(headers), (status) => status === 404, '404');
+            check(`${who} with the share link`, await send(headers, { shareToken }), (status) => status === 404, '404');
+          }
+          // The fixture's task is an archive download: its progress answers its owner; as an analysis it does not exist.
+          check('owner', await send(headersOf.owner), (status) => status !== 401 && status !== 403, 'not refused');
           break;
         case 'filtered':
           for (const [who, headers] of [['other user', headersOf.other], ['anonymous', {}]] as const) {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { TestApp } from './test-app.ts';
 
 /** The OpenAPI document the server serves (GET /api/docs/json): its route list, for tests that must cover every route. */
@@ -50,6 +49,8 @@ export interface OwnedIds {
   subject: string;
   user: string;
   pairingToken: string;
+  /** A background task of the owner's (an async download). */
+  task: string;
 }
 
 /** A value for a path parameter that names the owner's data, so that only what a test changes is wrong. */
@@ -62,8 +63,8 @@ export function pathValue(path: string, name: string, ids: OwnedIds): string {
   }
   const known: Record<string, string> = {
     trialId: ids.trial,
-    taskId: randomUUID(),
-    task_id: randomUUID(),
+    taskId: ids.task,
+    task_id: ids.task,
     pairingToken: ids.pairingToken,
     userId: ids.user,
     fileName: '0123456789abcdef.png',
