@@ -127,7 +127,7 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
     now,
   });
   const intake = createVideoIntake({ trials, files, processing, log: app.log, now });
-  const recordingService = createRecordingService({ trials, devices, subjects, sessionService, intake, media, now });
+  const recordingService = createRecordingService({ trials, devices, subjects, sessionService, intake, media, removal, now });
   const calibrationImport = createCalibrationImportService({ trials, files, removal, sessionService, now });
   const lensCalibrationService = createLensCalibrationService({ lenses: lensCalibrations });
   const captureService = createCaptureService({ sessions, trials, devices, recording: recordingService, intake, now });

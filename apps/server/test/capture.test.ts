@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { estimateClockOffsetMs, messages, type CaptureState, type ClockSample, type RecordingStatus, type Session, type Trial } from '@kinetrace/contracts';
+import { estimateClockOffsetMs, messages, PAIRING_TOKEN_HEADER, type CaptureState, type ClockSample, type RecordingStatus, type Session, type Trial } from '@kinetrace/contracts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
 import { makeTestVideo } from './support/videos.ts';
 
@@ -43,21 +43,21 @@ class FakePhone {
   async createUpload(trialId: string, length: number): Promise<{ status: number; location?: string; body: string }> {
     const response = await fetch(`${this.baseUrl}/api/capture/uploads/`, {
       method: 'POST',
-      headers: { 'tus-resumable': '1.0.0', 'upload-length': String(length), 'upload-metadata': this.metadata(trialId) },
+      headers: { 'tus-resumable': '1.0.0', [PAIRING_TOKEN_HEADER]: this.pairingToken, 'upload-length': String(length), 'upload-metadata': this.metadata(trialId) },
     });
     const location = response.headers.get('location') ?? undefined;
     return { status: response.status, location: location && new URL(location, this.baseUrl).toString(), body: await response.text() };
   }
 
   async offset(url: string): Promise<number> {
-    const response = await fetch(url, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
+    const response = await fetch(url, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0', [PAIRING_TOKEN_HEADER]: this.pairingToken } });
     return Number(response.headers.get('upload-offset'));
   }
 
   async send(url: string, bytes: Buffer, offset: number): Promise<{ status: number; body: string }> {
     const response = await fetch(url, {
       method: 'PATCH',
-      headers: { 'tus-resumable': '1.0.0', 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
+      headers: { 'tus-resumable': '1.0.0', [PAIRING_TOKEN_HEADER]: this.pairingToken, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
       body: new Uint8Array(bytes),
     });
     return { status: response.status, body: await response.text() };
@@ -172,7 +172,7 @@ describe('capture: pairing, recording and uploads', () => {
   });
 
   it('resumes an upload cut half-way: one intact video, byte-identical to the source', async () => {
-    const { session, phones } = await pairedSession(2);
+    const { session, phones, pairingToken } = await pairedSession(2);
     const trialId = ((await api(`/sessions/${session.id}/record/?name=walk`)).json() as { id: string }).id;
     await api(`/sessions/${session.id}/stop/`);
     const created = await phones[0].createUpload(trialId, videoA.length);
@@ -187,7 +187,7 @@ describe('capture: pairing, recording and uploads', () => {
     });
     await fetch(created.location!, {
       method: 'PATCH',
-      headers: { 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+      headers: { 'tus-resumable': '1.0.0', [PAIRING_TOKEN_HEADER]: pairingToken, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
       body: cut,
       signal: controller.signal,
       duplex: 'half',

@@ -60,6 +60,9 @@ export type CaptureState = z.infer<typeof captureStateSchema>;
 
 export const serverTimeSchema = z.object({ server_time_ms: z.number() });
 
+/** The header every tus request of a phone's upload carries its session's pairing token in (the upload's credential). */
+export const PAIRING_TOKEN_HEADER = 'x-pairing-token';
+
 /** tus Upload-Metadata of a phone's video (values are strings, as tus carries them). */
 export const uploadMetadataSchema = z.object({
   pairing_token: z.string().min(10).max(200),

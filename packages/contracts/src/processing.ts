@@ -144,6 +144,8 @@ export const importMessages = {
     `Trial "${trialName}" is still being recorded or uploaded: wait until its videos are in, then start the next subject.`,
   neutralNeedsSubject:
     "Choose the session's subject before importing a neutral trial: scaling the model needs the subject's height and mass.",
+  videosTooFew: (videoCount: number) =>
+    `${videoCount} video${videoCount === 1 ? '' : 's'} chosen: import at least 2 videos of the trial, one per camera of the session's calibration.`,
   videosNotPaired: (videoCount: number, cameras: string[]) =>
     `${videoCount} videos cannot be paired with the ${cameras.length} calibrated cameras (${cameras.join(', ')}): name each video after its camera (e.g. ${cameras[0]}.mp4), or import one video per calibrated camera.`,
   lensFileType: (fileName: string) =>

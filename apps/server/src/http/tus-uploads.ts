@@ -2,8 +2,9 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { FileStore as TusFileStore } from '@tus/file-store';
 import { Server as TusServer, type Upload } from '@tus/server';
-import { API_PREFIX, capturePaths } from '@kinetrace/contracts';
+import { API_PREFIX, capturePaths, messages, PAIRING_TOKEN_HEADER } from '@kinetrace/contracts';
 import type { CaptureService } from '../services/capture-service.ts';
+import { hashRandomToken } from '../services/secrets.ts';
 import { HttpError } from './http-errors.ts';
 
 /** Phone videos are large but bounded: 60 s of 4K at a phone's bitrate stays well under this. */
@@ -17,6 +18,15 @@ function tusError(error: unknown): { status_code: number; body: string } {
   throw error;
 }
 
+/** Whether a request carries the pairing token its upload was created with (hashes compared: no timing leak). */
+function presentsToken(request: Request, pairingToken: string | null | undefined): boolean {
+  const presented = request.headers.get(PAIRING_TOKEN_HEADER);
+  return !!presented && !!pairingToken && hashRandomToken(presented) === hashRandomToken(pairingToken);
+}
+
+/** A request without its upload's credential learns nothing, not even whether the upload exists. */
+const notPaired = { status_code: 404, body: JSON.stringify({ detail: messages.pairingInvalid }) };
+
 /**
  * Resumable video uploads with the tus protocol: a dropped connection or a reloaded page resumes
  * from the last byte the server has, so a video arrives whole and is stored once. Chunks are staged
@@ -29,7 +39,15 @@ export function registerTusUploads(app: FastifyInstance, capture: CaptureService
     datastore,
     maxSize: MAX_VIDEO_BYTES,
     respectForwardedHeaders: trustProxy,
-    async onUploadCreate(_request, upload: Upload) {
+    // Every method needs the session's pairing token in PAIRING_TOKEN_HEADER: a creation the one its
+    // metadata names, the others (offset, resume, cancel) the one the upload was created with.
+    async onIncomingRequest(request, uploadId) {
+      if (request.method === 'POST') return;
+      const upload = await datastore.getUpload(uploadId).catch(() => undefined);
+      if (!presentsToken(request, upload?.metadata?.pairing_token)) throw notPaired;
+    },
+    async onUploadCreate(request, upload: Upload) {
+      if (!presentsToken(request, upload.metadata?.pairing_token)) throw notPaired;
       await capture.uploadTarget(upload.metadata ?? {}).catch((error: unknown) => {
         throw tusError(error);
       });

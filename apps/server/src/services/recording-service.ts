@@ -19,6 +19,7 @@ import type { TrialRow, TrialsRepository } from '../repositories/trials-reposito
 import type { AuthContext } from './auth-service.ts';
 import type { UploadedFile } from './calibration-import-service.ts';
 import type { MediaUrlSigner } from './media-urls.ts';
+import type { Removal } from './removal.ts';
 import { calibratedCamerasOf } from './session-calibration.ts';
 import type { SessionService } from './session-service.ts';
 import { recordingMetaOf, type VideoIntake } from './video-intake.ts';
@@ -55,9 +56,10 @@ export function createRecordingService(deps: {
   sessionService: SessionService;
   intake: VideoIntake;
   media: MediaUrlSigner;
+  removal: Removal;
   now: () => Date;
 }) {
-  const { trials, devices, subjects, sessionService, intake, media, now } = deps;
+  const { trials, devices, subjects, sessionService, intake, media, removal, now } = deps;
 
   const connectedSince = () => new Date(now().getTime() - DEVICE_CONNECTED_WINDOW_MS);
 
@@ -237,23 +239,35 @@ export function createRecordingService(deps: {
     async importVideos(context: AuthContext, sessionId: string, name: string, files: UploadedFile[], deviceModel?: string) {
       const session = await sessionService.ownSession(context, sessionId);
       await assertNewTrialName(sessionId, name);
-      if (files.length < MIN_CALIBRATED_CAMERAS) throw invalidFields({ video: [messages.devicesRequiredForCalibration(files.length)] });
+      if (files.length < MIN_CALIBRATED_CAMERAS) throw invalidFields({ video: [importMessages.videosTooFew(files.length)] });
       const subject = name === 'neutral' ? await sessionSubject(session) : undefined;
       const cameraNames = await importedCameraNames(sessionId, name, files);
+      // Every video is read before anything changes: a refused import leaves no trial, no file, and
+      // the calibration or neutral it would have replaced in place.
+      const infos = [];
+      for (const file of files) {
+        const inspected = await intake.inspect(file.fileName, file.path);
+        if ('message' in inspected) throw invalidFields({ video: [inspected.message] });
+        infos.push(inspected.info);
+      }
       await trashPredecessors(sessionId, name);
       const deviceIds = files.map((file, index) => `import-${index}-${file.fileName.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 40)}`);
-      let trial = await trials.insert({
+      const trial = await trials.insert({
         sessionId,
         name,
         status: 'uploading',
         meta: { expected_devices: deviceIds, imported: true, ...(subject && { subject }) },
       });
-      for (const [index, file] of files.entries()) {
-        const result = await intake.accept(trial, deviceIds[index], file.path, { cameraName: cameraNames[index], deviceModel });
-        if (!result.stored) throw invalidFields({ video: [result.message] });
-        trial = (await trials.findById(trial.id))!;
+      try {
+        for (const [index, file] of files.entries()) {
+          const result = await intake.accept(trial, deviceIds[index], file.path, { cameraName: cameraNames[index], deviceModel, info: infos[index] });
+          if (!result.stored) throw invalidFields({ video: [result.message] });
+        }
+      } catch (error) {
+        await removal.trial(sessionId, trial.id);
+        throw error;
       }
-      return trial;
+      return (await trials.findById(trial.id))!;
     },
   };
 }

@@ -1,5 +1,7 @@
 import { createReadStream } from 'node:fs';
+import { ffprobePath } from '@kinetrace/mocap/video/binaries';
 import { probeVideo } from '@kinetrace/mocap/video/probe';
+import { runProcess } from '@kinetrace/mocap/video/run-process';
 import type { VideoInfo } from '@kinetrace/mocap/video/types';
 import { messages } from '@kinetrace/contracts';
 import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
@@ -22,6 +24,25 @@ export interface RecordingMeta {
 }
 
 export const recordingMetaOf = (trial: TrialRow) => trial.meta as RecordingMeta & Record<string, unknown>;
+
+/**
+ * Reads a video's header and checks that its frames are all there: an MP4 whose index (moov) comes
+ * first still opens when its end is cut off, so the frames the index lists are counted against the
+ * frames the file really holds. (A WebM, which has no frame count in its header, is taken as read.)
+ */
+async function probeWholeVideo(path: string): Promise<VideoInfo> {
+  const info = await probeVideo(path);
+  const count = await runProcess(ffprobePath(), [
+    '-v', 'error', '-select_streams', 'v:0', '-count_packets', '-show_entries', 'stream=nb_frames,nb_read_packets', '-of', 'json', path,
+  ]);
+  const stream = (JSON.parse(count.stdout || '{}') as { streams?: { nb_frames?: string; nb_read_packets?: string }[] }).streams?.[0];
+  const listed = Number(stream?.nb_frames);
+  const present = Number(stream?.nb_read_packets);
+  if (Number.isFinite(listed) && listed > 0 && Number.isFinite(present) && present < listed) {
+    throw new Error(`${path}: ${present} of the ${listed} frames its index lists are in the file (truncated)`);
+  }
+  return info;
+}
 
 /**
  * Where every video enters: probed with ffprobe (a file that is not a readable video is refused
@@ -50,25 +71,36 @@ export function createVideoIntake(deps: {
 
   const startProcessing = (trial: TrialRow) => processing.enqueue(trial);
 
+  /** The video's header, or the message that refuses it (its internals, server paths and ffprobe's text, only logged). */
+  async function inspect(camera: string, path: string): Promise<{ info: VideoInfo } | { message: string }> {
+    try {
+      return { info: await probeWholeVideo(path) };
+    } catch (error) {
+      deps.log.warn({ err: error, camera }, 'uploaded video could not be read');
+      return { message: messages.videoUnreadable(camera, 'the file is incomplete or not a video') };
+    }
+  }
+
   return {
     startProcessing,
+    inspect,
 
-    /** Takes one camera's video file for a trial. The file at `path` is read, not moved. */
+    /**
+     * Takes one camera's video file for a trial. The file at `path` is read, not moved; `info` is
+     * its header when the caller has already inspected it.
+     */
     async accept(
       trial: TrialRow,
       deviceId: string,
       path: string,
-      extras: { firstFrameMs?: number; mimeType?: string; cameraName?: string; deviceModel?: string },
+      extras: { firstFrameMs?: number; mimeType?: string; cameraName?: string; deviceModel?: string; info?: VideoInfo },
     ): Promise<IntakeResult> {
-      let info: VideoInfo;
-      try {
-        info = await probeVideo(path);
-      } catch (error) {
-        deps.log.warn({ err: error, trialId: trial.id, deviceId }, 'uploaded video could not be read');
-        const message = messages.videoUnreadable(deviceId, 'the file is incomplete or not a video');
-        await trials.update(trial.id, { status: 'error', meta: { ...trial.meta, error_msg: message } });
-        return { stored: false, reason: 'unreadable', message };
+      const inspected = extras.info ? { info: extras.info } : await inspect(deviceId, path);
+      if ('message' in inspected) {
+        await trials.update(trial.id, { status: 'error', meta: { ...trial.meta, error_msg: inspected.message } });
+        return { stored: false, reason: 'unreadable', message: inspected.message };
       }
+      const { info } = inspected;
       const extension = info.container.includes('webm') ? 'webm' : 'mp4';
       const key = `${trialFilesPrefix(trial.sessionId, trial.id)}/videos/${deviceId}.${extension}`;
       const existing = (await trials.videosOf(trial.id)).find((video) => video.deviceId === deviceId);

@@ -1,4 +1,4 @@
-import { API_PREFIX, capturePaths, errorText } from '@kinetrace/contracts';
+import { API_PREFIX, capturePaths, errorText, PAIRING_TOKEN_HEADER } from '@kinetrace/contracts';
 import { Upload, type DetailedError } from 'tus-js-client';
 import type { RecordedVideo } from './trial-recorder.ts';
 
@@ -59,6 +59,8 @@ export function uploadVideo(
       storeFingerprintForResuming: true,
       removeFingerprintOnSuccess: true,
       fingerprint: () => Promise.resolve(['kinetrace', target.deviceId, video.trialId, video.blob.size, endpoint].join('-')),
+      // Every tus request (resume, offset check, cancel) carries the credential, not only the creation.
+      headers: { [PAIRING_TOKEN_HEADER]: target.pairingToken },
       metadata: {
         pairing_token: target.pairingToken,
         trial_id: video.trialId,
