@@ -109,10 +109,10 @@ describe.each(backends)('password reset and remembered devices on %s', (backend)
 });
 
 // The guessing limits live in the server's memory, whatever the database: one backend is enough.
-describe('login throttling', () => {
+describe('login throttling, and links of a server without PUBLIC_URL', () => {
   let test: TestApp;
   beforeAll(async () => {
-    test = await startTestApp('pglite');
+    test = await startTestApp('pglite', { PUBLIC_URL: '', PORT: '8123' });
   });
   afterAll(async () => {
     await test?.close();
@@ -121,16 +121,11 @@ describe('login throttling', () => {
   const wrongPassword = 'not the password, but long enough';
 
   it('mails links on the server’s own origin when no PUBLIC_URL is configured', async () => {
-    const unconfigured = await startTestApp('pglite', { PUBLIC_URL: '', PORT: '8123' });
-    try {
-      const { post, lastMailTo } = clientOf(unconfigured);
-      const user = newUserPayload();
-      await post('/api/register/', user);
-      await post('/api/reset-password/', { email: user.email, host: 'https://evil.example' }, { host: 'evil.example' });
-      expect(resetLinkIn(lastMailTo(user.email)!.text)).toMatch(/^http:\/\/localhost:8123\/new-password\//);
-    } finally {
-      await unconfigured.close();
-    }
+    const { post, lastMailTo } = clientOf(test);
+    const user = newUserPayload();
+    await post('/api/register/', user);
+    await post('/api/reset-password/', { email: user.email, host: 'https://evil.example' }, { host: 'evil.example' });
+    expect(resetLinkIn(lastMailTo(user.email)!.text)).toMatch(/^http:\/\/localhost:8123\/new-password\//);
   });
 
   it('slows a guesser down with growing delays without locking the owner out', async () => {
