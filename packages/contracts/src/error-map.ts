@@ -23,7 +23,7 @@ const typeMessages: Record<string, string> = {
 /** Option lists short enough to read in a message. */
 const MAX_LISTED_OPTIONS = 12;
 
-export const fieldErrorMap: z.core.$ZodErrorMap = (issue) => {
+const fieldErrorMap: z.core.$ZodErrorMap = (issue) => {
   switch (issue.code) {
     case 'invalid_type':
       return issue.input === undefined ? messages.required : (typeMessages[issue.expected] ?? messages.invalidValue);
