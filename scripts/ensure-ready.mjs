@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Run before `npm start`, `npm test` and `npm run bench`, so that a fresh clone needs no other step:
 // installs the dependencies when they are missing or older than the lock file, and (re)builds the
-// web app when its sources are newer than the last build.
+// web app when its sources are newer than the last complete build.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,9 +32,34 @@ if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(join(root, 
   run('npm', ['ci', '--no-audit', '--no-fund']);
 }
 
-const webBuild = join(root, 'apps', 'web', 'dist', 'index.html');
+const webDir = join(root, 'apps', 'web');
+const webDist = join(webDir, 'dist');
+/** Written last into a build that succeeded: a dist without it (a build stopped half-way) is not up to date. */
+const BUILD_COMPLETE = '.build-complete';
+
+/**
+ * Builds the web app into a folder of its own and puts it in place of apps/web/dist only when the
+ * build succeeded, so a failed build never leaves a half-written app (its JavaScript but not its
+ * CSS) to be served; the previous complete build stays.
+ */
+function buildWebApp() {
+  const staging = join(webDir, `dist.building-${process.pid}`);
+  rmSync(staging, { recursive: true, force: true });
+  console.log('> npm run build:web');
+  const result = spawnSync('npm', ['run', 'build:web', '--', '--outDir', staging, '--emptyOutDir'], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) {
+    rmSync(staging, { recursive: true, force: true });
+    console.error(`The web app did not build${existsSync(webDist) ? '; the previous build is left as it was' : ''}.`);
+    process.exit(result.status ?? 1);
+  }
+  writeFileSync(join(staging, BUILD_COMPLETE), `${new Date().toISOString()}\n`);
+  const previous = join(webDir, `dist.previous-${process.pid}`);
+  if (existsSync(webDist)) renameSync(webDist, previous);
+  renameSync(staging, webDist);
+  rmSync(previous, { recursive: true, force: true });
+}
+
 const webSources = ['apps/web/src', 'apps/web/public', 'apps/web/index.html', 'apps/web/vite.config.ts', 'packages/contracts/src'];
 const newestSource = Math.max(...webSources.map((path) => newestMtime(join(root, path))));
-if (!existsSync(webBuild) || statSync(webBuild).mtimeMs < newestSource) {
-  run('npm', ['run', 'build:web']);
-}
+const buildMarker = join(webDist, BUILD_COMPLETE);
+if (!existsSync(buildMarker) || statSync(buildMarker).mtimeMs < newestSource) buildWebApp();

@@ -1,0 +1,75 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, expect, it } from 'vitest';
+
+/**
+ * Issue 13, defect 12: `npm start` after a failed web build. scripts/ensure-ready.mjs runs in a
+ * scratch project whose `build:web` writes the app's JavaScript, then fails before its CSS unless
+ * told to succeed; nothing half-built may be served or counted as up to date.
+ */
+const ENSURE_READY = fileURLToPath(new URL('../../../scripts/ensure-ready.mjs', import.meta.url));
+const FAKE_BUILD = `
+const at = process.argv.indexOf('--outDir');
+const outDir = at > 0 ? process.argv[at + 1] : 'apps/web/dist';
+const { mkdirSync, writeFileSync } = require('node:fs');
+mkdirSync(outDir + '/assets', { recursive: true });
+writeFileSync(outDir + '/index.html', '<script src="/assets/app.js"></script><link rel="stylesheet" href="/assets/app.css">');
+writeFileSync(outDir + '/assets/app.js', 'console.log(' + JSON.stringify(process.env.BUILD_LABEL) + ')');
+if (process.env.BUILD_FAILS) { console.error('build failed half-way'); process.exit(1); }
+writeFileSync(outDir + '/assets/app.css', 'body { color: black }');
+`;
+
+const project = mkdtempSync(join(tmpdir(), 'kinetrace-web-build-'));
+afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+function scratchProject() {
+  mkdirSync(join(project, 'scripts'), { recursive: true });
+  mkdirSync(join(project, 'apps/web/src'), { recursive: true });
+  mkdirSync(join(project, 'node_modules'), { recursive: true });
+  copyFileSync(ENSURE_READY, join(project, 'scripts/ensure-ready.mjs'));
+  writeFileSync(join(project, 'build.cjs'), FAKE_BUILD);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, scripts: { 'build:web': 'node build.cjs' } }));
+  // Dependencies installed after the lock file: ensure-ready leaves them alone.
+  writeFileSync(join(project, 'package-lock.json'), '{}');
+  writeFileSync(join(project, 'node_modules/.package-lock.json'), '{}');
+  utimesSync(join(project, 'package-lock.json'), new Date(2020, 0, 1), new Date(2020, 0, 1));
+  editSource();
+}
+/** A web source edited now (after any build so far). */
+function editSource() {
+  const path = join(project, 'apps/web/src/main.ts');
+  writeFileSync(path, `export const edited = ${Date.now()};`);
+  const later = new Date(Date.now() + 2_000);
+  utimesSync(path, later, later);
+}
+const ensureReady = (env: Record<string, string>) =>
+  spawnSync(process.execPath, [join(project, 'scripts/ensure-ready.mjs')], { cwd: project, env: { ...process.env, ...env }, encoding: 'utf8' });
+const dist = (path = '') => join(project, 'apps/web/dist', path);
+const leftovers = () => readdirSync(join(project, 'apps/web')).filter((name) => name !== 'src' && name !== 'dist');
+
+it('builds the web app aside and swaps it in only when the build succeeded; a half build is never up to date', () => {
+  scratchProject();
+
+  // A first build that fails half-way leaves no app at all, and the next start builds again.
+  expect(ensureReady({ BUILD_FAILS: '1', BUILD_LABEL: 'first' }).status).not.toBe(0);
+  expect(existsSync(dist())).toBe(false);
+  expect(ensureReady({ BUILD_FAILS: '1', BUILD_LABEL: 'first' }).status).not.toBe(0);
+  expect(leftovers()).toEqual([]);
+
+  const built = ensureReady({ BUILD_LABEL: 'complete' });
+  expect(built.status).toBe(0);
+  expect(existsSync(dist('assets/app.css'))).toBe(true);
+  // Up to date now: a start that would fail to build does not build.
+  expect(ensureReady({ BUILD_FAILS: '1', BUILD_LABEL: 'not needed' }).status).toBe(0);
+
+  // After an edit, a failed rebuild keeps the previous complete app in place, and is retried.
+  editSource();
+  expect(ensureReady({ BUILD_FAILS: '1', BUILD_LABEL: 'broken' }).status).not.toBe(0);
+  expect(existsSync(dist('assets/app.css'))).toBe(true);
+  expect(readFileSync(dist('assets/app.js'), 'utf8')).toContain('complete');
+  expect(ensureReady({ BUILD_FAILS: '1', BUILD_LABEL: 'broken' }).status).not.toBe(0);
+  expect(leftovers()).toEqual([]);
+});
