@@ -272,7 +272,13 @@ export type AnalysisDashboardDataQuery = z.input<typeof analysisDashboardDataQue
 export const analysisDashboardDataSchema = z.object({
   subjects: z.array(z.object({ id: z.number().int(), name: z.string() })),
   sessions: z.array(
-    z.object({ id: z.string(), name: z.string(), subject: z.number().int().nullable(), public: z.boolean() }),
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      created_at: z.string(),
+      subject: z.number().int().nullable(),
+      public: z.boolean(),
+    }),
   ),
   trials: z.array(z.object({ id: z.string(), name: z.string(), session: z.string() })),
   results: z.array(z.object({ trial_id: z.string(), task_id: z.string(), media: z.string() })),

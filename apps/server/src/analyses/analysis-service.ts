@@ -265,6 +265,7 @@ export function createAnalysisService(deps: AnalysisServiceDeps) {
             readable.map(({ session }) => ({
               id: session.id,
               name: sessionNameOf(session),
+              created_at: session.createdAt.toISOString(),
               subject: session.subjectId,
               public: session.public,
             })),

@@ -16,6 +16,7 @@ import type { PlaybackClock } from '../Session/viewer/playback-clock.ts';
 import { CycleCurves, LineChartWidget } from './ChartWidgets.tsx';
 import { MetricBars, MetricCards, chosenMetrics } from './MetricWidgets.tsx';
 import { ShareDialog } from './ShareDialog.tsx';
+import { sessionDisplayName } from '../../components/session-name.ts';
 
 type Data = AnalysisDashboardWithData['data'];
 
@@ -191,7 +192,7 @@ export function AnalysisDashboardScreen() {
               />
               <Select
                 label="Session"
-                data={sessionsOfSubject.map((one) => ({ value: one.id, label: one.name }))}
+                data={sessionsOfSubject.map((one) => ({ value: one.id, label: sessionDisplayName({ ...one, sessionName: one.name }) }))}
                 value={picked.session?.id ?? null}
                 onChange={(value) => choose(firstTrialOf(value))}
                 allowDeselect={false}
