@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
-import { fieldErrorsSchema, importMessages, messages, processingMessages, type Session, type Subject } from '@kinetrace/contracts';
+import {
+  fieldErrorsSchema,
+  importMessages,
+  messages,
+  processingMessages,
+  type Session,
+  type Subject,
+} from '@kinetrace/contracts';
 import { schema } from '@kinetrace/db';
 import { apiOperations, pathValuesOf, urlOf, type Operation, type OwnedIds } from './support/openapi.ts';
 import { seedTrial } from './support/seed.ts';
@@ -41,20 +48,46 @@ describe('every operation of the OpenAPI document, fuzzed', () => {
     const owner = await verifiedUser(test);
     headersOf.owner = authHeader(owner.token);
     headersOf.other = authHeader((await verifiedUser(test)).token);
-    const session = ((await test.call({ method: 'GET', url: '/api/sessions/new/', headers: headersOf.owner })).json() as Session[])[0];
+    const session = (
+      (await test.call({ method: 'GET', url: '/api/sessions/new/', headers: headersOf.owner })).json() as Session[]
+    )[0];
     const subject = (
       await test.call({
         method: 'POST',
         url: '/api/subjects/',
         headers: headersOf.owner,
-        payload: { name: 'fuzzed', weight: 70, height: 1.7, birth_year: 1980, subject_tags: ['unimpaired'], terms: true },
+        payload: {
+          name: 'fuzzed',
+          weight: 70,
+          height: 1.7,
+          birth_year: 1980,
+          subject_tags: ['unimpaired'],
+          terms: true,
+        },
       })
     ).json() as Subject;
-    const trialId = await seedTrial(test, session.id, { name: 'walk', results: [{ tag: 'ik_results', fileName: 'walk.mot', bytes: Buffer.from('x') }] });
-    const [row] = await test.backends.database.db.select().from(schema.sessions).where(eq(schema.sessions.id, session.id));
-    const download = await test.call({ method: 'GET', url: `/api/sessions/${session.id}/async-download/`, headers: headersOf.owner });
+    const trialId = await seedTrial(test, session.id, {
+      name: 'walk',
+      results: [{ tag: 'ik_results', fileName: 'walk.mot', bytes: Buffer.from('x') }],
+    });
+    const [row] = await test.backends.database.db
+      .select()
+      .from(schema.sessions)
+      .where(eq(schema.sessions.id, session.id));
+    const download = await test.call({
+      method: 'GET',
+      url: `/api/sessions/${session.id}/async-download/`,
+      headers: headersOf.owner,
+    });
     const task = (download.json() as { task_id: string }).task_id;
-    ids = { session: session.id, subject: String(subject.id), trial: trialId, user: String(owner.userId), pairingToken: row.pairingToken, task };
+    ids = {
+      session: session.id,
+      subject: String(subject.id),
+      trial: trialId,
+      user: String(owner.userId),
+      pairingToken: row.pairingToken,
+      task,
+    };
     operations = await apiOperations(test);
   });
   afterAll(async () => {
@@ -74,24 +107,39 @@ describe('every operation of the OpenAPI document, fuzzed', () => {
     const ownerAndOneMore = (): Caller[] => ['owner', turn++ % 2 === 0 ? 'other' : 'anonymous'];
     for (const parameter of parameters.filter((p) => p.in === 'path' && p.name !== '*')) {
       for (const value of badPathValues) {
-        cases.push({ name: `path ${parameter.name}=${value.slice(0, 20)}`, request: { ...base, url: urlOf(path, { ...pathValues, [parameter.name]: value }) } });
+        cases.push({
+          name: `path ${parameter.name}=${value.slice(0, 20)}`,
+          request: { ...base, url: urlOf(path, { ...pathValues, [parameter.name]: value }) },
+        });
       }
     }
     for (const parameter of parameters.filter((p) => p.in === 'query')) {
       for (const value of badQueryValues) {
         const query = `${encodeURIComponent(parameter.name)}=${encodeURIComponent(value)}`;
-        cases.push({ name: `query ${parameter.name}=${value.slice(0, 20)}`, request: { ...base, url: urlOf(path, pathValues, query) }, callers: ownerAndOneMore() });
+        cases.push({
+          name: `query ${parameter.name}=${value.slice(0, 20)}`,
+          request: { ...base, url: urlOf(path, pathValues, query) },
+          callers: ownerAndOneMore(),
+        });
       }
       const repeated = `${parameter.name}=1&${parameter.name}=2`;
-      cases.push({ name: `query ${parameter.name} twice`, request: { ...base, url: urlOf(path, pathValues, repeated) } });
+      cases.push({
+        name: `query ${parameter.name} twice`,
+        request: { ...base, url: urlOf(path, pathValues, repeated) },
+      });
     }
     for (const parameter of parameters.filter((p) => p.in === 'header')) {
-      cases.push({ name: `header ${parameter.name}`, request: { ...base, url: urlOf(path, pathValues), headers: { [parameter.name]: HUGE.slice(0, 4000) } } });
+      cases.push({
+        name: `header ${parameter.name}`,
+        request: { ...base, url: urlOf(path, pathValues), headers: { [parameter.name]: HUGE.slice(0, 4000) } },
+      });
     }
     const url = urlOf(path, pathValues);
     cases.push({ name: 'unknown query field', request: { ...base, url: urlOf(path, pathValues, 'zzz_unknown=1') } });
     if (method !== 'get') {
-      const properties = Object.keys(operation.operation.requestBody?.content['application/json']?.schema?.properties ?? {});
+      const properties = Object.keys(
+        operation.operation.requestBody?.content['application/json']?.schema?.properties ?? {},
+      );
       for (const property of properties) {
         for (const value of badBodyValues) {
           cases.push({
@@ -111,7 +159,12 @@ describe('every operation of the OpenAPI document, fuzzed', () => {
         { name: 'text body', request: { ...base, url, headers: { 'content-type': 'text/plain' }, payload: 'hello' } },
         {
           name: 'malformed multipart',
-          request: { ...base, url, headers: { 'content-type': 'multipart/form-data; boundary=zz' }, payload: '--zz\r\nContent-Disposition: form-data; name="x"\r\n\r\n' },
+          request: {
+            ...base,
+            url,
+            headers: { 'content-type': 'multipart/form-data; boundary=zz' },
+            payload: '--zz\r\nContent-Disposition: form-data; name="x"\r\n\r\n',
+          },
         },
       );
     }
@@ -121,7 +174,9 @@ describe('every operation of the OpenAPI document, fuzzed', () => {
   /** Field-keyed: every key a field (or non_field_errors), every value a list of messages. */
   function fieldKeyed(body: unknown): boolean {
     if (fieldErrorsSchema.safeParse(body).success) {
-      return Object.values(body as Record<string, string[]>).every((list) => list.length > 0 && list.every((text) => text.trim().length > 0));
+      return Object.values(body as Record<string, string[]>).every(
+        (list) => list.length > 0 && list.every((text) => text.trim().length > 0),
+      );
     }
     const detail = (body as { detail?: unknown } | null)?.detail;
     return typeof detail === 'string' && WHOLE_REQUEST_RULES.has(detail);

@@ -38,13 +38,26 @@ interface Rule {
 const boundary = 'matrixb0undary';
 const multipart = (fields: Record<string, string>, file?: { field: string; name: string }) =>
   [
-    ...Object.entries(fields).map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
-    ...(file ? [`--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\n\r\nnot a video\r\n`] : []),
+    ...Object.entries(fields).map(
+      ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+    ),
+    ...(file
+      ? [
+          `--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\n\r\nnot a video\r\n`,
+        ]
+      : []),
     `--${boundary}--\r\n`,
   ].join('');
 const multipartType = `multipart/form-data; boundary=${boundary}`;
 
-const subjectBody = { name: 'Matrix', weight: 70, height: 1.7, birth_year: 1980, subject_tags: ['unimpaired'], terms: true };
+const subjectBody = {
+  name: 'Matrix',
+  weight: 70,
+  height: 1.7,
+  birth_year: 1980,
+  subject_tags: ['unimpaired'],
+  terms: true,
+};
 
 const rules: Record<string, Rule> = {
   'GET /api/instance/': { kind: 'anyone' },
@@ -72,7 +85,10 @@ const rules: Record<string, Rule> = {
   },
   'POST /api/update_profile_picture/': { kind: 'account', body: () => multipart({}), contentType: multipartType },
   'POST /api/reset-password/': { kind: 'anyone', body: () => ({ email: 'nobody@lab.example.org' }) },
-  'POST /api/new-password/': { kind: 'anyone', body: () => ({ token: 'not-a-token', password: 'a long enough new password' }) },
+  'POST /api/new-password/': {
+    kind: 'anyone',
+    body: () => ({ token: 'not-a-token', password: 'a long enough new password' }),
+  },
   'POST /api/set-institutional-use/': { kind: 'account', body: () => ({ institutional_use: 'research_at_academic' }) },
   'POST /api/delete-account/': { kind: 'account', throwaway: true, body: () => ({ confirm: 'not-the-username' }) },
   'GET /api/sessions/new/': { kind: 'account' },
@@ -128,7 +144,13 @@ const rules: Record<string, Rule> = {
     kind: 'pairing',
     body: () => ({
       device_id: 'matrix-phone',
-      capabilities: { model: 'Pixel 8', max_width: 1920, max_height: 1080, framerates: [60], mime_types: ['video/mp4'] },
+      capabilities: {
+        model: 'Pixel 8',
+        max_width: 1920,
+        max_height: 1080,
+        framerates: [60],
+        mime_types: ['video/mp4'],
+      },
     }),
   },
   'GET /api/capture/{pairingToken}/state/': { kind: 'pairing', query: () => 'device_id=matrix-phone' },
@@ -147,7 +169,10 @@ const rules: Record<string, Rule> = {
   'GET /api/analysis-results/pending/': { kind: 'account' },
   // No analysis has run on the fixture's trial: its task is looked up like a task (404 to anyone else).
   'GET /api/analysis-functions/{id}/task-for-trial/{trialId}/': { kind: 'task' },
-  'POST /api/analysis-functions/{id}/invoke/': { kind: 'owner', body: (ids) => ({ session_id: ids.session, specific_trial_names: ['walk'] }) },
+  'POST /api/analysis-functions/{id}/invoke/': {
+    kind: 'owner',
+    body: (ids) => ({ session_id: ids.session, specific_trial_names: ['walk'] }),
+  },
   'GET /api/analysis-result/{task_id}/': { kind: 'task' },
   'GET /api/analysis-dashboards/': { kind: 'anyone' },
   'GET /api/analysis-dashboards/{id}/': { kind: 'anyone' },
@@ -169,17 +194,48 @@ describe('authorization of every route in the OpenAPI document', () => {
     const owner = await verifiedUser(test);
     headersOf.owner = authHeader(owner.token);
     headersOf.other = authHeader((await verifiedUser(test)).token);
-    const session = ((await test.call({ method: 'GET', url: '/api/sessions/new/', headers: headersOf.owner })).json() as Session[])[0];
-    const subject = (await test.call({ method: 'POST', url: '/api/subjects/', headers: headersOf.owner, payload: subjectBody })).json() as Subject;
-    await test.call({ method: 'GET', url: `/api/sessions/${session.id}/set_subject/?subject_id=${subject.id}`, headers: headersOf.owner });
-    const trialId = await seedTrial(test, session.id, { name: 'walk', results: [{ tag: 'ik_results', fileName: 'walk.mot', bytes: Buffer.from('x') }] });
-    for (const [name, tag] of [['calibration', 'calibration-img'], ['neutral', 'neutral-img']] as const) {
-      await seedTrial(test, session.id, { name, results: [{ tag, fileName: `${name}.jpg`, bytes: Buffer.from('jpeg') }] });
+    const session = (
+      (await test.call({ method: 'GET', url: '/api/sessions/new/', headers: headersOf.owner })).json() as Session[]
+    )[0];
+    const subject = (
+      await test.call({ method: 'POST', url: '/api/subjects/', headers: headersOf.owner, payload: subjectBody })
+    ).json() as Subject;
+    await test.call({
+      method: 'GET',
+      url: `/api/sessions/${session.id}/set_subject/?subject_id=${subject.id}`,
+      headers: headersOf.owner,
+    });
+    const trialId = await seedTrial(test, session.id, {
+      name: 'walk',
+      results: [{ tag: 'ik_results', fileName: 'walk.mot', bytes: Buffer.from('x') }],
+    });
+    for (const [name, tag] of [
+      ['calibration', 'calibration-img'],
+      ['neutral', 'neutral-img'],
+    ] as const) {
+      await seedTrial(test, session.id, {
+        name,
+        results: [{ tag, fileName: `${name}.jpg`, bytes: Buffer.from('jpeg') }],
+      });
     }
-    const [row] = await test.backends.database.db.select().from(schema.sessions).where(eq(schema.sessions.id, session.id));
-    const download = await test.call({ method: 'GET', url: `/api/sessions/${session.id}/async-download/`, headers: headersOf.owner });
+    const [row] = await test.backends.database.db
+      .select()
+      .from(schema.sessions)
+      .where(eq(schema.sessions.id, session.id));
+    const download = await test.call({
+      method: 'GET',
+      url: `/api/sessions/${session.id}/async-download/`,
+      headers: headersOf.owner,
+    });
     const task = (download.json() as { task_id: string }).task_id;
-    ids = { session: session.id, subject: String(subject.id), trial: trialId, user: String(owner.userId), pairingToken: row.pairingToken, task };
+    ids = {
+      session: session.id,
+      subject: String(subject.id),
+      trial: trialId,
+      user: String(owner.userId),
+      pairingToken: row.pairingToken,
+      task,
+    };
     shareTokens.session = row.shareToken!;
     shareTokens.subject = subject.share_token!;
     operations = await apiOperations(test);
@@ -192,8 +248,14 @@ describe('authorization of every route in the OpenAPI document', () => {
 
   it('classifies every route, and no route it classifies is gone', () => {
     const keys = operations.map(keyOf);
-    expect(keys.filter((key) => !(key in rules)), 'routes missing from the matrix: classify them in `rules`').toEqual([]);
-    expect(Object.keys(rules).filter((key) => !keys.includes(key)), 'matrix entries for routes that no longer exist').toEqual([]);
+    expect(
+      keys.filter((key) => !(key in rules)),
+      'routes missing from the matrix: classify them in `rules`',
+    ).toEqual([]);
+    expect(
+      Object.keys(rules).filter((key) => !keys.includes(key)),
+      'matrix entries for routes that no longer exist',
+    ).toEqual([]);
   });
 
   it('answers each caller as its class says, on private data and through share links', async () => {
@@ -204,12 +266,19 @@ describe('authorization of every route in the OpenAPI document', () => {
       if (!rule) continue; // reported by the test above
       const values = pathValuesOf(operation, ids);
       if (rule.kind === 'signed') {
-        const trial = (await test.call({ method: 'GET', url: `/api/trials/${ids.trial}/`, headers: headersOf.owner })).json() as Trial;
+        const trial = (
+          await test.call({ method: 'GET', url: `/api/trials/${ids.trial}/`, headers: headersOf.owner })
+        ).json() as Trial;
         values['*'] = trial.results[0].media!.replace('/api/media/files/', '').split('?')[0];
       }
-      const sendFull = async (headers: Record<string, string>, options: { shareToken?: string; pairingToken?: string; query?: string } = {}) => {
+      const sendFull = async (
+        headers: Record<string, string>,
+        options: { shareToken?: string; pairingToken?: string; query?: string } = {},
+      ) => {
         const pathValues = options.pairingToken ? { ...values, pairingToken: options.pairingToken } : values;
-        const query = [rule.query?.(ids), options.query, options.shareToken && `share_token=${options.shareToken}`].filter(Boolean).join('&');
+        const query = [rule.query?.(ids), options.query, options.shareToken && `share_token=${options.shareToken}`]
+          .filter(Boolean)
+          .join('&');
         const response = await test.call({
           method: operation.method.toUpperCase() as InjectOptions['method'],
           url: urlOf(operation.path, pathValues, query),
@@ -221,11 +290,14 @@ describe('authorization of every route in the OpenAPI document', () => {
       };
       const send = async (...args: Parameters<typeof sendFull>) => (await sendFull(...args)).status;
       const check = (who: string, status: number, expected: (status: number) => boolean, description: string) => {
-        if (!expected(status) || status >= 500) failures.push(`${keyOf(operation)}: ${who} got ${status}, expected ${description}`);
+        if (!expected(status) || status >= 500)
+          failures.push(`${keyOf(operation)}: ${who} got ${status}, expected ${description}`);
       };
       const allowed = (status: number) => !REFUSED.includes(status);
       const signedIn = rule.throwaway ? authHeader((await verifiedUser(test)).token) : headersOf.owner;
-      const shareToken = /^\/api\/(subjects|subject-tags)\//.test(operation.path) ? shareTokens.subject : shareTokens.session;
+      const shareToken = /^\/api\/(subjects|subject-tags)\//.test(operation.path)
+        ? shareTokens.subject
+        : shareTokens.session;
 
       switch (rule.kind) {
         case 'anyone':
@@ -238,19 +310,35 @@ describe('authorization of every route in the OpenAPI document', () => {
         case 'owner':
           check('other user', await send(headersOf.other), (status) => status === 404, '404');
           check('anonymous', await send({}), (status) => status === 401, '401');
-          check('other user with the share link', await send(headersOf.other, { shareToken }), (status) => status === 404, '404');
+          check(
+            'other user with the share link',
+            await send(headersOf.other, { shareToken }),
+            (status) => status === 404,
+            '404',
+          );
           check('owner', await send(headersOf.owner), allowed, 'allowed');
           break;
         case 'reader':
-          for (const [who, headers] of [['other user', headersOf.other], ['anonymous', {}]] as const) {
+          for (const [who, headers] of [
+            ['other user', headersOf.other],
+            ['anonymous', {}],
+          ] as const) {
             check(who, await send(headers), (status) => status === 404, '404 while private');
-            check(`${who} with a wrong link`, await send(headers, { shareToken: 'not-the-token' }), (status) => status === 404, '404');
+            check(
+              `${who} with a wrong link`,
+              await send(headers, { shareToken: 'not-the-token' }),
+              (status) => status === 404,
+              '404',
+            );
           }
           check('owner', await send(headersOf.owner), allowed, 'allowed');
           check('anonymous with the share link', await send({}, { shareToken }), allowed, 'allowed');
           break;
         case 'task':
-          for (const [who, headers] of [['other user', headersOf.other], ['anonymous', {}]] as const) {
+          for (const [who, headers] of [
+            ['other user', headersOf.other],
+            ['anonymous', {}],
+          ] as const) {
             check(who, await send(headers), (status) => status === 404, '404');
             check(`${who} with the share link`, await send(headers, { shareToken }), (status) => status === 404, '404');
           }
@@ -258,18 +346,36 @@ describe('authorization of every route in the OpenAPI document', () => {
           check('owner', await send(headersOf.owner), (status) => status !== 401 && status !== 403, 'not refused');
           break;
         case 'filtered':
-          for (const [who, headers] of [['other user', headersOf.other], ['anonymous', {}]] as const) {
+          for (const [who, headers] of [
+            ['other user', headersOf.other],
+            ['anonymous', {}],
+          ] as const) {
             const { status, body } = await sendFull(headers);
-            check(who, status, (answer) => answer < 500 && !body.includes(ids.session) && !body.includes(ids.trial), "nothing of the owner's private data");
+            check(
+              who,
+              status,
+              (answer) => answer < 500 && !body.includes(ids.session) && !body.includes(ids.trial),
+              "nothing of the owner's private data",
+            );
           }
           check('owner', await send(headersOf.owner), allowed, 'allowed');
           break;
         case 'pairing':
-          check('a wrong pairing token', await send({}, { pairingToken: 'not-the-pairing-token' }), (status) => status === 404, '404');
+          check(
+            'a wrong pairing token',
+            await send({}, { pairingToken: 'not-the-pairing-token' }),
+            (status) => status === 404,
+            '404',
+          );
           check('the paired phone', await send({}), allowed, 'allowed');
           break;
         case 'signed':
-          check('an unsigned request', await send({}, { query: 'expires=1&signature=x' }), (status) => status === 403, '403');
+          check(
+            'an unsigned request',
+            await send({}, { query: 'expires=1&signature=x' }),
+            (status) => status === 403,
+            '403',
+          );
           break;
       }
     }

@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { parse as parseYaml } from 'yaml';
-import { DATA_SHARING_OPTIONS, INT4_MAX, RESULT_TAGS, type Session, type Subject, type Trial } from '@kinetrace/contracts';
+import {
+  DATA_SHARING_OPTIONS,
+  INT4_MAX,
+  RESULT_TAGS,
+  type Session,
+  type Subject,
+  type Trial,
+} from '@kinetrace/contracts';
 import { schema } from '@kinetrace/db';
 import { seedTrial } from './support/seed.ts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
@@ -23,7 +30,9 @@ describe('security of ids, shared data and media', () => {
     test = await startTestApp('pglite');
     owner = await verifiedUser(test);
     ownerHeaders = authHeader(owner.token);
-    session = ((await test.call({ method: 'GET', url: '/api/sessions/new/', headers: ownerHeaders })).json() as Session[])[0];
+    session = (
+      (await test.call({ method: 'GET', url: '/api/sessions/new/', headers: ownerHeaders })).json() as Session[]
+    )[0];
     subject = (
       await test.call({
         method: 'POST',
@@ -42,11 +51,18 @@ describe('security of ids, shared data and media', () => {
         },
       })
     ).json() as Subject;
-    await test.call({ method: 'GET', url: `/api/sessions/${session.id}/set_subject/?subject_id=${subject.id}`, headers: ownerHeaders });
+    await test.call({
+      method: 'GET',
+      url: `/api/sessions/${session.id}/set_subject/?subject_id=${subject.id}`,
+      headers: ownerHeaders,
+    });
     const video = Buffer.from('not really an mp4');
     await seedTrial(test, session.id, {
       name: 'walk',
-      videos: [{ deviceId: 'phone-a', bytes: video }, { deviceId: 'phone-b', bytes: video }],
+      videos: [
+        { deviceId: 'phone-a', bytes: video },
+        { deviceId: 'phone-b', bytes: video },
+      ],
       results: [
         { tag: RESULT_TAGS.ikResults, fileName: 'walk.mot', bytes: Buffer.from('knee_angle_r') },
         { tag: RESULT_TAGS.videoSync, fileName: 'walk_sync.mp4', bytes: video },
@@ -59,13 +75,30 @@ describe('security of ids, shared data and media', () => {
         { tag: RESULT_TAGS.neutralImage, fileName: 'neutral_phone-a.jpg', bytes: Buffer.from('jpeg') },
       ],
     });
-    const neutralMeta = { subject: { id: subject.id, mass_kg: 81.5, height_m: 1.83, sex: 'woman', gender: 'non-binary', data_sharing: IDENTIFIED_VIDEOS } };
-    await test.backends.database.db.update(schema.trials).set({ meta: neutralMeta }).where(eq(schema.trials.id, neutralId));
+    const neutralMeta = {
+      subject: {
+        id: subject.id,
+        mass_kg: 81.5,
+        height_m: 1.83,
+        sex: 'woman',
+        gender: 'non-binary',
+        data_sharing: IDENTIFIED_VIDEOS,
+      },
+    };
+    await test.backends.database.db
+      .update(schema.trials)
+      .set({ meta: neutralMeta })
+      .where(eq(schema.trials.id, neutralId));
   });
 
   const get = (url: string, headers: Record<string, string> = {}) => test.call({ method: 'GET', url, headers });
   const setPublic = (value: boolean) =>
-    test.call({ method: 'PATCH', url: `/api/sessions/${session.id}/`, headers: ownerHeaders, payload: { public: value } });
+    test.call({
+      method: 'PATCH',
+      url: `/api/sessions/${session.id}/`,
+      headers: ownerHeaders,
+      payload: { public: value },
+    });
   const setSharing = (option: string) =>
     get(`/api/sessions/${session.id}/set_metadata/?settings_data_sharing=${encodeURIComponent(option)}`, ownerHeaders);
   const trialOf = (viewed: Session, name: string) => viewed.trials.find((trial) => trial.name === name)!;
@@ -75,7 +108,10 @@ describe('security of ids, shared data and media', () => {
     return response.json() as Session;
   };
   /** The media URLs a viewer got for a trial: its videos, then its results. */
-  const mediaOf = (trial: Trial) => [...trial.videos.map((video) => video.video!), ...trial.results.map((result) => result.media!)];
+  const mediaOf = (trial: Trial) => [
+    ...trial.videos.map((video) => video.video!),
+    ...trial.results.map((result) => result.media!),
+  ];
   async function zipOf(url: string) {
     const response = await get(url);
     expect(response.statusCode, url).toBe(200);
@@ -88,18 +124,32 @@ describe('security of ids, shared data and media', () => {
   it('answers an id the database cannot hold as not found (path) or a field error (query, body), never 500', async () => {
     const tooLarge = INT4_MAX + 1;
     for (const headers of [ownerHeaders, {}]) {
-      for (const url of [`/api/subjects/${tooLarge}/`, `/api/subjects/${tooLarge}/download/`, `/api/subject-tags/${tooLarge}/get_tags_subject/`, `/api/subjects/1e3/`]) {
+      for (const url of [
+        `/api/subjects/${tooLarge}/`,
+        `/api/subjects/${tooLarge}/download/`,
+        `/api/subject-tags/${tooLarge}/get_tags_subject/`,
+        `/api/subjects/1e3/`,
+      ]) {
         const response = await test.call({ method: 'GET', url, headers });
         expect(response.statusCode, url).toBe(404);
         expect(response.json()).toEqual({ detail: 'Not found.' });
       }
       const trashed = await test.call({ method: 'POST', url: `/api/subjects/${tooLarge}/trash/`, headers });
       expect(trashed.statusCode).toBe(404);
-      const listed = await test.call({ method: 'POST', url: '/api/sessions/valid/', headers, payload: { subject_id: tooLarge } });
+      const listed = await test.call({
+        method: 'POST',
+        url: '/api/sessions/valid/',
+        headers,
+        payload: { subject_id: tooLarge },
+      });
       expect(listed.statusCode).toBe(400);
       expect(listed.json()).toEqual({ subject_id: [expect.any(String)] });
     }
-    const setSubject = await test.call({ method: 'GET', url: `/api/sessions/${session.id}/set_subject/?subject_id=${tooLarge}`, headers: ownerHeaders });
+    const setSubject = await test.call({
+      method: 'GET',
+      url: `/api/sessions/${session.id}/set_subject/?subject_id=${tooLarge}`,
+      headers: ownerHeaders,
+    });
     expect(setSubject.statusCode).toBe(400);
     expect(Object.keys(setSubject.json() as object)).toEqual(['subject_id']);
     const notUuid = await test.call({ method: 'GET', url: '/api/sessions/not-a-session/', headers: ownerHeaders });
@@ -124,15 +174,28 @@ describe('security of ids, shared data and media', () => {
           ...(videos ? [RESULT_TAGS.videoSync, RESULT_TAGS.neutralImage] : []),
         ].sort();
         expect(shownTags, option).toEqual(expectedTags);
-        expect(trialOf(visitor, 'neutral').meta.subject, option).toEqual(processed ? { mass_kg: 81.5, height_m: 1.83 } : {});
+        expect(trialOf(visitor, 'neutral').meta.subject, option).toEqual(
+          processed ? { mass_kg: 81.5, height_m: 1.83 } : {},
+        );
         for (const url of mediaOf(walk)) expect((await get(url)).statusCode, url).toBe(200);
 
         const entries = await zipOf(`/api/sessions/${session.id}/download/`);
         const names = [...entries.keys()];
-        expect(names.some((name) => name.includes('/Videos/')), option).toBe(videos);
-        expect(names.some((name) => name.includes('/NeutralImages/')), option).toBe(videos);
-        expect(names.some((name) => name.endsWith('/OpenSimData/Kinematics/walk.mot')), option).toBe(processed);
-        const metadata = parseYaml(entries.get(names.find((name) => name.endsWith('sessionMetadata.yaml'))!)!.toString()) as Record<string, unknown>;
+        expect(
+          names.some((name) => name.includes('/Videos/')),
+          option,
+        ).toBe(videos);
+        expect(
+          names.some((name) => name.includes('/NeutralImages/')),
+          option,
+        ).toBe(videos);
+        expect(
+          names.some((name) => name.endsWith('/OpenSimData/Kinematics/walk.mot')),
+          option,
+        ).toBe(processed);
+        const metadata = parseYaml(
+          entries.get(names.find((name) => name.endsWith('sessionMetadata.yaml'))!)!.toString(),
+        ) as Record<string, unknown>;
         expect(metadata, option).toMatchObject({
           subjectID: null,
           birth_year: null,
@@ -204,14 +267,18 @@ describe('security of ids, shared data and media', () => {
     await test.call({ method: 'POST', url: `/api/sessions/${other.id}/trash/`, headers: ownerHeaders });
     const query = `?share_token=${subject.share_token}`;
     const sync = [...(await zipOf(`/api/subjects/${subject.id}/download/${query}`)).keys()].sort();
-    const taskId = ((await get(`/api/subjects/${subject.id}/async-download/${query}`)).json() as { task_id: string }).task_id;
+    const taskId = ((await get(`/api/subjects/${subject.id}/async-download/${query}`)).json() as { task_id: string })
+      .task_id;
     let url = '';
     await expect
-      .poll(async () => {
-        const poll = await get(`/api/logs/${taskId}/on-ready/`);
-        if (poll.statusCode === 200) url = (poll.json() as { url: string }).url;
-        return poll.statusCode;
-      }, { timeout: 30_000, interval: 100 })
+      .poll(
+        async () => {
+          const poll = await get(`/api/logs/${taskId}/on-ready/`);
+          if (poll.statusCode === 200) url = (poll.json() as { url: string }).url;
+          return poll.statusCode;
+        },
+        { timeout: 30_000, interval: 100 },
+      )
       .toBe(200);
     const async = [...(await zipOf(url)).keys()].sort();
     expect(async).toEqual(sync);
@@ -224,7 +291,9 @@ describe('security of ids, shared data and media', () => {
     const own = ((await get('/api/sessions/new/', ownerHeaders)).json() as Session[])[0];
     const boundary = 'b0undary';
     const part = (name: string) =>
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="${name}"\r\nContent-Type: video/mp4\r\n\r\nnot a video at all\r\n`);
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="video"; filename="${name}"\r\nContent-Type: video/mp4\r\n\r\nnot a video at all\r\n`,
+      );
     const response = await test.call({
       method: 'POST',
       url: `/api/sessions/${own.id}/import/`,
@@ -247,9 +316,16 @@ describe('security of ids, shared data and media', () => {
   });
 
   it("gives the owner's user id to the owner only", async () => {
-    await test.call({ method: 'PATCH', url: `/api/sessions/${session.id}/`, headers: ownerHeaders, payload: { public: true } });
+    await test.call({
+      method: 'PATCH',
+      url: `/api/sessions/${session.id}/`,
+      headers: ownerHeaders,
+      payload: { public: true },
+    });
     try {
-      const asOwner = (await test.call({ method: 'GET', url: `/api/sessions/${session.id}/`, headers: ownerHeaders })).json() as Session;
+      const asOwner = (
+        await test.call({ method: 'GET', url: `/api/sessions/${session.id}/`, headers: ownerHeaders })
+      ).json() as Session;
       expect(asOwner.user).toBe(owner.userId);
       const other = await verifiedUser(test);
       for (const headers of [{}, authHeader(other.token)]) {
@@ -259,33 +335,51 @@ describe('security of ids, shared data and media', () => {
         expect(response.body).not.toMatch(new RegExp(`"user(_id)?":${owner.userId}\\b`));
       }
     } finally {
-      await test.call({ method: 'PATCH', url: `/api/sessions/${session.id}/`, headers: ownerHeaders, payload: { public: false } });
+      await test.call({
+        method: 'PATCH',
+        url: `/api/sessions/${session.id}/`,
+        headers: ownerHeaders,
+        payload: { public: false },
+      });
     }
   });
 
   it("leaves no folder of a deleted account's files behind", async () => {
     const user = await verifiedUser(test);
     const headers = authHeader(user.token);
-    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      'base64',
+    );
     const boundary = 'b0undary';
     const picture = await test.call({
       method: 'POST',
       url: '/api/update_profile_picture/',
       headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
       payload: Buffer.concat([
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="profile_picture"; filename="p.png"\r\n\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="profile_picture"; filename="p.png"\r\n\r\n`,
+        ),
         png,
         Buffer.from(`\r\n--${boundary}--\r\n`),
       ]),
     });
     expect(picture.statusCode).toBe(200);
     const own = ((await test.call({ method: 'GET', url: '/api/sessions/new/', headers })).json() as Session[])[0];
-    await seedTrial(test, own.id, { name: 'walk', results: [{ tag: 'ik_results', fileName: 'walk.mot', bytes: Buffer.from('x') }] });
+    await seedTrial(test, own.id, {
+      name: 'walk',
+      results: [{ tag: 'ik_results', fileName: 'walk.mot', bytes: Buffer.from('x') }],
+    });
     const userFolder = join(test.dataDir, 'files', 'users', String(user.userId));
     const sessionFolder = join(test.dataDir, 'files', 'sessions', own.id);
     expect(existsSync(userFolder)).toBe(true);
     expect(existsSync(sessionFolder)).toBe(true);
-    const deleted = await test.call({ method: 'POST', url: '/api/delete-account/', headers, payload: { confirm: user.username } });
+    const deleted = await test.call({
+      method: 'POST',
+      url: '/api/delete-account/',
+      headers,
+      payload: { confirm: user.username },
+    });
     expect(deleted.statusCode).toBe(200);
     expect(existsSync(userFolder)).toBe(false);
     expect(existsSync(sessionFolder)).toBe(false);

@@ -17,7 +17,8 @@ export const idMessages = {
 } as const;
 
 /** Digits sent in a path or a query string are the number they spell; anything else is left for the check to refuse. */
-const digitsToNumber = (value: unknown) => (typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value);
+const digitsToNumber = (value: unknown) =>
+  typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
 
 /**
  * A whole number within [min, max], from JSON or from the digits of a path or query string.
@@ -36,7 +37,11 @@ export const wholeNumber = (min: number, max: number) =>
 /** A serial id (subjects, users): a positive int4. */
 export const serialId = z.preprocess(
   digitsToNumber,
-  z.number({ error: idMessages.invalidId }).int(idMessages.invalidId).min(1, idMessages.invalidId).max(INT4_MAX, idMessages.invalidId),
+  z
+    .number({ error: idMessages.invalidId })
+    .int(idMessages.invalidId)
+    .min(1, idMessages.invalidId)
+    .max(INT4_MAX, idMessages.invalidId),
 );
 
 /** A uuid id (sessions, trials, tasks). */

@@ -21,7 +21,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
       if (error.validationContext === 'params') return reply.code(404).send({ detail: messages.notFound });
       const fields: FieldErrors = {};
       // A value of the wrong type gets that message alone (zod also runs length checks on a list sent for a text).
-      const wrongType = new Set(error.validation.filter((issue) => issue.keyword === 'invalid_type').map((issue) => issue.instancePath));
+      const wrongType = new Set(
+        error.validation.filter((issue) => issue.keyword === 'invalid_type').map((issue) => issue.instancePath),
+      );
       for (const issue of error.validation) {
         if (wrongType.has(issue.instancePath) && issue.keyword !== 'invalid_type') continue;
         const path = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
@@ -30,12 +32,16 @@ export function registerErrorHandler(app: FastifyInstance): void {
       return reply.code(400).send(fields);
     }
     if (request.isMultipart() && error.statusCode === undefined && BROKEN_MULTIPART.test(error.message)) {
-      return reply.code(400).send({ non_field_errors: ['The upload is incomplete or malformed. Please send the files again.'] });
+      return reply
+        .code(400)
+        .send({ non_field_errors: ['The upload is incomplete or malformed. Please send the files again.'] });
     }
     const status = error.statusCode ?? 500;
     if (status === 400) {
       const unreadable = error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY';
-      return reply.code(400).send({ non_field_errors: [unreadable ? 'The request body is not valid JSON.' : error.message] });
+      return reply
+        .code(400)
+        .send({ non_field_errors: [unreadable ? 'The request body is not valid JSON.' : error.message] });
     }
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ detail: error.message });

@@ -31,7 +31,7 @@ interface SessionForAccess {
  * or of its subject gives read-only access; a trashed session is the owner's alone. No access is
  * answered as 404 by the callers, so private data does not reveal that it exists.
  */
-export function sessionGrant(session: SessionForAccess, viewer: Viewer, subjectShareToken: string | null): Grant | null {
+function sessionGrant(session: SessionForAccess, viewer: Viewer, subjectShareToken: string | null): Grant | null {
   if (viewer.user && viewer.user.id === session.userId) return { kind: 'owner' };
   if (session.trashed) return null;
   const token = viewer.shareToken;
@@ -39,12 +39,10 @@ export function sessionGrant(session: SessionForAccess, viewer: Viewer, subjectS
   return session.public ? { kind: 'public' } : null;
 }
 
-export function sessionAccess(session: SessionForAccess, viewer: Viewer, subjectShareToken: string | null): Access | null {
-  const grant = sessionGrant(session, viewer, subjectShareToken);
-  return grant && (grant.kind === 'owner' ? 'owner' : 'reader');
-}
-
-export function subjectAccess(subject: { userId: number; trashed: boolean; shareToken: string | null }, viewer: Viewer): Access | null {
+export function subjectAccess(
+  subject: { userId: number; trashed: boolean; shareToken: string | null },
+  viewer: Viewer,
+): Access | null {
   if (viewer.user && viewer.user.id === subject.userId) return 'owner';
   if (!subject.trashed && viewer.shareToken && viewer.shareToken === subject.shareToken) return 'reader';
   return null;
@@ -79,14 +77,18 @@ export interface Disclosure {
   media: boolean;
 }
 
-export const FULL_DISCLOSURE: Disclosure = { subjectDetails: true, processedData: true, media: true };
+const FULL_DISCLOSURE: Disclosure = { subjectDetails: true, processedData: true, media: true };
 
-export function dataSharingOf(session: { meta: Record<string, unknown> }): DataSharing | undefined {
+function dataSharingOf(session: { meta: Record<string, unknown> }): DataSharing | undefined {
   const settings = session.meta.settings as { data_sharing?: DataSharing } | undefined;
   return settings?.data_sharing;
 }
 
-export function disclosureTo(grant: Grant, session: { meta: Record<string, unknown> }, subjectShareToken: string | null): Disclosure {
+export function disclosureTo(
+  grant: Grant,
+  session: { meta: Record<string, unknown> },
+  subjectShareToken: string | null,
+): Disclosure {
   if (grant.kind === 'owner') return FULL_DISCLOSURE;
   const sharing = dataSharingOf(session);
   return {
@@ -104,7 +106,11 @@ export interface SessionView {
 
 export const OWNER_VIEW: SessionView = { grant: { kind: 'owner' }, disclosure: FULL_DISCLOSURE };
 
-export function sessionView(session: SessionForAccess & { meta: Record<string, unknown> }, viewer: Viewer, subjectShareToken: string | null): SessionView | null {
+export function sessionView(
+  session: SessionForAccess & { meta: Record<string, unknown> },
+  viewer: Viewer,
+  subjectShareToken: string | null,
+): SessionView | null {
   const grant = sessionGrant(session, viewer, subjectShareToken);
   return grant && { grant, disclosure: disclosureTo(grant, session, subjectShareToken) };
 }
@@ -122,13 +128,18 @@ export function subjectSessionView(
 }
 
 /** Results that are pictures of the person rather than data computed from them. */
-const MEDIA_RESULT_TAGS = new Set<string>([RESULT_TAGS.videoSync, RESULT_TAGS.neutralImage, RESULT_TAGS.calibrationImage]);
+const MEDIA_RESULT_TAGS = new Set<string>([
+  RESULT_TAGS.videoSync,
+  RESULT_TAGS.neutralImage,
+  RESULT_TAGS.calibrationImage,
+]);
 
 /** Whether a stored file of a trial is media (a video, an image of the person) or processed data. */
 export const fileKind = (file: { kind: 'video' } | { kind: 'result'; tag: string }): 'media' | 'data' =>
   file.kind === 'video' || MEDIA_RESULT_TAGS.has(file.tag) ? 'media' : 'data';
 
-export const disclosed = (disclosure: Disclosure, kind: 'media' | 'data') => (kind === 'media' ? disclosure.media : disclosure.processedData);
+export const disclosed = (disclosure: Disclosure, kind: 'media' | 'data') =>
+  kind === 'media' ? disclosure.media : disclosure.processedData;
 
 /** A grant as it travels in a media URL: the share token itself never does, only a digest of it. */
 export function grantCode(grant: Grant): string {
@@ -142,10 +153,16 @@ export function grantCode(grant: Grant): string {
  * 'public' while the session is public; a share link's while its token is still the session's or
  * its subject's. A trashed session is the owner's alone.
  */
-export function grantStillHolds(code: string, session: SessionForAccess, subjectShareToken: string | null): Grant | null {
+export function grantStillHolds(
+  code: string,
+  session: SessionForAccess,
+  subjectShareToken: string | null,
+): Grant | null {
   if (code === 'o') return { kind: 'owner' };
   if (session.trashed) return null;
   if (code === 'p') return session.public ? { kind: 'public' } : null;
-  const token = [session.shareToken, subjectShareToken].find((candidate) => candidate && grantCode({ kind: 'share', token: candidate }) === code);
+  const token = [session.shareToken, subjectShareToken].find(
+    (candidate) => candidate && grantCode({ kind: 'share', token: candidate }) === code,
+  );
   return token ? { kind: 'share', token } : null;
 }

@@ -76,13 +76,19 @@ export function createArchiveService(deps: {
       framerate: settings.framerate ?? null,
       scalingsetup: settings.scaling_setup ?? null,
       datasharing: settings.data_sharing ?? null,
-      cameras: Object.fromEntries([...cameras].map(([deviceId, index]) => [`Cam${index}`, { deviceId, ...(devices.get(deviceId) as object) }])),
+      cameras: Object.fromEntries(
+        [...cameras].map(([deviceId, index]) => [`Cam${index}`, { deviceId, ...(devices.get(deviceId) as object) }]),
+      ),
       created_at: session.createdAt.toISOString(),
     });
   }
 
   /** Every entry of one session the disclosure allows, under `folder/`. Trashed trials are left out. */
-  async function sessionEntries(session: SessionRowDb, disclosure: Disclosure, folder: string): Promise<ArchiveEntry[]> {
+  async function sessionEntries(
+    session: SessionRowDb,
+    disclosure: Disclosure,
+    folder: string,
+  ): Promise<ArchiveEntry[]> {
     const rows = (await trials.ofSession(session.id)).filter((trial) => !trial.trashed);
     const withFiles = await trials.withFiles(rows);
     const cameras = new Map<string, number>();
@@ -94,7 +100,12 @@ export function createArchiveService(deps: {
         devices.set(video.deviceId, video.parameters.device ?? {});
         if (!disclosure.media) continue;
         const extension = video.storageKey?.split('.').at(-1) ?? 'mp4';
-        entries.push(await storedEntry(`${folder}/${videoPath(cameras.get(video.deviceId)!, trial.name, extension)}`, video.storageKey));
+        entries.push(
+          await storedEntry(
+            `${folder}/${videoPath(cameras.get(video.deviceId)!, trial.name, extension)}`,
+            video.storageKey,
+          ),
+        );
       }
       for (const result of results) {
         if (!disclosed(disclosure, fileKind({ kind: 'result', tag: result.tag }))) continue;
@@ -104,13 +115,17 @@ export function createArchiveService(deps: {
     }
     const subject = session.subjectId === null ? undefined : await subjects.findById(session.subjectId);
     return [
-      { name: `${folder}/sessionMetadata.yaml`, content: Buffer.from(sessionMetadata(session, subject, disclosure, cameras, devices)) },
+      {
+        name: `${folder}/sessionMetadata.yaml`,
+        content: Buffer.from(sessionMetadata(session, subject, disclosure, cameras, devices)),
+      },
       ...entries.filter((entry): entry is ArchiveEntry => entry !== null),
     ];
   }
 
   function archiveOf(fileName: string, entries: ArchiveEntry[]): Archive {
-    const sizeOf = (entry: ArchiveEntry) => (Buffer.isBuffer(entry.content) ? entry.content.length : entry.content.sizeBytes);
+    const sizeOf = (entry: ArchiveEntry) =>
+      Buffer.isBuffer(entry.content) ? entry.content.length : entry.content.sizeBytes;
     const totalBytes = entries.reduce((sum, entry) => sum + sizeOf(entry), 0);
     return {
       fileName,
@@ -159,7 +174,13 @@ export function createArchiveService(deps: {
         const session = await sessions.findById(id);
         const view = session && viewOf(session);
         if (session && view) {
-          entries.push(...(await sessionEntries(session, view.disclosure, `${safeName(sessionNameOf(session))}_${session.id.slice(0, 8)}`)));
+          entries.push(
+            ...(await sessionEntries(
+              session,
+              view.disclosure,
+              `${safeName(sessionNameOf(session))}_${session.id.slice(0, 8)}`,
+            )),
+          );
         }
       }
       return archiveOf(`subject_results_${subject.id}.zip`, entries);

@@ -55,14 +55,22 @@ export function createDownloadService(deps: {
     async startSessionArchive(viewer: Viewer, sessionId: string): Promise<string> {
       await sessionService.access(viewer, sessionId);
       const task = await tasks.insert({ userId: viewer.user?.id ?? null, kind: 'session-archive' });
-      await queue.send('archive-download', { taskId: task.id, target: { kind: 'session', sessionId }, ...shareTokenOf(viewer) });
+      await queue.send('archive-download', {
+        taskId: task.id,
+        target: { kind: 'session', sessionId },
+        ...shareTokenOf(viewer),
+      });
       return task.id;
     },
 
     async startSubjectArchive(viewer: Viewer, subjectId: number): Promise<string> {
       await readableSubject(viewer, subjectId);
       const task = await tasks.insert({ userId: viewer.user?.id ?? null, kind: 'subject-archive' });
-      await queue.send('archive-download', { taskId: task.id, target: { kind: 'subject', subjectId }, ...shareTokenOf(viewer) });
+      await queue.send('archive-download', {
+        taskId: task.id,
+        target: { kind: 'subject', subjectId },
+        ...shareTokenOf(viewer),
+      });
       return task.id;
     },
 
@@ -75,7 +83,9 @@ export function createDownloadService(deps: {
         // The same rules as the sync download, for the viewer who asked, as their access stands now.
         const viewer: Viewer = { user: task.userId === null ? null : { id: task.userId }, shareToken };
         const archive: Archive =
-          target.kind === 'session' ? await sessionArchive(viewer, target.sessionId) : await subjectArchive(viewer, target.subjectId);
+          target.kind === 'session'
+            ? await sessionArchive(viewer, target.sessionId)
+            : await subjectArchive(viewer, target.subjectId);
         const key = `${downloadFilesPrefix(taskId)}/${archive.fileName}`;
         const pipe = new PassThrough();
         let lastReport = 0;
@@ -108,7 +118,10 @@ export function createDownloadService(deps: {
     async state(viewer: Viewer, taskId: string): Promise<TaskState> {
       const task = await tasks.findById(taskId);
       if (!task || (task.userId !== null && task.userId !== viewer.user?.id)) throw notFound(messages.taskNotFound);
-      if (task.status === 'failed') throw badRequest(`The archive could not be prepared: ${task.error ?? 'something went wrong on the server'}. Please try again.`);
+      if (task.status === 'failed')
+        throw badRequest(
+          `The archive could not be prepared: ${task.error ?? 'something went wrong on the server'}. Please try again.`,
+        );
       if (task.status === 'done' && task.resultKey) return { ready: true, url: media.url(task.resultKey) };
       return { ready: false, status: task.status, progress: task.progress };
     },

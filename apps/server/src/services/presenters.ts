@@ -16,14 +16,18 @@ function trialMetaFor(meta: Record<string, unknown>, disclosure: Disclosure): Re
   const subject = meta.subject as Record<string, unknown> | undefined;
   if (!subject || (disclosure.subjectDetails && disclosure.processedData)) return meta;
   const { mass_kg, height_m, ...details } = subject;
-  const shown = { ...(disclosure.subjectDetails ? details : {}), ...(disclosure.processedData ? { mass_kg, height_m } : {}) };
+  const shown = {
+    ...(disclosure.subjectDetails ? details : {}),
+    ...(disclosure.processedData ? { mass_kg, height_m } : {}),
+  };
   return { ...meta, subject: shown };
 }
 
 /** A trial as one viewer may see it: results and videos their session view discloses, with media URLs issued on their access. */
 export function toTrial({ trial, videos, results }: TrialWithFiles, media: MediaUrlSigner, view: SessionView): Trial {
   const shown = (kind: 'media' | 'data') => disclosed(view.disclosure, kind);
-  const url = (key: string | null, kind: 'media' | 'data') => (key ? media.url(key, { grant: view.grant, kind }) : null);
+  const url = (key: string | null, kind: 'media' | 'data') =>
+    key ? media.url(key, { grant: view.grant, kind }) : null;
   return {
     id: trial.id,
     session: trial.sessionId,
@@ -69,7 +73,13 @@ export function toSessionRow({ session, subjectName, trialsCount }: SessionListI
 
 export function toSession(
   session: SessionRowDb,
-  details: { subjectName: string | null; trialsCount: number; trials: Trial[]; view: SessionView; qrcode: string | null },
+  details: {
+    subjectName: string | null;
+    trialsCount: number;
+    trials: Trial[];
+    view: SessionView;
+    qrcode: string | null;
+  },
 ): Session {
   const isOwner = details.view.grant.kind === 'owner';
   return {

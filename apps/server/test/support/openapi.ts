@@ -35,7 +35,9 @@ const destructiveRank = ({ path }: Operation) => DESTRUCTIVE.findIndex((pattern)
 
 /** Every API operation of the served document (not the docs' own), the destructive ones last (stable sort: document order otherwise). */
 export async function apiOperations(test: TestApp): Promise<Operation[]> {
-  const document = (await test.call({ method: 'GET', url: '/api/docs/json' })).json() as { paths: Record<string, Record<string, OpenApiOperation>> };
+  const document = (await test.call({ method: 'GET', url: '/api/docs/json' })).json() as {
+    paths: Record<string, Record<string, OpenApiOperation>>;
+  };
   return Object.entries(document.paths)
     .flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ method, path, operation })))
     .filter(({ path }) => path.startsWith('/api/') && !path.startsWith('/api/docs'))
@@ -75,7 +77,10 @@ export function pathValue(path: string, name: string, ids: OwnedIds): string {
 
 /** The URL of an operation with its path parameters filled in (a wildcard keeps its slashes). */
 export const urlOf = (path: string, values: Record<string, string>, query = '') =>
-  path.replace(/\{([^}]+)\}/g, (_, name: string) => (name === '*' ? values[name] : encodeURIComponent(values[name]))) + (query ? `?${query}` : '');
+  path.replace(/\{([^}]+)\}/g, (_, name: string) => (name === '*' ? values[name] : encodeURIComponent(values[name]))) +
+  (query ? `?${query}` : '');
 
 export const pathValuesOf = ({ path, operation }: Operation, ids: OwnedIds) =>
-  Object.fromEntries((operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, pathValue(path, p.name, ids)]));
+  Object.fromEntries(
+    (operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, pathValue(path, p.name, ids)]),
+  );
