@@ -72,6 +72,28 @@ describe('a remembered device skips the e-mailed code', () => {
     await expectSessionListOrFirstSession(page);
   });
 
+  it('forgets the device when the password is reset: the code is asked and the checkbox is back', async () => {
+    await page.getByRole('button', { name: 'Profile menu' }).click();
+    await page.getByRole('menuitem', { name: 'Logout' }).click();
+    await expectPath(page, '/login');
+    await loginWithCode(page, server, user, { rememberDevice: true });
+    await page.getByRole('button', { name: 'Profile menu' }).click();
+    await page.getByRole('menuitem', { name: 'Logout' }).click();
+    await expectPath(page, '/login');
+    await expect.poll(() => page.getByLabel('Remember this device for 90 days').count()).toBe(0);
+
+    const api = (path: string, body: unknown) =>
+      fetch(`${server.baseUrl}/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await api('/reset-password/', { email: user.email })).status).toBe(200);
+    const token = (await server.mailbox.nextLink(user.email)).split('/').at(-1);
+    expect((await api('/new-password/', { token, password: user.password })).status).toBe(200);
+
+    await loginWithCode(page, server, user);
+    await page.getByRole('button', { name: 'Profile menu' }).click();
+    await page.getByRole('menuitem', { name: 'Logout' }).click();
+    await page.getByLabel('Remember this device for 90 days').waitFor();
+  });
+
   it('another browser, which is not remembered, still needs the code', async () => {
     const otherPage = await (await newContext(browser, server.baseUrl)).newPage();
     await otherPage.goto('/login');

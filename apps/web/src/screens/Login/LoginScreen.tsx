@@ -43,6 +43,9 @@ export function LoginScreen() {
         otpChallengeSent: answer.otp_challenge_sent,
         rememberDevice,
       });
+      // A code sent despite the stamp: the server no longer knows this device for the account (a new
+      // password forgets remembered devices), so the stamp goes and the checkbox is offered again.
+      if (rememberedDeviceToken && answer.otp_challenge_sent) authStore.update({ rememberedDeviceToken: null, rememberDeviceAt: null });
       if (rememberedDeviceToken && !answer.otp_challenge_sent) {
         const { otp_verified } = await checkOtpVerified(rememberedDeviceToken);
         if (otp_verified) {
