@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
 import { parse as parseYaml } from 'yaml';
 import { messages, SUBJECT_TAGS, TRIAL_TAGS, type Session, type Subject, type Trial } from '@kinetrace/contracts';
 import { backdateTrash, seedTrial } from './support/seed.ts';
 import { authHeader, startTestApp, testBackends, verifiedUser, type TestApp } from './support/test-app.ts';
+import { unzip } from './support/unzip.ts';
 
 const backends = await testBackends();
 
@@ -21,30 +21,6 @@ const subjectPayload = (overrides: Record<string, unknown> = {}) => ({
   terms: true,
   ...overrides,
 });
-
-/** Unzips a buffer in memory: entry names and contents. */
-function unzip(buffer: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(buffer, { lazyEntries: true }, (error, zip) => {
-      if (error || !zip) return reject(error);
-      const entries = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (streamError, stream) => {
-          if (streamError || !stream) return reject(streamError);
-          const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('end', () => {
-            entries.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(entries));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
-}
 
 describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
   let test: TestApp;
