@@ -120,7 +120,7 @@ export function createDownloadService(deps: {
       if (!task || (task.userId !== null && task.userId !== viewer.user?.id)) throw notFound(messages.taskNotFound);
       if (task.status === 'failed')
         throw badRequest(
-          `The archive could not be prepared: ${task.error ?? 'something went wrong on the server'}. Please try again.`,
+          `The archive could not be prepared: ${(task.error ?? 'something went wrong on the server').replace(/\.$/, '')}. Please try again.`,
         );
       if (task.status === 'done' && task.resultKey) return { ready: true, url: media.url(task.resultKey) };
       return { ready: false, status: task.status, progress: task.progress };
