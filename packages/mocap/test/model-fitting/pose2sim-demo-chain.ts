@@ -50,6 +50,21 @@ export interface ChainResult {
   lagFrames: number;
   /** RMS distance of our hip, knee and ankle keypoints to Pose2Sim's over the trial, m (0 on its own keypoints). */
   keypointDistanceM: number;
+  /** Where the two tools' knee and ankle angles part: in the keypoints or in the model (through the whole chain only). */
+  geometry?: KeypointGeometry;
+}
+
+/**
+ * Knee and ankle flexion read straight off each tool's keypoints (180° minus the hip-knee-ankle
+ * angle; 90° minus the angle between the shank, ankle to knee, and the foot, heel to big toe), set
+ * beside each tool's IK: when our keypoints' angle differs from Pose2Sim's keypoints' as much as
+ * the IK results differ, while each IK follows its own keypoints, the difference is in the
+ * keypoints, not in scaling or IK. RMS differences with the mean offset removed, degrees.
+ */
+export interface KeypointGeometry {
+  angles: { coordinate: string; keypointsDeg: number; ourIkToOurKeypointsDeg: number; theirIkToTheirKeypointsDeg: number }[];
+  /** Left shank (knee to ankle keypoint) length range in frames 36-64, where the left knee angles part most, m. */
+  leftShankM: { ours: [number, number]; theirs: [number, number] };
 }
 
 const run = promisify(execFile);
@@ -102,6 +117,56 @@ export async function runDemoChain(root: string): Promise<ChainResult> {
     comparisons: compareMotions(readStorage(readFileSync(motPath, 'utf8')), reference.mot, FLEXION_COORDINATES, lagFrames),
     lagFrames,
     keypointDistanceM: rmsDistanceM,
+    geometry: keypointGeometry(ours, reference.trc, readStorage(readFileSync(motPath, 'utf8')), reference.mot, lagFrames),
+  };
+}
+
+type Vec = [number, number, number];
+const at = (trc: MarkerTrajectories, name: string, frame: number): Vec => {
+  const i = (frame * trc.markerNames.length + trc.markerNames.indexOf(name)) * 3;
+  return [trc.positionsM[i], trc.positionsM[i + 1], trc.positionsM[i + 2]];
+};
+const minus = (a: Vec, b: Vec): Vec => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+const angleDeg = (u: Vec, v: Vec) => (Math.acos((u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) / (Math.hypot(...u) * Math.hypot(...v))) * 180) / Math.PI;
+const GEOMETRY_ANGLES: Record<string, (trc: MarkerTrajectories, frame: number) => number> = Object.fromEntries(
+  (['r', 'l'] as const).flatMap((side) => {
+    const S = side.toUpperCase();
+    return [
+      [`knee_angle_${side}`, (trc: MarkerTrajectories, f: number) => angleDeg(minus(at(trc, `${S}Hip`, f), at(trc, `${S}Knee`, f)), minus(at(trc, `${S}Knee`, f), at(trc, `${S}Ankle`, f)))],
+      [`ankle_angle_${side}`, (trc: MarkerTrajectories, f: number) => 90 - angleDeg(minus(at(trc, `${S}Knee`, f), at(trc, `${S}Ankle`, f)), minus(at(trc, `${S}BigToe`, f), at(trc, `${S}Heel`, f)))],
+    ];
+  }),
+);
+
+/** The keypoints' own knee and ankle angles as a motion table, to compare with compareMotions. */
+function geometryMotion(trc: MarkerTrajectories): StorageTable {
+  const columnLabels = Object.keys(GEOMETRY_ANGLES);
+  const frames = trc.timesS.length;
+  const values = new Float64Array(frames * columnLabels.length);
+  for (let f = 0; f < frames; f++) columnLabels.forEach((label, c) => (values[f * columnLabels.length + c] = GEOMETRY_ANGLES[label](trc, f)));
+  return { name: 'keypoint geometry', inDegrees: true, columnLabels, timesS: trc.timesS, values };
+}
+
+function keypointGeometry(ours: MarkerTrajectories, theirs: MarkerTrajectories, ourMot: StorageTable, theirMot: StorageTable, lagFrames: number): KeypointGeometry {
+  const coordinates = Object.keys(GEOMETRY_ANGLES);
+  const ourAngles = geometryMotion(ours);
+  const theirAngles = geometryMotion(theirs);
+  const rms = (comparisons: CoordinateComparison[], coordinate: string) => comparisons.find((c) => c.coordinate === coordinate)!.rmsDifferenceWithoutOffsetDeg;
+  const keypoints = compareMotions(ourAngles, theirAngles, coordinates, lagFrames);
+  const ourIk = compareMotions(ourMot, ourAngles, coordinates);
+  const theirIk = compareMotions(theirMot, theirAngles, coordinates);
+  const shankRange = (trc: MarkerTrajectories, lag: number): [number, number] => {
+    const lengths = Array.from({ length: 29 }, (_, i) => Math.hypot(...minus(at(trc, 'LKnee', 36 + i + lag), at(trc, 'LAnkle', 36 + i + lag))));
+    return [Math.min(...lengths), Math.max(...lengths)];
+  };
+  return {
+    angles: coordinates.map((coordinate) => ({
+      coordinate,
+      keypointsDeg: rms(keypoints, coordinate),
+      ourIkToOurKeypointsDeg: rms(ourIk, coordinate),
+      theirIkToTheirKeypointsDeg: rms(theirIk, coordinate),
+    })),
+    leftShankM: { ours: shankRange(ours, 0), theirs: shankRange(theirs, lagFrames) },
   };
 }
 
@@ -121,7 +186,8 @@ export function runOnTheirKeypoints(): ChainResult {
 }
 
 export function formatComparison(title: string, result: ChainResult): string {
-  const { scaling } = result;
+  const { scaling, geometry } = result;
+  const cm = ([min, max]: [number, number]) => `${(min * 100).toFixed(1)}-${(max * 100).toFixed(1)} cm`;
   return [
     `${title}: static-pose marker error RMS ${(scaling.rmsM * 100).toFixed(2)} cm, max ${(scaling.maxM * 100).toFixed(2)} cm (${scaling.worst}); keypoint jitter while standing ${(scaling.keypointJitterM * 1000).toFixed(1)} mm; frame lag to Pose2Sim ${result.lagFrames}, hips, knees and ankles ${(result.keypointDistanceM * 100).toFixed(1)} cm RMS from its keypoints`,
     '  coordinate        largest jump ours / Pose2Sim (deg)   offset (deg)   RMS difference / without offset (deg)',
@@ -129,5 +195,14 @@ export function formatComparison(title: string, result: ChainResult): string {
       (c) =>
         `  ${c.coordinate.padEnd(16)}  ${c.largestJumpDeg.toFixed(1).padStart(6)} / ${c.referenceLargestJumpDeg.toFixed(1).padStart(5)}              ${c.offsetDeg.toFixed(1).padStart(6)}         ${c.rmsDifferenceDeg.toFixed(1).padStart(5)} / ${c.rmsDifferenceWithoutOffsetDeg.toFixed(1).padStart(5)}`,
     ),
+    ...(geometry
+      ? [
+          '  angles off the keypoints (RMS difference without offset, deg): our keypoints vs Pose2Sim’s; our IK vs our keypoints; Pose2Sim’s IK vs its keypoints',
+          ...geometry.angles.map(
+            (g) => `  ${g.coordinate.padEnd(16)}  ${g.keypointsDeg.toFixed(1).padStart(5)}   ${g.ourIkToOurKeypointsDeg.toFixed(1).padStart(5)}   ${g.theirIkToTheirKeypointsDeg.toFixed(1).padStart(5)}`,
+          ),
+          `  left shank length, frames 36-64: ours ${cm(geometry.leftShankM.ours)}, Pose2Sim’s ${cm(geometry.leftShankM.theirs)}`,
+        ]
+      : []),
   ].join('\n');
 }
