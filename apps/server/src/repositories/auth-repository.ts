@@ -13,11 +13,15 @@ export function createAuthRepository(db: Database) {
       const [row] = await db.insert(authTokens).values({ userId, tokenHash, expiresAt, verified }).returning();
       return row;
     },
-    /** The live token with this hash: not revoked, not expired. */
-    async findLiveToken(tokenHash: string, now: Date): Promise<AuthTokenRow | undefined> {
+    /**
+     * The live token with this hash (not revoked, not expired) and its user, in one query: every authenticated request asks
+     * this first, and on PGlite each query waits for the one before.
+     */
+    async findLiveToken(tokenHash: string, now: Date): Promise<{ token: AuthTokenRow; user: typeof schema.users.$inferSelect } | undefined> {
       const [row] = await db
-        .select()
+        .select({ token: authTokens, user: schema.users })
         .from(authTokens)
+        .innerJoin(schema.users, eq(schema.users.id, authTokens.userId))
         .where(and(eq(authTokens.tokenHash, tokenHash), isNull(authTokens.revokedAt), gt(authTokens.expiresAt, now)));
       return row;
     },

@@ -38,8 +38,19 @@ export interface SessionListFilter {
   quantity: number;
 }
 
+/** The columns a list row shows (presenters.ts toSessionRow): not the tokens, not the owner. */
+const listedColumns = {
+  id: sessions.id,
+  meta: sessions.meta,
+  subjectId: sessions.subjectId,
+  createdAt: sessions.createdAt,
+  trashed: sessions.trashed,
+  trashedAt: sessions.trashedAt,
+  public: sessions.public,
+};
+
 export interface SessionListItem {
-  session: SessionRowDb;
+  session: Pick<SessionRowDb, keyof typeof listedColumns>;
   subjectName: string | null;
   trialsCount: number;
 }
@@ -95,7 +106,7 @@ export function createSessionsRepository(db: Database) {
       // The page and the number of matching sessions in one query (a window count over the filtered
       // rows): the list is the app's most frequent call, and on PGlite every query waits its turn.
       const query = db
-        .select({ session: sessions, subjectName: subjects.name, trialsCount, total: sql<number>`(count(*) over ())::int` })
+        .select({ session: listedColumns, subjectName: subjects.name, trialsCount, total: sql<number>`(count(*) over ())::int` })
         .from(sessions)
         .leftJoin(subjects, eq(sessions.subjectId, subjects.id))
         .where(where)

@@ -133,10 +133,7 @@ export function createAuthService({ users, auth, mailer, rateLimiter, providerNa
 
     /** The caller behind a bearer token, or null when the token is unknown, revoked or expired. */
     async authenticate(bearer: string): Promise<AuthContext | null> {
-      const token = await auth.findLiveToken(hashRandomToken(bearer), now());
-      if (!token) return null;
-      const user = await users.findById(token.userId);
-      return user ? { user, token } : null;
+      return (await auth.findLiveToken(hashRandomToken(bearer), now())) ?? null;
     },
 
     async verify(context: AuthContext, code: string, rememberDevice: boolean, clientAddress: string): Promise<VerifyResponse> {

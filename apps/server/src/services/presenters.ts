@@ -6,7 +6,7 @@ import type { MediaUrlSigner } from './media-urls.ts';
 
 /** API shapes of sessions and trials, from database rows. */
 
-export function sessionNameOf(session: SessionRowDb): string {
+export function sessionNameOf(session: Pick<SessionRowDb, 'id' | 'meta'>): string {
   const name = session.meta.sessionName;
   return typeof name === 'string' && name ? name : session.id;
 }
