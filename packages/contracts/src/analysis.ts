@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { serialId, uuidId } from './ids.ts';
+import { serialId, shareToken, shareTokenQuerySchema, uuidId } from './ids.ts';
 
 /**
  * Analyses of a processed trial (spec §2.13, §2.15, §3, §7 Analysis). The engine
@@ -168,7 +168,7 @@ export type AnalysisFunction = z.infer<typeof analysisFunctionSchema>;
 export const analysisFunctionsResponseSchema = z.array(analysisFunctionSchema);
 
 /** A share token (the subject's `share_token`) for reading a private session's analyses. */
-export const analysisReadQuerySchema = z.object({ share_token: z.string().max(200).optional() });
+export const analysisReadQuerySchema = shareTokenQuerySchema;
 
 /**
  * Optional narrowing of the function list and the states to one session's trials (any reader of the
@@ -260,7 +260,7 @@ export const analysisDashboardsResponseSchema = z.array(analysisDashboardSchema)
  */
 export const analysisDashboardDataQuerySchema = z.object({
   subject_id: serialId.optional(),
-  share_token: z.string().max(200).optional(),
+  share_token: shareToken.optional(),
   trial_id: uuidId.optional(),
 });
 export type AnalysisDashboardDataQuery = z.input<typeof analysisDashboardDataQuerySchema>;

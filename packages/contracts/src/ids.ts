@@ -50,3 +50,7 @@ export const uuidId = z.string({ error: idMessages.invalidId }).uuid(idMessages.
 /** Path parameters naming one row; a value that cannot be an id is answered 404 by the server. */
 export const serialIdParams = z.object({ id: serialId });
 export const uuidIdParams = z.object({ id: uuidId });
+
+/** A subject's share token, as a query parameter of every read a share link may make (spec §6). */
+export const shareToken = z.string().max(200);
+export const shareTokenQuerySchema = z.object({ share_token: shareToken.optional() });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SESSIONS_PAGE_SIZE } from './constants.ts';
 import { alphaDashName, fromNumberText } from './fields.ts';
-import { serialId, wholeNumber } from './ids.ts';
+import { serialId, shareToken, wholeNumber } from './ids.ts';
 import { booleanQuery, pagingQuerySchema } from './paging.ts';
 import {
   AUGMENTER_MODELS,
@@ -91,7 +91,7 @@ export const validSessionsRequestSchema = pagingQuerySchema.extend({
   /** A public session anyone may list (anonymous viewers of a shared session). */
   public_session_id: z.string().uuid().optional(),
   /** With subject_id, lets a viewer holding the subject's share token list its sessions. */
-  share_token: z.string().max(200).optional(),
+  share_token: shareToken.optional(),
 });
 export type ValidSessionsRequest = z.input<typeof validSessionsRequestSchema>;
 

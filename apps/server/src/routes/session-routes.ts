@@ -19,6 +19,7 @@ import {
   validSessionsRequestSchema,
   validSessionsResponseSchema,
   uuidId,
+  shareTokenQuerySchema,
   uuidIdParams,
 } from '@kinetrace/contracts';
 import { requireVerified } from '../http/authentication.ts';
@@ -28,7 +29,6 @@ import type { DownloadService } from '../services/download-service.ts';
 import type { SessionService } from '../services/session-service.ts';
 
 const tags = ['Sessions'];
-const shareQuery = z.object({ share_token: z.string().max(200).optional() });
 
 /** Streams an archive as a browser download; the zip is built while it is sent. */
 export async function sendArchive(reply: FastifyReply, archive: Archive): Promise<FastifyReply> {
@@ -72,7 +72,7 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionSer
 
   api.get(
     '/sessions/:id/',
-    { schema: { tags, params: uuidIdParams, querystring: shareQuery, response: { 200: sessionSchema } } },
+    { schema: { tags, params: uuidIdParams, querystring: shareTokenQuerySchema, response: { 200: sessionSchema } } },
     (request) => sessions.get(viewerOf(request, request.query.share_token), request.params.id),
   );
 
@@ -106,7 +106,7 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionSer
 
   api.get(
     '/sessions/:id/get_session_settings/',
-    { schema: { tags, params: uuidIdParams, querystring: shareQuery, response: { 200: sessionSettingsResponseSchema } } },
+    { schema: { tags, params: uuidIdParams, querystring: shareTokenQuerySchema, response: { 200: sessionSettingsResponseSchema } } },
     async (request) => {
       await sessions.access(viewerOf(request, request.query.share_token), request.params.id);
       return sessions.settings();
@@ -124,13 +124,13 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionSer
     return reply.code(204).send();
   });
 
-  api.get('/sessions/:id/download/', { schema: { tags, params: uuidIdParams, querystring: shareQuery } }, async (request, reply) =>
+  api.get('/sessions/:id/download/', { schema: { tags, params: uuidIdParams, querystring: shareTokenQuerySchema } }, async (request, reply) =>
     sendArchive(reply, await downloads.sessionArchive(viewerOf(request, request.query.share_token), request.params.id)),
   );
 
   api.get(
     '/sessions/:id/async-download/',
-    { schema: { tags, params: uuidIdParams, querystring: shareQuery, response: { 200: asyncDownloadResponseSchema } } },
+    { schema: { tags, params: uuidIdParams, querystring: shareTokenQuerySchema, response: { 200: asyncDownloadResponseSchema } } },
     async (request) => ({
       task_id: await downloads.startSessionArchive(viewerOf(request, request.query.share_token), request.params.id),
     }),

@@ -9,6 +9,7 @@ import {
   subjectSchema,
   subjectTagItemSchema,
   serialIdParams,
+  shareTokenQuerySchema,
 } from '@kinetrace/contracts';
 import { requireVerified } from '../http/authentication.ts';
 import { viewerOf } from '../http/viewer.ts';
@@ -17,7 +18,6 @@ import type { SubjectService } from '../services/subject-service.ts';
 import { sendArchive } from './session-routes.ts';
 
 const tags = ['Subjects'];
-const shareQuery = z.object({ share_token: z.string().max(200).optional() });
 
 export function registerSubjectRoutes(app: FastifyInstance, subjects: SubjectService, downloads: DownloadService): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -32,7 +32,7 @@ export function registerSubjectRoutes(app: FastifyInstance, subjects: SubjectSer
     async (request, reply) => reply.code(201).send(await subjects.create(requireVerified(request), request.body)),
   );
 
-  api.get('/subjects/:id/', { schema: { tags, params: serialIdParams, querystring: shareQuery, response: { 200: subjectSchema } } }, (request) =>
+  api.get('/subjects/:id/', { schema: { tags, params: serialIdParams, querystring: shareTokenQuerySchema, response: { 200: subjectSchema } } }, (request) =>
     subjects.get(viewerOf(request, request.query.share_token), request.params.id),
   );
 
@@ -55,17 +55,17 @@ export function registerSubjectRoutes(app: FastifyInstance, subjects: SubjectSer
 
   api.get(
     '/subject-tags/:id/get_tags_subject/',
-    { schema: { tags, params: serialIdParams, querystring: shareQuery, response: { 200: z.array(subjectTagItemSchema) } } },
+    { schema: { tags, params: serialIdParams, querystring: shareTokenQuerySchema, response: { 200: z.array(subjectTagItemSchema) } } },
     (request) => subjects.tags(viewerOf(request, request.query.share_token), request.params.id),
   );
 
-  api.get('/subjects/:id/download/', { schema: { tags, params: serialIdParams, querystring: shareQuery } }, async (request, reply) =>
+  api.get('/subjects/:id/download/', { schema: { tags, params: serialIdParams, querystring: shareTokenQuerySchema } }, async (request, reply) =>
     sendArchive(reply, await downloads.subjectArchive(viewerOf(request, request.query.share_token), request.params.id)),
   );
 
   api.get(
     '/subjects/:id/async-download/',
-    { schema: { tags, params: serialIdParams, querystring: shareQuery, response: { 200: asyncDownloadResponseSchema } } },
+    { schema: { tags, params: serialIdParams, querystring: shareTokenQuerySchema, response: { 200: asyncDownloadResponseSchema } } },
     async (request) => ({
       task_id: await downloads.startSubjectArchive(viewerOf(request, request.query.share_token), request.params.id),
     }),

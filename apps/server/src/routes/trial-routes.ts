@@ -1,18 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { modifyTrialTagsRequestSchema, renameTrialRequestSchema, trialSchema, trialTagItemSchema, uuidIdParams } from '@kinetrace/contracts';
+import { modifyTrialTagsRequestSchema, renameTrialRequestSchema, trialSchema, trialTagItemSchema, shareTokenQuerySchema, uuidIdParams } from '@kinetrace/contracts';
 import { requireVerified } from '../http/authentication.ts';
 import { viewerOf } from '../http/viewer.ts';
 import type { TrialService } from '../services/trial-service.ts';
 
 const tags = ['Trials'];
-const shareQuery = z.object({ share_token: z.string().max(200).optional() });
 
 export function registerTrialRoutes(app: FastifyInstance, trials: TrialService): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  api.get('/trials/:id/', { schema: { tags, params: uuidIdParams, querystring: shareQuery, response: { 200: trialSchema } } }, (request) =>
+  api.get('/trials/:id/', { schema: { tags, params: uuidIdParams, querystring: shareTokenQuerySchema, response: { 200: trialSchema } } }, (request) =>
     trials.get(viewerOf(request, request.query.share_token), request.params.id),
   );
 
@@ -41,7 +40,7 @@ export function registerTrialRoutes(app: FastifyInstance, trials: TrialService):
 
   api.get(
     '/trial-tags/:id/get_tags_trial/',
-    { schema: { tags, params: uuidIdParams, querystring: shareQuery, response: { 200: z.array(trialTagItemSchema) } } },
+    { schema: { tags, params: uuidIdParams, querystring: shareTokenQuerySchema, response: { 200: z.array(trialTagItemSchema) } } },
     (request) => trials.tags(viewerOf(request, request.query.share_token), request.params.id),
   );
 }
