@@ -92,7 +92,7 @@ export function SessionScreen() {
         <div>
           <Title order={2}>{sessionDisplayName({ id: data.id, sessionName: data.meta.sessionName, created_at: data.created_at })}</Title>
           <Text c="dimmed">
-            Subject: {data.name ?? 'none'} · {formatDateTime(data.created_at)}
+            Subject: {data.name ?? (data.is_owner ? 'none' : 'not shared')} · {formatDateTime(data.created_at)}
           </Text>
         </div>
         {data.is_owner && (
