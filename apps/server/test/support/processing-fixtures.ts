@@ -85,7 +85,7 @@ export async function makeDemoVideos(directory: string, trialSeconds = 0.75): Pr
     made.noBoard.push({ name: file, path: neutral });
     made.nobody.push({ name: file, path: nobody });
   }
-  // The header (moov, first with +faststart) stays whole, so the upload is accepted; most frames are gone.
+  // The header (moov, first with +faststart) stays whole; most frames are gone (the upload's check refuses it).
   const broken = join(folder('one-unreadable'), made.trial[1].name);
   const bytes = readFileSync(made.trial[1].path);
   writeFileSync(broken, bytes.subarray(0, Math.floor(statSync(made.trial[1].path).size * 0.3)));
