@@ -25,7 +25,7 @@ describe('the session list: paging, rename, trash and restore, opening a session
   let browser: Browser;
   let page: Page;
   const user = makeUser('lister');
-  let sessions: Session[] = [];
+  const sessions: Session[] = [];
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([startServer(), launchBrowser()]);

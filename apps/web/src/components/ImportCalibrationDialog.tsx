@@ -38,7 +38,7 @@ export function ImportCalibrationDialog({ sessionId, onClose, onCalibrated }: { 
 
   return (
     <Modal opened onClose={onClose} title="Import a calibration file" centered>
-      <form onSubmit={onSubmit} noValidate>
+      <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
           <Text size="sm">
             Camera calibrations from other software: a Kinetrace .json, Pose2Sim .toml, Qualisys .qca.txt or OpenCap .pickle file, one

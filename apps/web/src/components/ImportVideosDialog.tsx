@@ -59,7 +59,7 @@ export function ImportVideosDialog({
 
   return (
     <Modal opened onClose={onClose} title={neutral ? 'Import neutral videos' : 'Import videos'} centered>
-      <form onSubmit={onSubmit} noValidate>
+      <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
           <Text size="sm">
             One video per calibrated camera, named after its camera (cam01.mp4 for camera cam01) or chosen in the cameras' order.

@@ -1,5 +1,5 @@
 import { Button, Group, Modal, Stack, TextInput } from '@mantine/core';
-import type { FormEventHandler } from 'react';
+import type { FormEvent } from 'react';
 import type { UseFormRegisterReturn } from 'react-hook-form';
 
 /** A dialog with one name field and Cancel / Rename: the shell of the session and trial rename dialogs. */
@@ -11,12 +11,13 @@ export function NameDialog(props: {
   error?: string;
   canSubmit: boolean;
   pending: boolean;
-  onSubmit: FormEventHandler<HTMLFormElement>;
+  /** The form's submit handler (react-hook-form's handleSubmit): it reports its own failures. */
+  onSubmit: (event: FormEvent<HTMLFormElement>) => Promise<void>;
   onClose: () => void;
 }) {
   return (
     <Modal opened onClose={props.onClose} title={props.title} centered>
-      <form onSubmit={props.onSubmit} noValidate>
+      <form onSubmit={(event) => void props.onSubmit(event)} noValidate>
         <Stack>
           <TextInput label={props.label} description={props.description} data-autofocus {...props.field} error={props.error} />
           <Group justify="flex-end">

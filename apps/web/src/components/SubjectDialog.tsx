@@ -77,7 +77,7 @@ export function SubjectDialog({ subject, onClose, onSaved }: SubjectDialogProps)
 
   return (
     <Modal opened onClose={onClose} title={subject ? 'Edit subject' : 'New subject'} size="lg" centered>
-      <form onSubmit={onSubmit} noValidate>
+      <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
           <TextInput label="Name" withAsterisk data-autofocus {...form.register('name')} error={errors.name?.message} />
           <Group grow align="flex-start">

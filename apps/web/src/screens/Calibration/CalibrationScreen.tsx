@@ -79,7 +79,7 @@ export function CalibrationScreen() {
     },
   });
   const placement = form.watch('cb_placement');
-  const goToNeutral = () => navigate(`/${sessionId}/neutral`);
+  const goToNeutral = () => void navigate(`/${sessionId}/neutral`);
 
   const wizard = useWizardTrial(sessionId, 'calibration', (trial) => {
     if (trial.status === 'processing' || trial.status === 'reprocess') toast.info(messages.processing);
@@ -150,7 +150,7 @@ export function CalibrationScreen() {
         </Tooltip>
       </Group>
       <Paper withBorder radius="md" p="lg">
-        <form onSubmit={calibrate} noValidate>
+        <form onSubmit={(event) => void calibrate(event)} noValidate>
           <Stack>
             <VideosUploaded status={status.data} />
             <Alert color="blue" title="Place the checkerboard">
@@ -185,7 +185,7 @@ export function CalibrationScreen() {
               <ProcessingFailedAlert title="The calibration did not succeed" message={errorMessage} advice={CALIBRATION_ERROR_ADVICE} testId="calibration-error" />
             )}
             <Group justify="space-between">
-              <Button variant="default" onClick={() => navigate(`/${sessionId}/connect-devices`)}>
+              <Button variant="default" onClick={() => void navigate(`/${sessionId}/connect-devices`)}>
                 Back
               </Button>
               <Group>

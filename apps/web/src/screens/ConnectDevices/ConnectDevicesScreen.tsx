@@ -30,7 +30,7 @@ function useSessionToConnect(): string | null {
       onSuccess: (session) => {
         activeSessionStore.set(session.id);
         // The address names the session, as when the session list's New session opens this step.
-        navigate(`/${session.id}/connect-devices`, { replace: true });
+        void navigate(`/${session.id}/connect-devices`, { replace: true });
       },
       onError: (error) => reportError(error, 'Could not create a session.'),
     });
@@ -79,7 +79,7 @@ export function ConnectDevicesScreen() {
           {sessionId && <SessionQrCode sessionId={sessionId} />}
         </Group>
         <Group justify="flex-end" mt="lg">
-          <Button disabled={!sessionId} onClick={() => sessionId && navigate(`/${sessionId}/calibration`)}>
+          <Button disabled={!sessionId} onClick={() => sessionId && void navigate(`/${sessionId}/calibration`)}>
             Next
           </Button>
         </Group>

@@ -63,7 +63,7 @@ export function LoginScreen() {
   const links = instance.data?.links;
   return (
     <AuthCard title="Log in">
-      <form onSubmit={onSubmit} noValidate>
+      <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
           <TextInput label="Username" autoComplete="username" {...form.register('username')} error={errors.username?.message} />
           <PasswordInput

@@ -75,7 +75,7 @@ export function NeutralScreen() {
       toast.info(messages.processingSubjectCanRelax, TOAST_DURATION_MS.neutralRelaxNotice);
       if (auditoryFeedback) speak(messages.processingSubjectCanRelax);
     }
-    if (trial.status === 'done') navigate(sessionPath(sessionId));
+    if (trial.status === 'done') void navigate(sessionPath(sessionId));
     if (trial.status === 'error') void showError(trial);
   });
   const processingTrial = wizard.trial && (wizard.trial.status === 'processing' || wizard.trial.status === 'reprocess') ? wizard.trial : null;
@@ -224,7 +224,7 @@ export function NeutralScreen() {
                   </Button>
                 )}
                 {neutralImages.length > 0 && !busy ? (
-                  <Button onClick={() => navigate(sessionPath(sessionId))}>Confirm</Button>
+                  <Button onClick={() => void navigate(sessionPath(sessionId))}>Confirm</Button>
                 ) : (
                   <Button onClick={() => void record()} disabled={!ready || busy}>
                     {!busy ? 'Record' : recording ? 'Recording' : 'Processing'}
@@ -233,7 +233,7 @@ export function NeutralScreen() {
               </Group>
             </Group>
             <Group justify="space-between">
-              <Button variant="default" onClick={() => navigate(`/${sessionId}/calibration`)}>
+              <Button variant="default" onClick={() => void navigate(`/${sessionId}/calibration`)}>
                 Back
               </Button>
               <Button variant="subtle" onClick={() => void importNeutral()} disabled={!ready || busy}>

@@ -35,7 +35,7 @@ export function NewPasswordScreen() {
 
   return (
     <AuthCard title="Choose a new password">
-      <form onSubmit={onSubmit} noValidate>
+      <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
           <PasswordInput
             label="New password"

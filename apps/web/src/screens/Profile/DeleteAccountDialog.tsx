@@ -38,7 +38,7 @@ export function DeleteAccountDialog({ username, opened, onClose }: { username: s
 
   return (
     <Modal opened={opened} onClose={close} title="Delete Account">
-      <form onSubmit={onSubmit} noValidate>
+      <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
           <Text>
             This action is permanent and irreversible. It removes your account and all your sessions, trials, subjects and

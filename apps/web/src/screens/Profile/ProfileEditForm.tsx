@@ -42,7 +42,7 @@ export function ProfileEditForm({ profile, onDone }: { profile: UserProfile; onD
       <Title order={2} mb="md">
         Editing Profile
       </Title>
-      <form onSubmit={onSubmit} noValidate>
+      <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
           <TextInput label="Username" value={profile.username} readOnly variant="filled" />
           <Group grow>

@@ -67,7 +67,7 @@ export function RegisterScreen() {
 
   return (
     <AuthCard title="Create an account" width={640}>
-      <form onSubmit={onSubmit} noValidate>
+      <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
           <TextInput label="Username" withAsterisk autoComplete="username" {...form.register('username')} error={errors.username?.message} />
           <SimpleGrid cols={{ base: 1, sm: 2 }}>

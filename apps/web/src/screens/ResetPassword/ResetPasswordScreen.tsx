@@ -32,7 +32,7 @@ export function ResetPasswordScreen() {
 
   return (
     <AuthCard title="Reset your password">
-      <form onSubmit={onSubmit} noValidate>
+      <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
           <Text size="sm">Enter the e-mail address of your account and we will send you a link to choose a new password.</Text>
           <TextInput label="E-mail" type="email" autoComplete="email" {...form.register('email')} error={form.formState.errors.email?.message} />

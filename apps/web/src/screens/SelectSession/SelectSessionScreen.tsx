@@ -54,8 +54,8 @@ function SessionMenu({ session, onRename }: { session: SessionRow; onRename: () 
         </ActionIcon>
       </Menu.Target>
       <Menu.Dropdown onClick={(event) => event.stopPropagation()}>
-        <Menu.Item onClick={() => navigate(sessionPath(session.id))}>Load</Menu.Item>
-        <Menu.Item onClick={() => navigate(`/dashboard/${session.id}`)}>Dashboard kinematics</Menu.Item>
+        <Menu.Item onClick={() => void navigate(sessionPath(session.id))}>Load</Menu.Item>
+        <Menu.Item onClick={() => void navigate(`/dashboard/${session.id}`)}>Dashboard kinematics</Menu.Item>
         <Menu.Item onClick={onRename}>Rename</Menu.Item>
         <Menu.Item onClick={toggleTrash}>{session.trashed ? 'Restore' : 'Trash'}</Menu.Item>
       </Menu.Dropdown>
@@ -74,7 +74,7 @@ export function SelectSessionScreen() {
   const { rows, total, query } = useSessionPage(search, page, sort);
   const newSession = useNewSession();
   const analysisDashboards = useAnalysisDashboards();
-  const openOnDoubleClick = useDoubleClick((id: string) => navigate(sessionPath(id)));
+  const openOnDoubleClick = useDoubleClick((id: string) => void navigate(sessionPath(id)));
 
   useEffect(() => setPage(1), [search, sort]);
   useEffect(() => {
@@ -85,7 +85,7 @@ export function SelectSessionScreen() {
     newSession.mutate(undefined, {
       onSuccess: (session) => {
         activeSessionStore.set(session.id);
-        navigate(`/${session.id}/connect-devices`);
+        void navigate(`/${session.id}/connect-devices`);
       },
       onError: (error) => reportError(error, 'Could not create a session.'),
     });
@@ -94,7 +94,7 @@ export function SelectSessionScreen() {
   const noSessionsAtAll = search === '' && query.isSuccess && !query.isFetching && !query.isPlaceholderData && total === 0;
   // §2.8: someone with no session at all starts with the first step of the wizard.
   useEffect(() => {
-    if (noSessionsAtAll) navigate(fixedPaths.ConnectDevices, { replace: true });
+    if (noSessionsAtAll) void navigate(fixedPaths.ConnectDevices, { replace: true });
   }, [noSessionsAtAll, navigate]);
 
   return (

@@ -82,7 +82,7 @@ export function LensCalibrationDialog({ onClose }: { onClose: () => void }) {
         ) : (
           <Text c="dimmed">{existing.isPending ? 'Loading…' : 'No lens calibration yet: calibrations estimate each lens from the board.'}</Text>
         )}
-        <form onSubmit={onSubmit} noValidate>
+        <form onSubmit={(event) => void onSubmit(event)} noValidate>
           <Stack>
             <Text size="sm">
               Add one for a phone model (as its capture page reports it): a `kinetrace calibrate` .json file, or at least 3 photos of the

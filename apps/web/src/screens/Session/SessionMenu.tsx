@@ -17,7 +17,7 @@ export function SessionMenu({ session, onOpen }: { session: Session; onOpen: (di
         <Button variant="default">Session menu</Button>
       </Menu.Target>
       <Menu.Dropdown>
-        <Menu.Item onClick={() => navigate(`/${session.id}/calibration`)}>Calibrate again</Menu.Item>
+        <Menu.Item onClick={() => void navigate(`/${session.id}/calibration`)}>Calibrate again</Menu.Item>
         <Menu.Item onClick={() => onOpen('import-calibration')}>Import a calibration file</Menu.Item>
         <Menu.Item onClick={() => onOpen('import-videos')}>Import videos as a trial</Menu.Item>
         <Menu.Item onClick={() => onOpen('reprocess')}>Reprocess the session</Menu.Item>

@@ -81,7 +81,7 @@ export function SessionScreen() {
     newSubject.mutate(data.id, {
       onSuccess: (next) => {
         activeSessionStore.set(next.id);
-        navigate(`/${next.id}/neutral`);
+        void navigate(`/${next.id}/neutral`);
       },
       onError: (error) => reportError(error, 'Could not start a session for the next subject.'),
     });

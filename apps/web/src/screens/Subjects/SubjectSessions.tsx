@@ -9,7 +9,7 @@ import { useDoubleClick } from '../../components/use-double-click.ts';
 export function SubjectSessions({ subjectId }: { subjectId: number | null }) {
   const navigate = useNavigate();
   const sessions = useSubjectSessions(subjectId);
-  const openOnDoubleClick = useDoubleClick((id: string) => navigate(sessionPath(id)));
+  const openOnDoubleClick = useDoubleClick((id: string) => void navigate(sessionPath(id)));
   return (
     <Paper withBorder radius="md" p="md">
       <Title order={4} mb="sm">

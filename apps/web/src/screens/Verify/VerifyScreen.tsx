@@ -46,7 +46,7 @@ export function VerifyScreen() {
 
   return (
     <AuthCard title="Verify your login">
-      <form onSubmit={onSubmit} noValidate>
+      <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
           <Text size="sm">We sent a {OTP_CODE_LENGTH}-digit code to your e-mail address. Enter it to continue.</Text>
           <TextInput
