@@ -1,18 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
-import {
-  fieldErrorsSchema,
-  importMessages,
-  messages,
-  processingMessages,
-  type Session,
-  type Subject,
-} from '@kinetrace/contracts';
-import { schema } from '@kinetrace/db';
+import { fieldErrorsSchema, importMessages, messages, processingMessages } from '@kinetrace/contracts';
 import { apiOperations, pathValuesOf, urlOf, type Operation, type OwnedIds } from './support/openapi.ts';
-import { seedTrial } from './support/seed.ts';
-import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
+import { seedOwnedData } from './support/owned-data.ts';
+import { startTestApp, type TestApp } from './support/test-app.ts';
 
 /**
  * Issue 13: a probe in the suite. Walks the OpenAPI document the server serves and sends every
@@ -40,54 +31,14 @@ const ALL_CALLERS: Caller[] = ['owner', 'other', 'anonymous'];
 describe('every operation of the OpenAPI document, fuzzed', () => {
   let test: TestApp;
   let operations: Operation[];
-  const headersOf: Record<Caller, Record<string, string>> = { owner: {}, other: {}, anonymous: {} };
+  let headersOf: Record<Caller, Record<string, string>>;
   let ids: OwnedIds;
 
   beforeAll(async () => {
     test = await startTestApp('pglite');
-    const owner = await verifiedUser(test);
-    headersOf.owner = authHeader(owner.token);
-    headersOf.other = authHeader((await verifiedUser(test)).token);
-    const session = (
-      (await test.call({ method: 'GET', url: '/api/sessions/new/', headers: headersOf.owner })).json() as Session[]
-    )[0];
-    const subject = (
-      await test.call({
-        method: 'POST',
-        url: '/api/subjects/',
-        headers: headersOf.owner,
-        payload: {
-          name: 'fuzzed',
-          weight: 70,
-          height: 1.7,
-          birth_year: 1980,
-          subject_tags: ['unimpaired'],
-          terms: true,
-        },
-      })
-    ).json() as Subject;
-    const trialId = await seedTrial(test, session.id, {
-      name: 'walk',
-      results: [{ tag: 'ik_results', fileName: 'walk.mot', bytes: Buffer.from('x') }],
-    });
-    const [row] = await test.backends.database.db
-      .select()
-      .from(schema.sessions)
-      .where(eq(schema.sessions.id, session.id));
-    const download = await test.call({
-      method: 'GET',
-      url: `/api/sessions/${session.id}/async-download/`,
-      headers: headersOf.owner,
-    });
-    const task = (download.json() as { task_id: string }).task_id;
-    ids = {
-      session: session.id,
-      subject: String(subject.id),
-      trial: trialId,
-      user: String(owner.userId),
-      pairingToken: row.pairingToken,
-      task,
-    };
+    const owned = await seedOwnedData(test);
+    headersOf = { ...owned.headersOf, anonymous: {} };
+    ids = owned.ids;
     operations = await apiOperations(test);
   });
   afterAll(async () => {

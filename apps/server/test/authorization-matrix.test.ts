@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
-import type { Session, Subject, Trial } from '@kinetrace/contracts';
-import { schema } from '@kinetrace/db';
+import type { Trial } from '@kinetrace/contracts';
 import { apiOperations, pathValuesOf, urlOf, type Operation, type OwnedIds } from './support/openapi.ts';
-import { seedTrial } from './support/seed.ts';
+import { seedOwnedData, subjectBody, type OwnedData } from './support/owned-data.ts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
 
 /**
@@ -50,14 +48,6 @@ const multipart = (fields: Record<string, string>, file?: { field: string; name:
   ].join('');
 const multipartType = `multipart/form-data; boundary=${boundary}`;
 
-const subjectBody = {
-  name: 'Matrix',
-  weight: 70,
-  height: 1.7,
-  birth_year: 1980,
-  subject_tags: ['unimpaired'],
-  terms: true,
-};
 
 const rules: Record<string, Rule> = {
   'GET /api/instance/': { kind: 'anyone' },
@@ -186,58 +176,12 @@ describe('authorization of every route in the OpenAPI document', () => {
   let test: TestApp;
   let ids: OwnedIds;
   let operations: Operation[];
-  const headersOf: Record<'owner' | 'other', Record<string, string>> = { owner: {}, other: {} };
-  const shareTokens = { session: '', subject: '' };
+  let headersOf: OwnedData['headersOf'];
+  let shareTokens: OwnedData['shareTokens'];
 
   beforeAll(async () => {
     test = await startTestApp('pglite');
-    const owner = await verifiedUser(test);
-    headersOf.owner = authHeader(owner.token);
-    headersOf.other = authHeader((await verifiedUser(test)).token);
-    const session = (
-      (await test.call({ method: 'GET', url: '/api/sessions/new/', headers: headersOf.owner })).json() as Session[]
-    )[0];
-    const subject = (
-      await test.call({ method: 'POST', url: '/api/subjects/', headers: headersOf.owner, payload: subjectBody })
-    ).json() as Subject;
-    await test.call({
-      method: 'GET',
-      url: `/api/sessions/${session.id}/set_subject/?subject_id=${subject.id}`,
-      headers: headersOf.owner,
-    });
-    const trialId = await seedTrial(test, session.id, {
-      name: 'walk',
-      results: [{ tag: 'ik_results', fileName: 'walk.mot', bytes: Buffer.from('x') }],
-    });
-    for (const [name, tag] of [
-      ['calibration', 'calibration-img'],
-      ['neutral', 'neutral-img'],
-    ] as const) {
-      await seedTrial(test, session.id, {
-        name,
-        results: [{ tag, fileName: `${name}.jpg`, bytes: Buffer.from('jpeg') }],
-      });
-    }
-    const [row] = await test.backends.database.db
-      .select()
-      .from(schema.sessions)
-      .where(eq(schema.sessions.id, session.id));
-    const download = await test.call({
-      method: 'GET',
-      url: `/api/sessions/${session.id}/async-download/`,
-      headers: headersOf.owner,
-    });
-    const task = (download.json() as { task_id: string }).task_id;
-    ids = {
-      session: session.id,
-      subject: String(subject.id),
-      trial: trialId,
-      user: String(owner.userId),
-      pairingToken: row.pairingToken,
-      task,
-    };
-    shareTokens.session = row.shareToken!;
-    shareTokens.subject = subject.share_token!;
+    ({ headersOf, ids, shareTokens } = await seedOwnedData(test));
     operations = await apiOperations(test);
   });
   afterAll(async () => {
