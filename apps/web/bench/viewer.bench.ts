@@ -5,6 +5,7 @@
  * drawn). The session is public and opened anonymously, as a shared link would be.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { RESULT_TAGS, type Session } from '@kinetrace/contracts';
 import { chromium } from 'playwright-core';
@@ -52,27 +53,62 @@ try {
   const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
   await page.goto(`${address}/session/${session.id}`);
 
+  // The WebGL renderer the figures come from (ANGLE over SwiftShader here: the CPU draws every pixel).
+  const renderer: string = await page.evaluate(`(() => {
+    const gl = document.createElement('canvas').getContext('webgl2') || document.createElement('canvas').getContext('webgl');
+    const info = gl && gl.getExtension('WEBGL_debug_renderer_info');
+    return gl ? String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER)) : 'no WebGL';
+  })()`);
+  console.log(`machine: load ${loadavg().map((load) => load.toFixed(2)).join(', ')} (1, 5, 15 min); WebGL renderer: ${renderer}`);
+
   // Frame time: intervals between animation frames while the fixture plays (the scene draws each one).
   await page.getByRole('cell', { name: 'fixture', exact: true }).click();
   await page.getByRole('button', { name: 'Pause' }).waitFor({ timeout: 30_000 });
-  // Given as text: tsx would wrap named functions in a helper the page does not have.
-  const intervals: number[] = await page.evaluate(`new Promise((resolve) => {
-    const out = [];
-    let last;
-    const end = performance.now() + 5000;
-    requestAnimationFrame(function frame(now) {
-      if (last !== undefined) out.push(now - last);
-      last = now;
-      if (now < end) requestAnimationFrame(frame);
-      else resolve(out);
-    });
-  })`);
-  intervals.sort((a, b) => a - b);
-  const mean = intervals.reduce((sum, value) => sum + value, 0) / intervals.length;
-  console.log(
-    `viewer, fixture (${Object.keys(fixture.bodies).length} bodies, 1200x900 window, software WebGL): frame time mean ${mean.toFixed(1)} ms, ` +
-      `median ${intervals[Math.floor(intervals.length / 2)].toFixed(1)} ms, p95 ${intervals[Math.floor(intervals.length * 0.95)].toFixed(1)} ms (${intervals.length} frames in 5 s)`,
-  );
+  /**
+   * Frame intervals for 5 s and the scene's canvas size in pixels. At two window sizes: a frame
+   * time that follows the pixel count is the renderer drawing pixels, not the page's own work.
+   */
+  async function frameTimes(window: { width: number; height: number }) {
+    await page.setViewportSize(window);
+    await page.waitForTimeout(1000);
+    // The page's main thread, sampled over the same 5 s (V8's CPU profiler): what of a frame is the page's own code (three.js, React,
+    // the playback clock) and what is the browser drawing it (SwiftShader rasterises on the CPU, in the GPU process).
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.start');
+    // Given as text: tsx would wrap named functions in a helper the page does not have.
+    const { intervals, canvas } = await page.evaluate<{ intervals: number[]; canvas: string }>(`new Promise((resolve) => {
+      const out = [];
+      let last;
+      const end = performance.now() + 5000;
+      requestAnimationFrame(function frame(now) {
+        if (last !== undefined) out.push(now - last);
+        last = now;
+        if (now < end) requestAnimationFrame(frame);
+        else {
+          const canvas = document.querySelector('[data-testid=viewer-scene] canvas');
+          resolve({ intervals: out, canvas: canvas ? canvas.width + 'x' + canvas.height : '?' });
+        }
+      });
+    })`);
+    const { profile } = (await cdp.send('Profiler.stop')) as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string } }[]; samples: number[]; timeDeltas: number[] } };
+    // Sampled time by kind: the page's JavaScript, the garbage collector, and the browser's own work on that thread ("(program)").
+    const kindOf = (name: string) => (name === '(idle)' ? 'idle' : name === '(program)' ? 'native' : name === '(garbage collector)' ? 'gc' : 'js');
+    const kindById = new Map(profile.nodes.map((node) => [node.id, kindOf(node.callFrame.functionName)]));
+    const sampledMs = { idle: 0, native: 0, gc: 0, js: 0 };
+    profile.samples.forEach((id, i) => (sampledMs[kindById.get(id) as keyof typeof sampledMs] += profile.timeDeltas[i] / 1000));
+    intervals.sort((a, b) => a - b);
+    const mean = intervals.reduce((sum, value) => sum + value, 0) / intervals.length;
+    console.log(
+      `viewer, fixture (${Object.keys(fixture.bodies).length} bodies, ${window.width}x${window.height} window, ${canvas} px canvas): frame time mean ${mean.toFixed(1)} ms, ` +
+        `median ${intervals[Math.floor(intervals.length / 2)].toFixed(1)} ms, p95 ${intervals[Math.floor(intervals.length * 0.95)].toFixed(1)} ms (${intervals.length} frames in 5 s); ` +
+        `per frame, page main thread: JavaScript ${(sampledMs.js / intervals.length).toFixed(1)} ms, garbage collection ${(sampledMs.gc / intervals.length).toFixed(1)} ms, ` +
+        `browser work outside JavaScript (drawing through the software renderer, style, layout, compositing) ${(sampledMs.native / intervals.length).toFixed(1)} ms, idle ${(sampledMs.idle / intervals.length).toFixed(1)} ms`,
+    );
+  }
+  await frameTimes({ width: 1200, height: 900 });
+  await frameTimes({ width: 600, height: 450 });
+  await page.setViewportSize({ width: 1200, height: 900 });
 
   // Opening a 60 s trial: click to first frame drawn (the scene marks the frame it drew).
   const started = Date.now();
