@@ -7,6 +7,7 @@ import {
   REMEMBERED_DEVICE_HEADER,
   SESSION_DURATION_MS,
 } from '@kinetrace/contracts';
+import { accountClient, type AccountClient } from './support/account-client.ts';
 import { codeIn, resetLinkIn } from './support/outbox.ts';
 import {
   authHeader,
@@ -22,16 +23,15 @@ const backends = await testBackends();
 
 describe.each(backends)('accounts on %s', (backend) => {
   let test: TestApp;
+  let post: AccountClient['post'];
+  let lastMailTo: AccountClient['lastMailTo'];
   beforeAll(async () => {
     test = await startTestApp(backend);
+    ({ post, lastMailTo } = accountClient(test));
   });
   afterAll(async () => {
     await test?.close();
   });
-
-  const post = (url: string, payload?: unknown, headers: Record<string, string> = {}, remoteAddress?: string) =>
-    test.call({ method: 'POST', url, payload: payload as Record<string, unknown>, headers, remoteAddress });
-  const lastMailTo = (email: string) => test.outbox().filter((mail) => mail.to.includes(email)).at(-1);
 
   async function registerAndLogin(overrides: Record<string, unknown> = {}) {
     const user = newUserPayload(overrides);

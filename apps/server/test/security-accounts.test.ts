@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, PASSWORD_MIN_LENGTH, REMEMBERED_DEVICE_HEADER } from '@kinetrace/contracts';
-import { codeIn, resetLinkIn } from './support/outbox.ts';
+import { messages, PASSWORD_MIN_LENGTH } from '@kinetrace/contracts';
+import { accountClient, userOnRememberedDevice } from './support/account-client.ts';
+import { resetLinkIn } from './support/outbox.ts';
 import {
   authHeader,
   newUserPayload,
@@ -18,17 +19,6 @@ import {
  */
 const backends = await testBackends();
 
-function clientOf(test: TestApp) {
-  const post = (url: string, payload?: unknown, headers: Record<string, string> = {}, remoteAddress?: string) =>
-    test.call({ method: 'POST', url, payload: payload as Record<string, unknown>, headers, remoteAddress });
-  const lastMailTo = (email: string) =>
-    test
-      .outbox()
-      .filter((mail) => mail.to.includes(email))
-      .at(-1);
-  return { post, lastMailTo };
-}
-
 describe.each(backends)('password reset and remembered devices on %s', (backend) => {
   let test: TestApp;
   beforeAll(async () => {
@@ -39,7 +29,7 @@ describe.each(backends)('password reset and remembered devices on %s', (backend)
   });
 
   it('mails a reset link on the configured public URL, whatever host the request names', async () => {
-    const { post, lastMailTo } = clientOf(test);
+    const { post, lastMailTo } = accountClient(test);
     const user = await verifiedUser(test);
     const poisoned = await post(
       '/api/reset-password/',
@@ -52,19 +42,8 @@ describe.each(backends)('password reset and remembered devices on %s', (backend)
   });
 
   it('forgets remembered devices when the password is reset: the next login needs the e-mailed code', async () => {
-    const { post, lastMailTo } = clientOf(test);
-    const user = newUserPayload();
-    await post('/api/register/', user);
-    const login = await post('/api/login/', { username: user.username, password: PASSWORD });
-    const token = (login.json() as { token: string }).token;
-    const verified = await post(
-      '/api/verify/',
-      { otp_token: codeIn(lastMailTo(user.email)!.text), remember_device: true },
-      authHeader(token),
-    );
-    const device = {
-      [REMEMBERED_DEVICE_HEADER]: (verified.json() as { remembered_device_token: string }).remembered_device_token,
-    };
+    const { post, lastMailTo } = accountClient(test);
+    const { user, device } = await userOnRememberedDevice(test);
     const skipped = await post('/api/login/', { username: user.username, password: PASSWORD }, device);
     expect(skipped.json()).toMatchObject({ otp_challenge_sent: false });
 
@@ -85,7 +64,7 @@ describe.each(backends)('password reset and remembered devices on %s', (backend)
   });
 
   it('refuses a password made only of spaces, and does not let surrounding spaces make up the length', async () => {
-    const { post, lastMailTo } = clientOf(test);
+    const { post, lastMailTo } = accountClient(test);
     const spaces = await post('/api/register/', newUserPayload({ password: ' '.repeat(20) }));
     expect(spaces.statusCode).toBe(400);
     expect(spaces.json()).toEqual({ password: [messages.passwordOnlySpaces] });
@@ -121,7 +100,7 @@ describe('login throttling, and links of a server without PUBLIC_URL', () => {
   const wrongPassword = 'not the password, but long enough';
 
   it('mails links on the server’s own origin when no PUBLIC_URL is configured', async () => {
-    const { post, lastMailTo } = clientOf(test);
+    const { post, lastMailTo } = accountClient(test);
     const user = newUserPayload();
     await post('/api/register/', user);
     await post('/api/reset-password/', { email: user.email, host: 'https://evil.example' }, { host: 'evil.example' });
@@ -129,19 +108,9 @@ describe('login throttling, and links of a server without PUBLIC_URL', () => {
   });
 
   it('slows a guesser down with growing delays without locking the owner out', async () => {
-    const { post, lastMailTo } = clientOf(test);
-    const owner = newUserPayload();
-    await post('/api/register/', owner);
+    const { post } = accountClient(test);
     // The owner remembers this device first (from the guesser's address: a lab behind one NAT).
-    const first = await post('/api/login/', { username: owner.username, password: PASSWORD }, {}, '10.9.0.1');
-    const verified = await post(
-      '/api/verify/',
-      { otp_token: codeIn(lastMailTo(owner.email)!.text), remember_device: true },
-      authHeader((first.json() as { token: string }).token),
-    );
-    const device = {
-      [REMEMBERED_DEVICE_HEADER]: (verified.json() as { remembered_device_token: string }).remembered_device_token,
-    };
+    const { user: owner, device } = await userOnRememberedDevice(test, '10.9.0.1');
 
     const guess = (password = wrongPassword) =>
       post('/api/login/', { username: owner.username, password }, {}, '10.9.0.1');
@@ -173,7 +142,7 @@ describe('login throttling, and links of a server without PUBLIC_URL', () => {
   });
 
   it('lets the users behind one address log in after 30 failures from it', async () => {
-    const { post } = clientOf(test);
+    const { post } = accountClient(test);
     const colleague = newUserPayload();
     await post('/api/register/', colleague);
     for (let attempt = 0; attempt < 30; attempt++) {
@@ -191,18 +160,8 @@ describe('login throttling, and links of a server without PUBLIC_URL', () => {
   });
 
   it('holds back guessing spread over many addresses, except on a device the owner remembered', async () => {
-    const { post, lastMailTo } = clientOf(test);
-    const owner = newUserPayload();
-    await post('/api/register/', owner);
-    const first = await post('/api/login/', { username: owner.username, password: PASSWORD }, {}, '10.7.0.1');
-    const verified = await post(
-      '/api/verify/',
-      { otp_token: codeIn(lastMailTo(owner.email)!.text), remember_device: true },
-      authHeader((first.json() as { token: string }).token),
-    );
-    const device = {
-      [REMEMBERED_DEVICE_HEADER]: (verified.json() as { remembered_device_token: string }).remembered_device_token,
-    };
+    const { post } = accountClient(test);
+    const { user: owner, device } = await userOnRememberedDevice(test, '10.7.0.1');
     for (let address = 0; address < 20; address++) {
       for (let attempt = 0; attempt < 5; attempt++) {
         expect(
