@@ -35,6 +35,16 @@ const inputSchemas = Object.entries(contracts as Record<string, unknown>).filter
     entry[1] instanceof z.ZodObject && /(Request|Query|Input|Form|Fields|Metadata)Schema$|Params$/.test(entry[0]),
 );
 
+/** A subject every check accepts: each test breaks one field of it. */
+const subject = {
+  name: 'S01',
+  weight: 70,
+  height: 1.7,
+  birth_year: 1990,
+  subject_tags: ['unimpaired'],
+  terms: true,
+};
+
 describe('every input schema of the contracts', () => {
   it('finds the input schemas to check', () => {
     expect(inputSchemas.map(([name]) => name)).toEqual(
@@ -70,14 +80,6 @@ describe('every input schema of the contracts', () => {
   );
 
   it('refuses rather than converts: a boolean, a list or null is no number', () => {
-    const subject = {
-      name: 'S01',
-      weight: 70,
-      height: 1.7,
-      birth_year: 1990,
-      subject_tags: ['unimpaired'],
-      terms: true,
-    };
     expect(contracts.subjectInputSchema.safeParse(subject).success).toBe(true);
     for (const [field, value] of [
       ['weight', true],
@@ -135,14 +137,6 @@ describe('field errors from the API', () => {
 
   it('refuses a subject whose numbers are not numbers, with the field’s own words, and saves nothing', async () => {
     const user = await verifiedUser(test);
-    const subject = {
-      name: 'S01',
-      weight: 70,
-      height: 1.7,
-      birth_year: 1990,
-      subject_tags: ['unimpaired'],
-      terms: true,
-    };
     const refused = await post(
       '/api/subjects/',
       { ...subject, weight: true, height: [1.7], birth_year: null },
