@@ -20,6 +20,7 @@ import {
   type Trial,
 } from '@kinetrace/contracts';
 import { describeWithData, referencePath } from '../../../packages/mocap/test/reference-data.ts';
+import { sessionWithSubject, subjectBody } from './support/owned-data.ts';
 import { seedTrial } from './support/seed.ts';
 import {
   authHeader,
@@ -91,27 +92,14 @@ for (const backend of backends) {
       owner = await verifiedUser(test);
       other = await verifiedUser(test);
       const headers = authHeader(owner.token);
-      session = ((await test.call({ method: 'GET', url: '/api/sessions/new/', headers })).json() as Session[])[0];
-      subject = (
-        await test.call({
-          method: 'POST',
-          url: '/api/subjects/',
-          headers,
-          payload: {
-            name: 'Walker',
-            weight: 83,
-            height: 1.86,
-            birth_year: 1990,
-            subject_tags: ['unimpaired'],
-            terms: true,
-          },
-        })
-      ).json() as Subject;
-      await test.call({
-        method: 'GET',
-        url: `/api/sessions/${session.id}/set_subject/?subject_id=${subject.id}`,
-        headers,
-      });
+      // The subject of that OpenCap session (its sessionMetadata.yaml).
+      ({ session, subject } = await sessionWithSubject(test, owner.token, {
+        ...subjectBody,
+        name: 'Walker',
+        weight: 83,
+        height: 1.86,
+        birth_year: 1990,
+      }));
       const model = readFileSync(referencePath(SCALED_MODEL));
       const walk = readFileSync(referencePath(WALK_MOT));
       trial.neutral = await seedTrial(test, session.id, {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Session, Subject } from '@kinetrace/contracts';
+import { sessionWithSubject, subjectBody } from './support/owned-data.ts';
 import { seedTrial } from './support/seed.ts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
 
@@ -29,17 +30,7 @@ describe('permissions of every session, trial and subject endpoint', () => {
     test = await startTestApp('pglite');
     callers.owner = await verifiedUser(test);
     callers.other = await verifiedUser(test);
-    const headers = authHeader(callers.owner.token);
-    session = ((await test.call({ method: 'GET', url: '/api/sessions/new/', headers })).json() as Session[])[0];
-    subject = (
-      await test.call({
-        method: 'POST',
-        url: '/api/subjects/',
-        headers,
-        payload: { name: 'Shared', weight: 70, height: 1.7, birth_year: 1980, subject_tags: ['unimpaired'], terms: true },
-      })
-    ).json() as Subject;
-    await test.call({ method: 'GET', url: `/api/sessions/${session.id}/set_subject/?subject_id=${subject.id}`, headers });
+    ({ session, subject } = await sessionWithSubject(test, callers.owner.token));
     trialId = await seedTrial(test, session.id, { name: 'walk', results: [{ tag: 'ik_results', fileName: 'walk.mot', bytes: Buffer.from('x') }] });
     const { db } = test.backends.database;
     const { schema } = await import('@kinetrace/db');
@@ -66,7 +57,7 @@ describe('permissions of every session, trial and subject endpoint', () => {
     { name: 'rename trial', method: 'POST', url: `/api/trials/${trialId}/rename/`, body: { trialNewName: 'walk' }, kind: 'write' },
     { name: 'tag trial', method: 'POST', url: `/api/trials/${trialId}/modifyTags/`, body: { trialNewTags: ['walking'] }, kind: 'write' },
     { name: 'restore trial', method: 'POST', url: `/api/trials/${trialId}/restore/`, kind: 'write' },
-    { name: 'edit subject', method: 'PUT', url: `/api/subjects/${subject.id}/`, body: { name: 'Shared', weight: 70, height: 1.7, birth_year: 1980, subject_tags: ['unimpaired'], terms: true }, kind: 'write' },
+    { name: 'edit subject', method: 'PUT', url: `/api/subjects/${subject.id}/`, body: subjectBody, kind: 'write' },
     { name: 'restore subject', method: 'POST', url: `/api/subjects/${subject.id}/restore/`, kind: 'write' },
   ];
 

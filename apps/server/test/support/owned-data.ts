@@ -15,6 +15,19 @@ export const subjectBody = {
   terms: true,
 };
 
+/** A new session of the user holding `token`, with a new subject (`body`) set on it. */
+export async function sessionWithSubject(
+  test: TestApp,
+  token: string,
+  body: typeof subjectBody = subjectBody,
+): Promise<{ session: Session; subject: Subject }> {
+  const headers = authHeader(token);
+  const session = ((await test.call({ method: 'GET', url: '/api/sessions/new/', headers })).json() as Session[])[0];
+  const subject = (await test.call({ method: 'POST', url: '/api/subjects/', headers, payload: body })).json() as Subject;
+  await test.call({ method: 'GET', url: `/api/sessions/${session.id}/set_subject/?subject_id=${subject.id}`, headers });
+  return { session, subject };
+}
+
 export interface OwnedData {
   /** The owner's and another verified user's authorization headers. */
   headersOf: { owner: Record<string, string>; other: Record<string, string> };
@@ -30,17 +43,7 @@ export interface OwnedData {
 export async function seedOwnedData(test: TestApp): Promise<OwnedData> {
   const owner = await verifiedUser(test);
   const headersOf = { owner: authHeader(owner.token), other: authHeader((await verifiedUser(test)).token) };
-  const session = (
-    (await test.call({ method: 'GET', url: '/api/sessions/new/', headers: headersOf.owner })).json() as Session[]
-  )[0];
-  const subject = (
-    await test.call({ method: 'POST', url: '/api/subjects/', headers: headersOf.owner, payload: subjectBody })
-  ).json() as Subject;
-  await test.call({
-    method: 'GET',
-    url: `/api/sessions/${session.id}/set_subject/?subject_id=${subject.id}`,
-    headers: headersOf.owner,
-  });
+  const { session, subject } = await sessionWithSubject(test, owner.token);
   const trialId = await seedTrial(test, session.id, {
     name: 'walk',
     results: [{ tag: 'ik_results', fileName: 'walk.mot', bytes: Buffer.from('x') }],
