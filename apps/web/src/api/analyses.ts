@@ -15,7 +15,7 @@ import {
 } from '@kinetrace/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
-import { apiRequest } from '../app/api-client.ts';
+import { apiRequest, queryString } from '../app/api-client.ts';
 import { resultFileQuery } from './trial-results.ts';
 
 /** One TanStack Query hook per analysis call of spec §7 (paths and schemas from the contracts). */
@@ -27,7 +27,7 @@ export const useAnalysisFunctions = (sessionId: string) =>
   useQuery({
     queryKey: [...analysesQueryKey, 'functions', sessionId],
     queryFn: () =>
-      apiRequest(`${analysisPaths.functions}?${new URLSearchParams({ session_id: sessionId })}`, {
+      apiRequest(`${analysisPaths.functions}${queryString({ session_id: sessionId })}`, {
         schema: analysisFunctionsResponseSchema,
       }),
   });
@@ -65,14 +65,10 @@ export const useAnalysisDashboards = () =>
 export const useAnalysisDashboardData = (dashboardId: number, query: AnalysisDashboardDataQuery, enabled = true) =>
   useQuery({
     queryKey: [...analysesQueryKey, 'dashboard-data', dashboardId, query],
-    queryFn: () => {
-      const params = new URLSearchParams(
-        Object.entries(query).flatMap(([key, value]) => (value === undefined ? [] : [[key, String(value)]])),
-      );
-      return apiRequest(`${analysisPaths.dashboardData(dashboardId)}?${params}`, {
+    queryFn: () =>
+      apiRequest(`${analysisPaths.dashboardData(dashboardId)}${queryString(query)}`, {
         schema: analysisDashboardWithDataSchema,
-      });
-    },
+      }),
     enabled,
   });
 

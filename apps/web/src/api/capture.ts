@@ -14,18 +14,12 @@ import {
 } from '@kinetrace/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
-import { apiRequest } from '../app/api-client.ts';
+import { apiRequest, queryString } from '../app/api-client.ts';
 
 /**
  * The capture calls: the phone's (the pairing token is its credential) and the researcher's recording calls
  * of §7 (the owner's token). Plain functions: the wizard screens call them from their own polling loops.
  */
-
-/** A query string of the defined values (the recording calls of §7 take their parameters in the query). */
-const query = (params: Record<string, unknown>) => {
-  const entries = Object.entries(params).filter(([, value]) => value !== undefined && value !== null);
-  return entries.length === 0 ? '' : `?${new URLSearchParams(entries.map(([key, value]) => [key, String(value)]))}`;
-};
 
 // Phone side
 
@@ -36,7 +30,7 @@ export const connectDevice = (pairingToken: string, request: ConnectDeviceReques
   });
 
 export const fetchCaptureState = (pairingToken: string, deviceId: string) =>
-  apiRequest(`${capturePaths.state(pairingToken)}${query({ device_id: deviceId })}`, { schema: captureStateSchema });
+  apiRequest(`${capturePaths.state(pairingToken)}${queryString({ device_id: deviceId })}`, { schema: captureStateSchema });
 
 export const fetchServerTime = () => apiRequest(capturePaths.time, { schema: serverTimeSchema });
 
@@ -61,7 +55,7 @@ export const useRecordingStatus = (sessionId: string | null, intervalMs: number 
   });
 
 export const startRecording = (sessionId: string, request: RecordQuery) =>
-  apiRequest(`${dataPaths.sessionAction(sessionId, 'record')}${query(request)}`, { schema: recordResponseSchema });
+  apiRequest(`${dataPaths.sessionAction(sessionId, 'record')}${queryString(request)}`, { schema: recordResponseSchema });
 
 export const fetchRecordingStatus = (sessionId: string, withTrials = false) =>
   apiRequest(`${dataPaths.sessionAction(sessionId, 'status')}${withTrials ? '?ret_session=true' : ''}`, { schema: recordingStatusSchema });
@@ -82,10 +76,10 @@ export const fetchTrialImages = (sessionId: string, kind: 'calibration' | 'neutr
   apiRequest(dataPaths.sessionAction(sessionId, kind === 'calibration' ? 'calibration_img' : 'neutral_img'), { schema: imagesSchema });
 
 export const setSessionMetadata = (sessionId: string, metadata: SetMetadataQuery) =>
-  apiRequest(`${dataPaths.sessionAction(sessionId, 'set_metadata')}${query(metadata)}`, { schema: setMetadataResponseSchema });
+  apiRequest(`${dataPaths.sessionAction(sessionId, 'set_metadata')}${queryString(metadata)}`, { schema: setMetadataResponseSchema });
 
 export const setSessionSubject = (sessionId: string, subjectId: number) =>
-  apiRequest(`${dataPaths.sessionAction(sessionId, 'set_subject')}${query({ subject_id: subjectId })}`, { schema: z.unknown() });
+  apiRequest(`${dataPaths.sessionAction(sessionId, 'set_subject')}${queryString({ subject_id: subjectId })}`, { schema: z.unknown() });
 
 /** The frame rates this server records at (§9: only those are offered). */
 export const fetchSessionFramerates = async (sessionId: string) =>

@@ -9,7 +9,7 @@ import {
 } from '@kinetrace/contracts';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
-import { apiRequest } from '../app/api-client.ts';
+import { apiRequest, queryString } from '../app/api-client.ts';
 
 /** One TanStack Query hook per session call of §7 (paths and bodies from the contracts). */
 
@@ -30,7 +30,7 @@ export const useSearchSessions = (text: string, includeTrashed: boolean) =>
   useQuery({
     queryKey: [...sessionsQueryKey, 'search', text, includeTrashed],
     queryFn: () =>
-      apiRequest(`${dataPaths.searchSessions}?${new URLSearchParams({ text, include_trashed: String(includeTrashed) })}`, {
+      apiRequest(`${dataPaths.searchSessions}${queryString({ text, include_trashed: includeTrashed })}`, {
         schema: z.array(sessionRowSchema),
       }),
     enabled: text !== '',
@@ -44,7 +44,7 @@ export const useSearchSessions = (text: string, includeTrashed: boolean) =>
 export const useSession = (id: string | null, refreshMs: number | false = false, shareToken?: string) =>
   useQuery({
     queryKey: sessionQueryKey(id ?? ''),
-    queryFn: () => apiRequest(`${dataPaths.session(id!)}${shareToken ? `?${new URLSearchParams({ share_token: shareToken })}` : ''}`, { schema: sessionSchema }),
+    queryFn: () => apiRequest(`${dataPaths.session(id!)}${queryString({ share_token: shareToken })}`, { schema: sessionSchema }),
     enabled: id !== null,
     refetchInterval: refreshMs,
   });

@@ -8,7 +8,7 @@ import {
 } from '@kinetrace/contracts';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
-import { apiRequest } from '../app/api-client.ts';
+import { apiRequest, queryString } from '../app/api-client.ts';
 import { sessionsQueryKey } from './sessions.ts';
 
 /** One TanStack Query hook per subject call of §7 (paths and bodies from the contracts). */
@@ -18,10 +18,7 @@ const subjectsQueryKey = ['subjects'] as const;
 export const useSubjects = (query: SubjectListQuery) =>
   useQuery({
     queryKey: [...subjectsQueryKey, query],
-    queryFn: () => {
-      const params = new URLSearchParams(Object.entries(query).map(([key, value]) => [key, String(value)]));
-      return apiRequest(`${dataPaths.subjects}?${params}`, { schema: subjectListResponseSchema });
-    },
+    queryFn: () => apiRequest(`${dataPaths.subjects}${queryString(query)}`, { schema: subjectListResponseSchema }),
     placeholderData: keepPreviousData,
   });
 

@@ -21,6 +21,12 @@ export class NetworkError extends Error {
   }
 }
 
+/** A query string (with its `?`) of the defined values, or '' when there are none. */
+export const queryString = (params: Record<string, unknown>) => {
+  const entries = Object.entries(params).filter(([, value]) => value !== undefined && value !== null);
+  return entries.length === 0 ? '' : `?${new URLSearchParams(entries.map(([key, value]) => [key, String(value)]))}`;
+};
+
 interface RequestOptions<Schema extends z.ZodType> {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH';
   /** A JSON body, or a FormData for multipart uploads. */

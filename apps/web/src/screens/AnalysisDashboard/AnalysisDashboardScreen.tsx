@@ -116,7 +116,7 @@ export function AnalysisDashboardScreen() {
   const dashboardId = Number(id);
   const [params, setParams] = useSearchParams();
   const { token } = useAuth();
-  const shareToken = params.get('shareToken') ?? undefined;
+  const shareToken = params.get('shareToken') || undefined; // an empty token in the link is none
   const linkSubject = params.get('subjectId');
   const trialId = params.get('trialId');
   // The signed-in owner's analysed trials, or a subject's with its share token...

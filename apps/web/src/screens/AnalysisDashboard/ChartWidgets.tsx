@@ -93,31 +93,23 @@ function CurveChart({ label, curves }: { label: string; curves: AnalysisResult['
         const stack = `${curve.quantity}-${curve.side}`;
         // 'all': the SD stacks on the lower edge whatever their signs (angles go negative).
         const stackStrategy = 'all' as const;
+        // The band's two invisible lines, stacked: one at mean − SD, and 2 SD on it, filled.
+        const bandEdge = {
+          type: 'line',
+          name,
+          color: colour,
+          stack,
+          stackStrategy,
+          silent: true,
+          showSymbol: false,
+          lineStyle: { opacity: 0 },
+          tooltip: { show: false },
+        } as const;
         return [
-          // The band: an invisible line at mean − SD with 2 SD stacked on it and filled.
+          { ...bandEdge, data: curve.percent.map((p, i) => [p, curve.mean[i] - curve.std[i]]) },
           {
-            type: 'line',
-            name,
-            color: colour,
-            stack,
-            stackStrategy,
-            silent: true,
-            showSymbol: false,
-            lineStyle: { opacity: 0 },
-            tooltip: { show: false },
-            data: curve.percent.map((p, i) => [p, curve.mean[i] - curve.std[i]]),
-          },
-          {
-            type: 'line',
-            name,
-            color: colour,
-            stack,
-            stackStrategy,
-            silent: true,
-            showSymbol: false,
-            lineStyle: { opacity: 0 },
+            ...bandEdge,
             areaStyle: { color: colour, opacity: 0.2 },
-            tooltip: { show: false },
             data: curve.percent.map((p, i) => [p, 2 * curve.std[i]]),
           },
           {
