@@ -2,6 +2,16 @@ import type { AnalysisResult } from '@kinetrace/contracts';
 import { round } from './signal.ts';
 import type { TrialKinematics } from './trial-kinematics.ts';
 
+/** The lower limbs' sagittal joint angles, both sides: the series every movement analysis charts. */
+export const SAGITTAL_LEG_ANGLES = [
+  'hip_flexion_r',
+  'hip_flexion_l',
+  'knee_angle_r',
+  'knee_angle_l',
+  'ankle_angle_r',
+  'ankle_angle_l',
+] as const;
+
 /**
  * The time series a dashboard charts: `time` (s) and, per key, one value per frame. Coordinates
  * named in `coordinates` that the model lacks are left out; `extra` adds derived series.

@@ -1,6 +1,6 @@
 import type { AnalysisMetric, AnalysisResult } from '@kinetrace/contracts';
 import { AnalysisError } from './analysis-error.ts';
-import { timeSeries } from './datasets.ts';
+import { SAGITTAL_LEG_ANGLES, timeSeries } from './datasets.ts';
 import { metric, type MetricSpec } from './metrics.ts';
 import { maxOf, meanStd, minOf, percentile } from './signal.ts';
 import { heightOf, type TrialKinematics } from './trial-kinematics.ts';
@@ -129,15 +129,11 @@ export function analyseDropJump(kinematics: TrialKinematics): AnalysisResult {
     info_text:
       `${fromBox ? 'Drop jump from a box' : 'Jump from the floor'}: ${landings.length} ground contact${landings.length === 1 ? '' : 's'}, ${jumps.length} jump${jumps.length === 1 ? '' : 's'} ` +
       `(highest ${Math.max(...heights).toFixed(2)} m) from ${t[start].toFixed(2)} s to ${t[end].toFixed(2)} s. Jump height from the centre of mass of the model's segments.`,
-    ...timeSeries(
-      kinematics,
-      ['hip_flexion_r', 'hip_flexion_l', 'knee_angle_r', 'knee_angle_l', 'ankle_angle_r', 'ankle_angle_l'],
-      {
-        com_height: com,
-        toe_height_r: toes.r,
-        toe_height_l: toes.l,
-      },
-    ),
+    ...timeSeries(kinematics, SAGITTAL_LEG_ANGLES, {
+      com_height: com,
+      toe_height_r: toes.r,
+      toe_height_l: toes.l,
+    }),
     y_axis: ['com_height', 'knee_angle_r', 'knee_angle_l'],
     indices: { start, end },
     curves: [],

@@ -3,7 +3,7 @@ import { AnalysisError } from './analysis-error.ts';
 import { metric, type MetricSpec } from './metrics.ts';
 import { findPeaks, findValleys, meanStd, meanStdCurve, percentile, resample, round } from './signal.ts';
 import { along, type Horizontal, TrialKinematics, unitHorizontal } from './trial-kinematics.ts';
-import { timeSeries } from './datasets.ts';
+import { SAGITTAL_LEG_ANGLES, timeSeries } from './datasets.ts';
 
 type Side = 'r' | 'l';
 const SIDES: Side[] = ['r', 'l'];
@@ -230,12 +230,7 @@ export function analyseGait(kinematics: TrialKinematics): AnalysisResult {
       `(${count('r')} right, ${count('l')} left) from ${t[start].toFixed(2)} s to ${t[end].toFixed(2)} s. ` +
       'Heel strike and toe off from the heel and toe positions relative to the pelvis (Zeni et al. 2008); figures are the mean ± SD over all complete cycles.',
     ...timeSeries(kinematics, [
-      'hip_flexion_r',
-      'hip_flexion_l',
-      'knee_angle_r',
-      'knee_angle_l',
-      'ankle_angle_r',
-      'ankle_angle_l',
+      ...SAGITTAL_LEG_ANGLES,
       'pelvis_tilt',
       'pelvis_list',
       'pelvis_rotation',

@@ -1,4 +1,6 @@
+import { AnalysisError } from './analysis-error.ts';
 import { findValleys, maxOf, percentile } from './signal.ts';
+import { heightOf, inclinationDeg, type TrialKinematics } from './trial-kinematics.ts';
 
 /** One repetition of an up-down movement of the pelvis, in frames. */
 export interface Repetition {
@@ -56,3 +58,22 @@ export function pelvisRepetitions(
     return { start, extreme, end, excursionM };
   });
 }
+
+/**
+ * A movement of repetitions of the pelvis height (squat, sit-to-stand): the pelvis height, its repetitions,
+ * the frames from the first one's start to the last one's end, and the trunk's inclination from vertical
+ * (facing as the subject faces over those frames). `noneFound` tells the user what to record when there is none.
+ */
+export function pelvisMovement(kinematics: TrialKinematics, options: RepetitionOptions, noneFound: string) {
+  const pelvisHeight = heightOf(kinematics.point('pelvis'));
+  const reps = pelvisRepetitions(pelvisHeight, kinematics.sampleRateHz, options);
+  if (reps.length === 0) throw new AnalysisError(noneFound);
+  const start = reps[0].start;
+  const end = reps[reps.length - 1].end;
+  const trunk = inclinationDeg(kinematics.axis('torso', 1), kinematics.facing(start, end + 1));
+  return { pelvisHeight, reps, start, end, trunk };
+}
+
+/** Each repetition's largest value of `signal`, from its start to its end. */
+export const peakPerRepetition = (signal: ArrayLike<number>, reps: readonly Repetition[]) =>
+  reps.map((rep) => maxOf(signal, rep.start, rep.end + 1));

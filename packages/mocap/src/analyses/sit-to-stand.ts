@@ -1,10 +1,8 @@
 import type { AnalysisResult } from '@kinetrace/contracts';
-import { AnalysisError } from './analysis-error.ts';
 import { timeSeries } from './datasets.ts';
 import { metric, type MetricSpec } from './metrics.ts';
-import { pelvisRepetitions } from './repetitions.ts';
-import { maxOf } from './signal.ts';
-import { heightOf, inclinationDeg, type TrialKinematics } from './trial-kinematics.ts';
+import { peakPerRepetition, pelvisMovement } from './repetitions.ts';
+import type { TrialKinematics } from './trial-kinematics.ts';
 
 /** Standing up from a chair raises the pelvis by about 0.3–0.4 m in adults; less than this is not a rise, m. */
 const MIN_RISE_M = 0.15;
@@ -38,21 +36,12 @@ const SPEC = {
 } satisfies Record<string, MetricSpec>;
 
 export function analyseSitToStand(kinematics: TrialKinematics): AnalysisResult {
-  const pelvisHeight = heightOf(kinematics.point('pelvis'));
-  const reps = pelvisRepetitions(pelvisHeight, kinematics.sampleRateHz, {
-    minExcursionM: MIN_RISE_M,
-    minSeparationS: 1,
-    direction: 'up',
-  });
-  if (reps.length === 0) {
-    throw new AnalysisError(
-      'No rise from sitting found: the pelvis never went up by 15 cm or more. Record the subject starting seated, standing up fully, with the whole body in view.',
-    );
-  }
+  const { pelvisHeight, reps, start, end, trunk } = pelvisMovement(
+    kinematics,
+    { minExcursionM: MIN_RISE_M, minSeparationS: 1, direction: 'up' },
+    'No rise from sitting found: the pelvis never went up by 15 cm or more. Record the subject starting seated, standing up fully, with the whole body in view.',
+  );
   const t = kinematics.timesS;
-  const start = reps[0].start;
-  const end = reps[reps.length - 1].end;
-  const trunk = inclinationDeg(kinematics.axis('torso', 1), kinematics.facing(start, end + 1));
   const metrics = {
     repetitions: metric(SPEC.repetitions, [reps.length], 'rises', 0),
     // Seat-off to the next seat-off (a whole sit-stand-sit cycle, as the five-times test times it); the last to sitting back down.
@@ -62,12 +51,7 @@ export function analyseSitToStand(kinematics: TrialKinematics): AnalysisResult {
       'repetitions',
       2,
     ),
-    peak_trunk_flexion: metric(
-      SPEC.peak_trunk_flexion,
-      reps.map((rep) => maxOf(trunk.forward, rep.start, rep.end + 1)),
-      'repetitions',
-      1,
-    ),
+    peak_trunk_flexion: metric(SPEC.peak_trunk_flexion, peakPerRepetition(trunk.forward, reps), 'repetitions', 1),
   };
   return {
     analysis: 'sit-to-stand',

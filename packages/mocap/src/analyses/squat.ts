@@ -1,10 +1,9 @@
 import type { AnalysisResult } from '@kinetrace/contracts';
-import { AnalysisError } from './analysis-error.ts';
-import { timeSeries } from './datasets.ts';
+import { SAGITTAL_LEG_ANGLES, timeSeries } from './datasets.ts';
 import { metric, type MetricSpec } from './metrics.ts';
-import { pelvisRepetitions } from './repetitions.ts';
+import { peakPerRepetition, pelvisMovement } from './repetitions.ts';
 import { maxOf, meanStd } from './signal.ts';
-import { heightOf, inclinationDeg, type TrialKinematics } from './trial-kinematics.ts';
+import { heightOf, type TrialKinematics } from './trial-kinematics.ts';
 
 /** A squat lowers the pelvis by at least this much, m (a quarter squat of an adult is about 0.15 m). */
 const MIN_SQUAT_DEPTH_M = 0.08;
@@ -51,17 +50,11 @@ const SPEC = {
 } satisfies Record<string, MetricSpec>;
 
 export function analyseSquat(kinematics: TrialKinematics): AnalysisResult {
-  const pelvisHeight = heightOf(kinematics.point('pelvis'));
-  const reps = pelvisRepetitions(pelvisHeight, kinematics.sampleRateHz, {
-    minExcursionM: MIN_SQUAT_DEPTH_M,
-    minSeparationS: 0.8,
-    direction: 'down',
-  });
-  if (reps.length === 0) {
-    throw new AnalysisError(
-      'No squat found: the pelvis never went down and back up by 8 cm or more. Record the squats from standing, with the whole body in view.',
-    );
-  }
+  const { pelvisHeight, reps, start, end, trunk } = pelvisMovement(
+    kinematics,
+    { minExcursionM: MIN_SQUAT_DEPTH_M, minSeparationS: 0.8, direction: 'down' },
+    'No squat found: the pelvis never went down and back up by 8 cm or more. Record the squats from standing, with the whole body in view.',
+  );
   const heelHeight = { r: heightOf(kinematics.point('calcn_r')), l: heightOf(kinematics.point('calcn_l')) };
   // Right foot higher than the left (positive) or lower, averaged over the squats.
   const lift = meanStd(reps.map((rep) => heelHeight.r[rep.extreme] - heelHeight.l[rep.extreme])).mean;
@@ -71,9 +64,6 @@ export function analyseSquat(kinematics: TrialKinematics): AnalysisResult {
     const signals = sides.map((side) => kinematics.coordinate(`${coordinate}_${side}`));
     return reps.map((rep) => meanStd(signals.map((signal) => maxOf(signal, rep.start, rep.end + 1))).mean);
   };
-  const start = reps[0].start;
-  const end = reps[reps.length - 1].end;
-  const trunk = inclinationDeg(kinematics.axis('torso', 1), kinematics.facing(start, end + 1));
   const leanAbs = trunk.sideways.map(Math.abs);
   const metrics = {
     repetitions: metric(SPEC.repetitions, [reps.length], 'squats', 0),
@@ -86,18 +76,8 @@ export function analyseSquat(kinematics: TrialKinematics): AnalysisResult {
     peak_hip_flexion: metric(SPEC.peak_hip_flexion, peak('hip_flexion'), 'squats', 1),
     peak_knee_flexion: metric(SPEC.peak_knee_flexion, peak('knee_angle'), 'squats', 1),
     peak_ankle_dorsiflexion: metric(SPEC.peak_ankle_dorsiflexion, peak('ankle_angle'), 'squats', 1),
-    trunk_flexion: metric(
-      SPEC.trunk_flexion,
-      reps.map((rep) => maxOf(trunk.forward, rep.start, rep.end + 1)),
-      'squats',
-      1,
-    ),
-    trunk_lean: metric(
-      SPEC.trunk_lean,
-      reps.map((rep) => maxOf(leanAbs, rep.start, rep.end + 1)),
-      'squats',
-      1,
-    ),
+    trunk_flexion: metric(SPEC.trunk_flexion, peakPerRepetition(trunk.forward, reps), 'squats', 1),
+    trunk_lean: metric(SPEC.trunk_lean, peakPerRepetition(leanAbs, reps), 'squats', 1),
   };
   const t = kinematics.timesS;
   const kind = singleLeg ? `Single-leg squat on the ${sides[0] === 'r' ? 'right' : 'left'} leg` : 'Double-leg squat';
@@ -105,23 +85,11 @@ export function analyseSquat(kinematics: TrialKinematics): AnalysisResult {
     analysis: 'squat',
     metrics,
     info_text: `${kind}: ${reps.length} repetition${reps.length === 1 ? '' : 's'} from ${t[start].toFixed(2)} s to ${t[end].toFixed(2)} s, counted from the pelvis height; figures are the mean ± SD over the repetitions.`,
-    ...timeSeries(
-      kinematics,
-      [
-        'hip_flexion_r',
-        'hip_flexion_l',
-        'knee_angle_r',
-        'knee_angle_l',
-        'ankle_angle_r',
-        'ankle_angle_l',
-        'lumbar_extension',
-      ],
-      {
-        pelvis_height: pelvisHeight,
-        trunk_flexion: trunk.forward,
-        trunk_lean: trunk.sideways,
-      },
-    ),
+    ...timeSeries(kinematics, [...SAGITTAL_LEG_ANGLES, 'lumbar_extension'], {
+      pelvis_height: pelvisHeight,
+      trunk_flexion: trunk.forward,
+      trunk_lean: trunk.sideways,
+    }),
     y_axis: ['knee_angle_r', 'knee_angle_l', 'hip_flexion_r', 'hip_flexion_l'],
     indices: { start, end },
     curves: [],
