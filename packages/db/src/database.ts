@@ -3,10 +3,7 @@ import { createRequire } from 'node:module';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
 import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
@@ -81,6 +78,12 @@ function createPgliteDatabase(directory: string): Promise<void> {
 
 async function openPglite(directory: string): Promise<DatabaseHandle> {
   mkdirSync(directory, { recursive: true });
+  // Loaded only for the embedded database: the module alone holds about 40 MB.
+  const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('drizzle-orm/pglite'),
+    import('drizzle-orm/pglite/migrator'),
+  ]);
   const options = { startParams: PGLITE_START_PARAMS };
   if (!existsSync(join(directory, 'PG_VERSION'))) await createPgliteDatabase(directory);
   const client = new PGlite(directory, options);
