@@ -14,23 +14,18 @@ import { coordinatesFromMotion } from '@kinetrace/mocap/model/motion';
 import { readOsim } from '@kinetrace/mocap/model/read-osim';
 import { ikJson } from '@kinetrace/mocap/session/ik-json';
 import { formatVisualizerJson, visualizerTransforms } from '@kinetrace/mocap/model/visualizer-json';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { seedTrial } from '../../server/test/support/seed.ts';
-import type { TestApp } from '../../server/test/support/test-app.ts';
 import { describeWithData, referencePath } from '../../../packages/mocap/test/reference-data.ts';
 import {
-  CHROMIUM_ARGS,
-  WEBGL_ARGS,
   callApi,
   eventually,
   expectPath,
   makeUser,
   newContext,
   screenshot,
-  signUpAndSignIn,
-  startServerInProcess,
-  tokenOf,
+  startSignedIn,
+  stopSignedIn,
   type SeedableServer,
 } from './browser-harness.ts';
 
@@ -141,17 +136,7 @@ describeWithData(
     let dashboardUrl: string;
 
     beforeAll(async () => {
-      [server, browser] = await Promise.all([
-        startServerInProcess(),
-        chromium.launch({
-          executablePath: '/usr/bin/chromium',
-          args: [...CHROMIUM_ARGS, ...WEBGL_ARGS],
-          headless: true,
-        }),
-      ]);
-      page = await (await newContext(browser, server.baseUrl)).newPage();
-      await signUpAndSignIn(page, server, makeUser('analyst'));
-      token = await tokenOf(page);
+      ({ server, browser, page, token } = await startSignedIn(makeUser('analyst'), { webgl: true }));
       [session] = await callApi<Session[]>(server.baseUrl, token, '/sessions/new/');
       const subject = await callApi<{ id: number }>(server.baseUrl, token, '/subjects/', {
         name: 'Walker',
@@ -164,8 +149,7 @@ describeWithData(
       const motText = readFileSync(referencePath(fixture.motion), 'utf8');
       const modelXml = readFileSync(referencePath(fixture.model), 'utf8');
       // The trial as processing leaves it (this test is about analyses, not processing).
-      const seedTarget = { backends: server.backends } as TestApp;
-      walkId = await seedTrial(seedTarget, session.id, {
+      walkId = await server.seedTrial(session.id, {
         name: 'walk',
         results: [
           { tag: RESULT_TAGS.ikResults, fileName: 'walk.mot', bytes: Buffer.from(motText) },
@@ -178,17 +162,14 @@ describeWithData(
           },
         ],
       });
-      await seedTrial(seedTarget, session.id, { name: 'neutral' });
+      await server.seedTrial(session.id, 'neutral');
       functions = await callApi<AnalysisFunction[]>(server.baseUrl, token, '/analysis-functions/');
       gait = functions.find((one) => one.kind === 'gait')!;
       dashboard = (await callApi<AnalysisDashboard[]>(server.baseUrl, token, '/analysis-dashboards/')).find(
         (one) => one.kind === 'gait',
       )!;
     });
-    afterAll(async () => {
-      await browser?.close();
-      await server?.stop();
-    });
+    afterAll(() => stopSignedIn({ server, browser }));
 
     it("runs gait from the walk trial's menu: Calculating... then successfull (squat: failed in red, with what to do); no Analysis item on the neutral trial; an empty function list says so", async () => {
       await page.goto(`/session/${session.id}`);

@@ -90,9 +90,12 @@ export async function startServer(): Promise<RunningServer> {
   };
 }
 
+/** A trial row with its videos and result files, as recording and processing leave it. */
+export type TrialSeed = Parameters<typeof seedTrial>[2];
+
 export interface SeedableServer extends RunningServer {
-  /** A trial as recording will leave it (the capture issue brings the calls that create trials). */
-  seedTrial(sessionId: string, name: string, status?: string): Promise<string>;
+  /** A trial as recording and processing leave it: a name (and status) only, or with its videos and results. */
+  seedTrial(sessionId: string, trial: string | TrialSeed, status?: string): Promise<string>;
   /** The server's own backends, for a test that reads or writes rows no call exposes (a pairing token, a trial's progress). */
   backends: Backends;
 }
@@ -116,7 +119,8 @@ export async function startServerInProcess(): Promise<SeedableServer> {
     baseUrl,
     dataDir,
     mailbox: new Mailbox(join(dataDir, 'outbox')),
-    seedTrial: (sessionId, name, status) => seedTrial(seedTarget, sessionId, { name, status }),
+    seedTrial: (sessionId, trial, status) =>
+      seedTrial(seedTarget, sessionId, typeof trial === 'string' ? { name: trial, status } : trial),
     backends,
     async stop() {
       await app.close();
@@ -219,8 +223,10 @@ export const CHROMIUM_ARGS = [
 /** WebGL in headless chromium through ANGLE's software renderer (the 3D viewer's tests). */
 export const WEBGL_ARGS = ['--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'];
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+/** Debian's chromium, headless; `webgl` for the pages that draw the 3D viewer. */
+export function launchBrowser(options: { webgl?: boolean } = {}): Promise<Browser> {
+  const args = options.webgl ? [...CHROMIUM_ARGS, ...WEBGL_ARGS] : CHROMIUM_ARGS;
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args, headless: true });
 }
 
 /** A fresh browser profile (empty local storage) that may use the clipboard. */
@@ -363,6 +369,38 @@ export const tokenOf = async (page: Page): Promise<string> => {
   if (!token) throw new Error('The page holds no auth token: sign in first');
   return token;
 };
+
+export interface SignedInBrowser {
+  server: SeedableServer;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  /** The signed-in user's token, for the calls a test makes on their behalf. */
+  token: string;
+}
+
+/**
+ * The start of most screen tests: the server in this process and chromium, and `user`'s new account
+ * signed in on a fresh page. Stop with `stopSignedIn`; on a failure here both are stopped already.
+ */
+export async function startSignedIn(user: TestUser, options: { webgl?: boolean } = {}): Promise<SignedInBrowser> {
+  const [server, browser] = await Promise.all([startServerInProcess(), launchBrowser(options)]);
+  try {
+    const context = await newContext(browser, server.baseUrl);
+    const page = await context.newPage();
+    await signUpAndSignIn(page, server, user);
+    return { server, browser, context, page, token: await tokenOf(page) };
+  } catch (error) {
+    await stopSignedIn({ server, browser });
+    throw error;
+  }
+}
+
+/** Closes the browser and stops the server of `startSignedIn` (either may be missing if it failed). */
+export async function stopSignedIn(running: { server?: SeedableServer; browser?: Browser }): Promise<void> {
+  await running.browser?.close();
+  await running.server?.stop();
+}
 
 /** Calls the API as the user holding `token` and returns the parsed answer (null when empty). */
 export async function callApi<Answer = unknown>(baseUrl: string, token: string, path: string, body?: unknown): Promise<Answer> {

@@ -3,20 +3,15 @@ import { schema } from '@kinetrace/db';
 import { eq } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedTrial } from '../../server/test/support/seed.ts';
-import type { TestApp } from '../../server/test/support/test-app.ts';
 import {
   callApi,
   eventually,
   expectPath,
   expectToast,
-  launchBrowser,
   makeUser,
-  newContext,
   screenshot,
-  signUpAndSignIn,
-  startServerInProcess,
-  tokenOf,
+  startSignedIn,
+  stopSignedIn,
   type SeedableServer,
 } from './browser-harness.ts';
 
@@ -40,25 +35,18 @@ describe('the session screen follows processing: progress in the trial list, rep
     server.backends.database.db.update(schema.trials).set({ meta: { progress } }).where(eq(schema.trials.id, trialId));
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startServerInProcess(), launchBrowser()]);
-    page = await (await newContext(browser, server.baseUrl)).newPage();
-    await signUpAndSignIn(page, server, user);
-    token = await tokenOf(page);
+    ({ server, browser, page, token } = await startSignedIn(user));
     [session] = await callApi<Session[]>(server.baseUrl, token, '/sessions/new/');
     await callApi(server.baseUrl, token, `/sessions/${session.id}/rename/`, { sessionNewName: 'gait_visit' });
-    const seedTarget = { backends: server.backends } as TestApp;
-    walking = await seedTrial(seedTarget, session.id, { name: 'walk_1', status: 'processing' });
-    await seedTrial(seedTarget, session.id, {
+    walking = await server.seedTrial(session.id, 'walk_1', 'processing');
+    await server.seedTrial(session.id, {
       name: 'walk_2',
       status: 'done',
       videos,
       results: [{ tag: 'ik_results', fileName: 'walk_2.mot', bytes: Buffer.from('Coordinates\nendheader\ntime\tknee_angle_r\n0\t12.5\n') }],
     });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  afterAll(() => stopSignedIn({ server, browser }));
 
   it("shows a processing trial's stage and percentage, and follows them as the list refreshes", async () => {
     await writeProgress(walking, { stage: 'triangulate', percent: 42, started_at: new Date().toISOString(), expected_s: 60 });

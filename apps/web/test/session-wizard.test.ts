@@ -9,13 +9,10 @@ import {
   eventually,
   expectPath,
   expectToast,
-  launchBrowser,
   makeUser,
-  newContext,
   screenshot,
-  signUpAndSignIn,
-  startServerInProcess,
-  tokenOf,
+  startSignedIn,
+  stopSignedIn,
   type SeedableServer,
 } from './browser-harness.ts';
 
@@ -59,16 +56,11 @@ describe('the session wizard: addresses that survive a reload, the stepper, and 
   const sessionCount = async () => (await callApi<{ total: number }>(server.baseUrl, token, '/sessions/valid/', { start: 0, quantity: 40 })).total;
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startServerInProcess(), launchBrowser()]);
-    context = await newContext(browser, server.baseUrl);
-    page = await context.newPage();
-    await signUpAndSignIn(page, server, user);
-    token = await tokenOf(page);
+    ({ server, browser, context, page, token } = await startSignedIn(user));
   });
   afterAll(async () => {
     for (const unpair of unpairPhones) unpair();
-    await browser?.close();
-    await server?.stop();
+    await stopSignedIn({ server, browser });
   });
 
   it('Connect devices warns that phones cannot open a loopback address, and says how to fix it', async () => {
@@ -155,18 +147,14 @@ describeWithData('a lab without phones: import a calibration, then neutral video
   let server: SeedableServer;
   let browser: Browser;
   let page: Page;
+  let token: string;
   let firstSessionId: string;
   const user = makeUser('importer');
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startServerInProcess(), launchBrowser()]);
-    page = await (await newContext(browser, server.baseUrl)).newPage();
-    await signUpAndSignIn(page, server, user);
+    ({ server, browser, page, token } = await startSignedIn(user));
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  afterAll(() => stopSignedIn({ server, browser }));
 
   it("a Qualisys file calibrates the demo's four cameras and the wizard goes on to Neutral", async () => {
     await page.goto('/connect-devices');
@@ -196,7 +184,6 @@ describeWithData('a lab without phones: import a calibration, then neutral video
     const nextSessionId = new URL(page.url()).pathname.split('/')[1];
     expect(nextSessionId).not.toBe(firstSessionId);
     await page.getByRole('heading', { name: 'Neutral pose', level: 2 }).waitFor();
-    const token = await tokenOf(page);
     expect(await callApi(server.baseUrl, token, `/sessions/${nextSessionId}/get_n_calibrated_cameras/`)).toEqual({ data: 4 });
   });
 
@@ -217,7 +204,6 @@ describeWithData('a lab without phones: import a calibration, then neutral video
   });
 
   it("Import neutral videos on the Neutral step follows the imported trial with the runner's stage and percentage", async () => {
-    const token = await tokenOf(page);
     await callApi(server.baseUrl, token, '/subjects/', { name: 'Balancer', weight: 70, height: 1.75, birth_year: 1990, subject_tags: ['unimpaired'], terms: true });
     await page.goto(`/${firstSessionId}/neutral`);
     const importButton = page.getByRole('button', { name: 'Import neutral videos' });

@@ -5,22 +5,17 @@ import { join } from 'node:path';
 import { RESULT_TAGS, messages, type Session } from '@kinetrace/contracts';
 import { readStorage } from '@kinetrace/mocap/formats/mot';
 import { ffmpegPath } from '@kinetrace/mocap/video/binaries';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { seedTrial } from '../../server/test/support/seed.ts';
-import type { TestApp } from '../../server/test/support/test-app.ts';
 import { describeWithData, referencePath } from '../../../packages/mocap/test/reference-data.ts';
 import {
-  CHROMIUM_ARGS,
-  WEBGL_ARGS,
   callApi,
   eventually,
   makeUser,
   newContext,
   screenshot,
-  signUpAndSignIn,
-  startServerInProcess,
-  tokenOf,
+  startSignedIn,
+  stopSignedIn,
   type SeedableServer,
 } from './browser-harness.ts';
 
@@ -163,6 +158,7 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
   let server: SeedableServer;
   let browser: Browser;
   let page: Page;
+  let token: string;
   const transformsText = readFileSync(referencePath(fixture.transforms), 'utf8');
   const transforms = JSON.parse(transformsText) as Transforms;
   const motText = readFileSync(referencePath(fixture.motion), 'utf8');
@@ -171,19 +167,11 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
   const videoDir = mkdtempSync(join(tmpdir(), 'kinetrace-viewer-videos-'));
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([
-      startServerInProcess(),
-      chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...WEBGL_ARGS], headless: true }),
-    ]);
-    page = await (await newContext(browser, server.baseUrl)).newPage();
-    const user = makeUser('viewer');
-    await signUpAndSignIn(page, server, user);
-    const token = await tokenOf(page);
+    ({ server, browser, page, token } = await startSignedIn(makeUser('viewer'), { webgl: true }));
     [session] = await callApi<Session[]>(server.baseUrl, token, '/sessions/new/');
-    const seedTarget = { backends: server.backends } as TestApp;
     const left = testVideo(videoDir, 'left', 'testsrc');
     const right = testVideo(videoDir, 'right', 'testsrc2');
-    await seedTrial(seedTarget, session.id, {
+    await server.seedTrial(session.id, {
       name: 'jump',
       results: [
         { tag: RESULT_TAGS.visualizerTransforms, fileName: 'jump.json', bytes: Buffer.from(transformsText) },
@@ -193,11 +181,10 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
         { tag: RESULT_TAGS.ikJson, fileName: 'jump_ik.json', bytes: ikJsonOf(motText) },
       ],
     });
-    await seedTrial(seedTarget, session.id, { name: 'walk_raw', videos: [{ deviceId: 'phone-a', bytes: left }] });
+    await server.seedTrial(session.id, { name: 'walk_raw', videos: [{ deviceId: 'phone-a', bytes: left }] });
   });
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    await stopSignedIn({ server, browser });
     rmSync(videoDir, { recursive: true, force: true });
   });
 
@@ -300,7 +287,7 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
   it('shows a public session to an anonymous visitor read-only, with the viewer and the chart', async () => {
     const response = await fetch(`${server.baseUrl}/api/sessions/${session.id}/`, {
       method: 'PATCH',
-      headers: { authorization: `Token ${await tokenOf(page)}`, 'content-type': 'application/json' },
+      headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ public: true }),
     });
     expect(response.ok).toBe(true);

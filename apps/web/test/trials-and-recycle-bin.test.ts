@@ -6,13 +6,11 @@ import {
   eventually,
   expectPath,
   expectToast,
-  launchBrowser,
   makeUser,
   newContext,
   screenshot,
-  signUpAndSignIn,
-  startServerInProcess,
-  tokenOf,
+  startSignedIn,
+  stopSignedIn,
   type SeedableServer,
 } from './browser-harness.ts';
 
@@ -43,10 +41,7 @@ describe('trial dialogs on the session screen, and the recycle bin', () => {
   };
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startServerInProcess(), launchBrowser()]);
-    page = await (await newContext(browser, server.baseUrl)).newPage();
-    await signUpAndSignIn(page, server, user);
-    token = await tokenOf(page);
+    ({ server, browser, page, token } = await startSignedIn(user));
     visit = await newSession('visit_a');
     spare = await newSession('visit_b');
     await server.seedTrial(visit.id, 'calibration');
@@ -55,10 +50,7 @@ describe('trial dialogs on the session screen, and the recycle bin', () => {
     await server.seedTrial(visit.id, 'walk_2');
     await server.seedTrial(visit.id, 'squat_1', 'processing');
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  afterAll(() => stopSignedIn({ server, browser }));
 
   it('names a new session by when it was made, and says how to add its first trial', async () => {
     const [fresh] = await callApi<Session[]>(server.baseUrl, token, '/sessions/new/');
