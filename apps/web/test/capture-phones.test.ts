@@ -14,14 +14,10 @@ import {
   callApi,
   expectPath,
   expectToast,
-  launchBrowser,
   makeUser,
-  newContext,
   postFiles,
   screenshot,
-  signUpAndSignIn,
-  startServerInProcess,
-  tokenOf,
+  startSignedIn,
   type SeedableServer,
 } from './browser-harness.ts';
 import { DEMO_PHONE_SOURCES, makeDemoPhoneVideos, type DemoPhoneVideos } from './fake-cameras/demo-phone-videos.ts';
@@ -115,11 +111,11 @@ describeWithData('four phones pair by QR code; calibration, neutral and a trial 
 
   beforeAll(async () => {
     workDir = await mkdtemp(join(tmpdir(), 'kinetrace-fake-cameras-'));
-    [videos, server, researcherBrowser] = await Promise.all([makeDemoPhoneVideos(workDir), startServerInProcess(), launchBrowser()]);
+    [videos, { server, browser: researcherBrowser, page: researcher, token }] = await Promise.all([
+      makeDemoPhoneVideos(workDir),
+      startSignedIn(user),
+    ]);
     phones = videos.map(({ camera }) => new FakePhone(camera.name, join(workDir, `profile-${camera.name}`)));
-    researcher = await (await newContext(researcherBrowser, server.baseUrl)).newPage();
-    await signUpAndSignIn(researcher, server, user);
-    token = await tokenOf(researcher);
   });
 
   afterAll(async () => {
