@@ -14,7 +14,11 @@ const filter = process.argv[2] ?? '';
 const benchFiles = ['packages', 'apps']
   .flatMap((group) => readdirSync(join(root, group)).map((name) => join(root, group, name, 'bench')))
   .filter((dir) => existsSync(dir))
-  .flatMap((dir) => readdirSync(dir).filter((file) => file.endsWith('.bench.ts')).map((file) => join(dir, file)))
+  .flatMap((dir) =>
+    readdirSync(dir)
+      .filter((file) => file.endsWith('.bench.ts'))
+      .map((file) => join(dir, file)),
+  )
   .filter((file) => file.includes(filter))
   .sort();
 

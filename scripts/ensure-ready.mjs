@@ -46,7 +46,10 @@ function buildWebApp() {
   const staging = join(webDir, `dist.building-${process.pid}`);
   rmSync(staging, { recursive: true, force: true });
   console.log('> npm run build:web');
-  const result = spawnSync('npm', ['run', 'build:web', '--', '--outDir', staging, '--emptyOutDir'], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync('npm', ['run', 'build:web', '--', '--outDir', staging, '--emptyOutDir'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   if (result.status !== 0) {
     rmSync(staging, { recursive: true, force: true });
     console.error(`The web app did not build${existsSync(webDist) ? '; the previous build is left as it was' : ''}.`);
@@ -59,7 +62,13 @@ function buildWebApp() {
   rmSync(previous, { recursive: true, force: true });
 }
 
-const webSources = ['apps/web/src', 'apps/web/public', 'apps/web/index.html', 'apps/web/vite.config.ts', 'packages/contracts/src'];
+const webSources = [
+  'apps/web/src',
+  'apps/web/public',
+  'apps/web/index.html',
+  'apps/web/vite.config.ts',
+  'packages/contracts/src',
+];
 const newestSource = Math.max(...webSources.map((path) => newestMtime(join(root, path))));
 const buildMarker = join(webDist, BUILD_COMPLETE);
 if (!existsSync(buildMarker) || statSync(buildMarker).mtimeMs < newestSource) buildWebApp();

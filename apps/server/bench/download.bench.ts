@@ -20,9 +20,14 @@ const test = await startTestApp('pglite', { LOG_LEVEL: 'warn' });
 const zipPath = join(tmpdir(), `kinetrace-bench-${process.pid}.zip`);
 try {
   const user = await verifiedUser(test);
-  const session = ((await test.call({ method: 'GET', url: '/api/sessions/new/', headers: authHeader(user.token) })).json() as Session[])[0];
+  const session = (
+    (await test.call({ method: 'GET', url: '/api/sessions/new/', headers: authHeader(user.token) })).json() as Session[]
+  )[0];
   const { db } = test.backends.database;
-  const [trial] = await db.insert(schema.trials).values({ sessionId: session.id, name: 'long_walk', status: 'done' }).returning();
+  const [trial] = await db
+    .insert(schema.trials)
+    .values({ sessionId: session.id, name: 'long_walk', status: 'done' })
+    .returning();
   for (let camera = 0; camera < CAMERAS; camera++) {
     const key = `sessions/${session.id}/trials/${trial.id}/videos/phone-${camera}.mp4`;
     const path = join(test.dataDir, 'files', key);
@@ -66,12 +71,17 @@ try {
     });
   });
   const videos = entries.filter((entry) => entry.name.endsWith('.mp4'));
-  if (videos.length !== CAMERAS || videos.some((entry) => entry.size !== VIDEO_BYTES)) throw new Error('zip content is wrong');
+  if (videos.length !== CAMERAS || videos.some((entry) => entry.size !== VIDEO_BYTES))
+    throw new Error('zip content is wrong');
 
   const gb = (bytes: number) => (bytes / 1024 ** 3).toFixed(2);
-  console.log(`session archive: ${CAMERAS} videos, ${gb(CAMERAS * VIDEO_BYTES)} GB of video -> ${gb(zipBytes)} GB zip (zip64), valid`);
-  console.log(`download: ${seconds.toFixed(1)} s, ${((zipBytes / 1024 ** 2) / seconds).toFixed(0)} MB/s`);
-  console.log(`server process RSS: ${(rssBefore / 1024 ** 2).toFixed(0)} MB before, peak ${(peakRss / 1024 ** 2).toFixed(0)} MB during (+${((peakRss - rssBefore) / 1024 ** 2).toFixed(0)} MB)`);
+  console.log(
+    `session archive: ${CAMERAS} videos, ${gb(CAMERAS * VIDEO_BYTES)} GB of video -> ${gb(zipBytes)} GB zip (zip64), valid`,
+  );
+  console.log(`download: ${seconds.toFixed(1)} s, ${(zipBytes / 1024 ** 2 / seconds).toFixed(0)} MB/s`);
+  console.log(
+    `server process RSS: ${(rssBefore / 1024 ** 2).toFixed(0)} MB before, peak ${(peakRss / 1024 ** 2).toFixed(0)} MB during (+${((peakRss - rssBefore) / 1024 ** 2).toFixed(0)} MB)`,
+  );
 } finally {
   rmSync(zipPath, { force: true });
   await test.close();

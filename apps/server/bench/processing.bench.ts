@@ -20,7 +20,13 @@ import { referencePath } from '../../../packages/mocap/test/reference-data.ts';
 import { buildApp } from '../src/app.ts';
 import { openBackends } from '../src/backends.ts';
 import { loadConfig } from '../src/config.ts';
-import { DEMO_BOARD_QUERY, DEMO_SUBJECT, DEMO_SOURCES, importForm, makeDemoVideos } from '../test/support/processing-fixtures.ts';
+import {
+  DEMO_BOARD_QUERY,
+  DEMO_SUBJECT,
+  DEMO_SOURCES,
+  importForm,
+  makeDemoVideos,
+} from '../test/support/processing-fixtures.ts';
 import { codeIn, readOutbox } from '../test/support/outbox.ts';
 
 const DEMO_TRIAL_S = 1.7;
@@ -33,7 +39,10 @@ const logSink = new Writable({
   write(chunk: Buffer, _encoding, done) {
     for (const line of chunk.toString('utf8').split('\n')) {
       if (!line.includes('"trial processed"')) continue;
-      const { trialId, queuedS, inputsS, engineS, resultsS, progressWrites, progressS } = JSON.parse(line) as Record<string, number> & { trialId: string };
+      const { trialId, queuedS, inputsS, engineS, resultsS, progressWrites, progressS } = JSON.parse(line) as Record<
+        string,
+        number
+      > & { trialId: string };
       traces.set(trialId, { queuedS, inputsS, engineS, resultsS, progressWrites, progressS });
     }
     done();
@@ -41,7 +50,10 @@ const logSink = new Writable({
 });
 
 /** The machine's load averages (1, 5, 15 min), as `uptime` shows them: figures from a busy machine are noise. */
-const loadText = () => loadavg().map((load) => load.toFixed(2)).join(', ');
+const loadText = () =>
+  loadavg()
+    .map((load) => load.toFixed(2))
+    .join(', ');
 
 /** Seconds spent in each stage, from the times each stage was first seen. */
 function stageSeconds(changes: { stage: string; atS: number }[], endS: number): Map<string, number> {
@@ -62,28 +74,66 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'kinetrace-processing-bench-'));
   try {
     const videos = await makeDemoVideos(join(root, 'videos'), DEMO_TRIAL_S);
-    const config = loadConfig({ DATA_DIR: join(root, 'data'), LOG_LEVEL: 'info', PUBLIC_URL: 'http://kinetrace.bench' });
+    const config = loadConfig({
+      DATA_DIR: join(root, 'data'),
+      LOG_LEVEL: 'info',
+      PUBLIC_URL: 'http://kinetrace.bench',
+    });
     const backends = await openBackends(config, () => undefined);
     const app = await buildApp(config, backends, { logStream: logSink });
-    console.log(`machine: ${availableParallelism()} cores, load ${loadText()}; Node ${process.version}; trial: 4 cameras x ${DEMO_TRIAL_S} s, 544 x 960, 60 fps`);
+    console.log(
+      `machine: ${availableParallelism()} cores, load ${loadText()}; Node ${process.version}; trial: 4 cameras x ${DEMO_TRIAL_S} s, 544 x 960, 60 fps`,
+    );
 
     // A verified researcher with a calibrated session and a processed neutral.
     const username = 'bench_researcher';
     await app.inject({
       method: 'POST',
       url: '/api/register/',
-      payload: { username, first_name: 'B', last_name: 'R', email: 'bench@lab.example.org', country: 'France', institution: 'Lab', profession: 'Researcher', reason: 'Benchmark', website: '', password: 'correct horse battery staple', newsletter: false },
+      payload: {
+        username,
+        first_name: 'B',
+        last_name: 'R',
+        email: 'bench@lab.example.org',
+        country: 'France',
+        institution: 'Lab',
+        profession: 'Researcher',
+        reason: 'Benchmark',
+        website: '',
+        password: 'correct horse battery staple',
+        newsletter: false,
+      },
     });
-    const { token } = (await app.inject({ method: 'POST', url: '/api/login/', payload: { username, password: 'correct horse battery staple' } })).json() as { token: string };
+    const { token } = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/login/',
+        payload: { username, password: 'correct horse battery staple' },
+      })
+    ).json() as { token: string };
     const headers = { authorization: `Token ${token}` };
-    await app.inject({ method: 'POST', url: '/api/verify/', headers, payload: { otp_token: codeIn(readOutbox(join(config.dataDir, 'outbox')).at(-1)!.text) } });
+    await app.inject({
+      method: 'POST',
+      url: '/api/verify/',
+      headers,
+      payload: { otp_token: codeIn(readOutbox(join(config.dataDir, 'outbox')).at(-1)!.text) },
+    });
     const get = async <T>(url: string) => (await app.inject({ method: 'GET', url: `/api${url}`, headers })).json() as T;
-    const subject = (await app.inject({ method: 'POST', url: '/api/subjects/', headers, payload: DEMO_SUBJECT })).json() as Subject;
+    const subject = (
+      await app.inject({ method: 'POST', url: '/api/subjects/', headers, payload: DEMO_SUBJECT })
+    ).json() as Subject;
     const sessionId = (await get<Session[]>('/sessions/new/'))[0].id;
     await get(`/sessions/${sessionId}/set_subject/?subject_id=${subject.id}`);
     await get(`/sessions/${sessionId}/set_metadata/?${DEMO_BOARD_QUERY}&settings_scaling_setup=any_pose`);
     const importTrial = async (name: string, files: typeof videos.trial) =>
-      (await app.inject({ method: 'POST', url: `/api/sessions/${sessionId}/import/`, headers, payload: importForm(name, files) })).json() as Trial;
+      (
+        await app.inject({
+          method: 'POST',
+          url: `/api/sessions/${sessionId}/import/`,
+          headers,
+          payload: importForm(name, files),
+        })
+      ).json() as Trial;
 
     /**
      * Polls the trial until it ends, noting when each stage first shows. The end is the trial's own
@@ -103,11 +153,15 @@ async function main(): Promise<void> {
         const atS = performance.now() / 1000 - startS;
         const stage = (trial.meta.progress as { stage?: string } | undefined)?.stage;
         if (stage && stage !== changes.at(-1)?.stage) changes.push({ stage, atS });
-        if (trial.status === 'done' || trial.status === 'error') return { trial, totalS: (Date.parse(trial.updated_at) - wallStartMs) / 1000, changes, polls };
+        if (trial.status === 'done' || trial.status === 'error')
+          return { trial, totalS: (Date.parse(trial.updated_at) - wallStartMs) / 1000, changes, polls };
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
-    for (const [name, files] of [['calibration', videos.calibration], ['neutral', videos.neutral]] as const) {
+    for (const [name, files] of [
+      ['calibration', videos.calibration],
+      ['neutral', videos.neutral],
+    ] as const) {
       const startS = performance.now() / 1000;
       const { trial, totalS } = await follow((await importTrial(name, files)).id, startS);
       console.log(`${name}: ${trial.status} in ${totalS.toFixed(1)} s`);
@@ -125,8 +179,14 @@ async function main(): Promise<void> {
         return { ...readKinetraceCameras(await fetchText(result.media!))[0], name: stem };
       }),
     );
-    const scaledModelOsim = await fetchText(neutral.results.find((result) => result.tag === RESULT_TAGS.opensimModel)!.media!);
-    const settings = resolveProcessingSettings((await get<Session>(`/sessions/${sessionId}/`)).meta, 60, config.dataDir);
+    const scaledModelOsim = await fetchText(
+      neutral.results.find((result) => result.tag === RESULT_TAGS.opensimModel)!.media!,
+    );
+    const settings = resolveProcessingSettings(
+      (await get<Session>(`/sessions/${sessionId}/`)).meta,
+      60,
+      config.dataDir,
+    );
 
     /** The trial through the engine alone, as `kinetrace process` runs it. */
     async function throughEngine(round: number) {
@@ -159,7 +219,11 @@ async function main(): Promise<void> {
       const imported = await importTrial(`balance_${round}`, videos.trial);
       const run = await follow(imported.id, performance.now() / 1000);
       if (run.trial.status !== 'done') throw new Error(`balance: ${String(run.trial.meta.error_msg)}`);
-      return { totalS: run.totalS, stages: stageSeconds(run.changes, run.totalS), trace: { ...traces.get(imported.id), polls: run.polls.count, pollsS: run.polls.s } as Record<string, number> };
+      return {
+        totalS: run.totalS,
+        stages: stageSeconds(run.changes, run.totalS),
+        trace: { ...traces.get(imported.id), polls: run.polls.count, pollsS: run.polls.s } as Record<string, number>,
+      };
     }
 
     // Alternating runs, as the shared machine's load drifts; medians compared.
@@ -181,25 +245,39 @@ async function main(): Promise<void> {
     console.log('stage (median s)   server (polled)   engine');
     const stages = new Set([...serverRuns, ...engineRuns].flatMap((run) => [...run.stages.keys()]));
     for (const stage of stages) {
-      const of = (runs: { stages: Map<string, number> }[]) => median(runs.map((run) => run.stages.get(stage) ?? 0)).toFixed(1);
+      const of = (runs: { stages: Map<string, number> }[]) =>
+        median(runs.map((run) => run.stages.get(stage) ?? 0)).toFixed(1);
       console.log(`${stage.padEnd(18)} ${of(serverRuns).padStart(15)}   ${of(engineRuns).padStart(6)}`);
     }
     console.log(`last upload -> done through the server: ${serverS.toFixed(1)} s (median of ${ROUNDS})`);
     console.log(`the same trial through the engine:      ${engineS.toFixed(1)} s (median of ${ROUNDS})`);
     // The runner's own trace of the server runs: what the server does besides the engine.
     const traced = (key: string) => median(serverRuns.map((run) => run.trace[key] ?? Number.NaN));
-    const steps = { queuedS: 'queue pickup', inputsS: 'inputs (videos copied, cameras, model read)', engineS: 'engine (with the last progress write)', resultsS: 'results stored and registered' };
+    const steps = {
+      queuedS: 'queue pickup',
+      inputsS: 'inputs (videos copied, cameras, model read)',
+      engineS: 'engine (with the last progress write)',
+      resultsS: 'results stored and registered',
+    };
     console.log('server trace (median s)');
     for (const [key, label] of Object.entries(steps)) console.log(`  ${label.padEnd(46)} ${traced(key).toFixed(2)}`);
-    console.log(`  ${'progress writes (beside the engine)'.padEnd(46)} ${traced('progressS').toFixed(2)} (${traced('progressWrites')} writes)`);
-    console.log(`  ${"this bench's status polls (beside the engine)".padEnd(46)} ${traced('pollsS').toFixed(2)} (${traced('polls')} polls)`);
+    console.log(
+      `  ${'progress writes (beside the engine)'.padEnd(46)} ${traced('progressS').toFixed(2)} (${traced('progressWrites')} writes)`,
+    );
+    console.log(
+      `  ${"this bench's status polls (beside the engine)".padEnd(46)} ${traced('pollsS').toFixed(2)} (${traced('polls')} polls)`,
+    );
     const untraced = serverS - Object.keys(steps).reduce((sum, key) => sum + traced(key), 0);
     console.log(`  ${'rest (job start, status reads, clock)'.padEnd(46)} ${untraced.toFixed(2)}`);
     // The server keeps its pose pool warm between trials (pose-pool-keeper.ts); the engine alone, like the CLI, starts one per run.
     const poolStartS = performance.now() / 1000;
     await (await PoseWorkerPool.start({ model: settings.poseModel })).close();
-    console.log(`pose pool start (paid by each engine-alone run, not by the server's warm pool): ${(performance.now() / 1000 - poolStartS).toFixed(1)} s`);
-    console.log(`server overhead: ${(((serverS - engineS) / engineS) * 100).toFixed(1)} % (goal < 10 %); load ${loadText()}`);
+    console.log(
+      `pose pool start (paid by each engine-alone run, not by the server's warm pool): ${(performance.now() / 1000 - poolStartS).toFixed(1)} s`,
+    );
+    console.log(
+      `server overhead: ${(((serverS - engineS) / engineS) * 100).toFixed(1)} % (goal < 10 %); load ${loadText()}`,
+    );
     await app.close();
     await backends.close();
   } finally {

@@ -15,7 +15,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { codeIn, readOutbox } from '../test/support/outbox.ts';
-import { newUserPayload, PASSWORD, postgresAdminUrl, postgresAvailable, type Backend } from '../test/support/test-app.ts';
+import {
+  newUserPayload,
+  PASSWORD,
+  postgresAdminUrl,
+  postgresAvailable,
+  type Backend,
+} from '../test/support/test-app.ts';
 
 const SESSIONS = 100;
 const CLIENTS = 50;
@@ -25,7 +31,8 @@ const IDLE_RSS_GOAL_MB = 300;
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** Resident memory of a process in MB, from /proc (the child's own, not this bench's). */
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 /**
  * The server's memory once it has settled: V8 gives memory back in steps about 10 s apart after the
@@ -46,7 +53,9 @@ async function settledRssMb(pid: number): Promise<number> {
   return lowest;
 }
 
-async function startServer(backend: Backend): Promise<{ url: string; dataDir: string; child: ChildProcess; stop(): Promise<void> }> {
+async function startServer(
+  backend: Backend,
+): Promise<{ url: string; dataDir: string; child: ChildProcess; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kinetrace-bench-'));
   let databaseUrl: string | undefined;
   let dropDatabase = async () => {};
@@ -67,15 +76,32 @@ async function startServer(backend: Backend): Promise<{ url: string; dataDir: st
     };
   }
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', PUBLIC_URL: `http://127.0.0.1:${port}` };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+  };
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const url = `http://127.0.0.1:${port}`;
   for (let attempt = 0; ; attempt++) {
     if (child.exitCode !== null) throw new Error(`the ${backend} server exited with ${child.exitCode}`);
     if (attempt > 600) throw new Error(`the ${backend} server did not start`);
-    if (await fetch(`${url}/api/capture/time/`).then((response) => response.ok, () => false)) break;
+    if (
+      await fetch(`${url}/api/capture/time/`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      break;
     await sleep(100);
   }
   return {
@@ -94,7 +120,10 @@ async function startServer(backend: Backend): Promise<{ url: string; dataDir: st
 async function api(url: string, method: string, path: string, token?: string, body?: unknown) {
   const response = await fetch(`${url}/api${path}`, {
     method,
-    headers: { ...(token && { authorization: `Token ${token}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
+    headers: {
+      ...(token && { authorization: `Token ${token}` }),
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
@@ -105,8 +134,13 @@ async function api(url: string, method: string, path: string, token?: string, bo
 async function userWithSessions(url: string, dataDir: string): Promise<string> {
   const payload = newUserPayload();
   await api(url, 'POST', '/register/', undefined, payload);
-  const { token } = (await api(url, 'POST', '/login/', undefined, { username: payload.username, password: PASSWORD })) as { token: string };
-  const mail = readOutbox(join(dataDir, 'outbox')).filter((message) => message.to.includes(payload.email)).at(-1);
+  const { token } = (await api(url, 'POST', '/login/', undefined, {
+    username: payload.username,
+    password: PASSWORD,
+  })) as { token: string };
+  const mail = readOutbox(join(dataDir, 'outbox'))
+    .filter((message) => message.to.includes(payload.email))
+    .at(-1);
   if (!mail) throw new Error('no code e-mail');
   await api(url, 'POST', '/verify/', token, { otp_token: codeIn(mail.text) });
   for (let index = 0; index < SESSIONS; index++) await api(url, 'GET', '/sessions/new/', token);

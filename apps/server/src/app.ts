@@ -68,10 +68,18 @@ export interface AppOptions {
 }
 
 /** Wires repositories, services and routes over the given backends into one Fastify app. */
-export async function buildApp(config: ServerConfig, backends: Backends, options: AppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(
+  config: ServerConfig,
+  backends: Backends,
+  options: AppOptions = {},
+): Promise<FastifyInstance> {
   const app = Fastify({
     ...(options.tls ? { https: options.tls } : {}),
-    logger: { level: config.logLevel, serializers: { req: serializeRequest }, ...(options.logStream ? { stream: options.logStream } : {}) },
+    logger: {
+      level: config.logLevel,
+      serializers: { req: serializeRequest },
+      ...(options.logStream ? { stream: options.logStream } : {}),
+    },
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
   });
@@ -90,10 +98,21 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
   const devices = createDevicesRepository(db);
   const lensCalibrations = createLensCalibrationsRepository(db);
   const now = options.now ?? (() => new Date());
-  const media = createMediaUrlSigner(await createSecretsRepository(db).getOrCreate('media-url-signing'), now, { sessions, subjects, trials });
+  const media = createMediaUrlSigner(await createSecretsRepository(db).getOrCreate('media-url-signing'), now, {
+    sessions,
+    subjects,
+    trials,
+  });
   const rateLimiter = createMemoryRateLimiter(() => now().getTime());
   const removal = createRemoval({ users, sessions, trials, subjects, files });
-  const common = { users, auth, mailer: backends.mailer, rateLimiter, providerName: config.instance.provider_name, now };
+  const common = {
+    users,
+    auth,
+    mailer: backends.mailer,
+    rateLimiter,
+    providerName: config.instance.provider_name,
+    now,
+  };
   const authService = createAuthService(common);
   const accountService = createAccountService({ ...common, files, removal, publicUrl: config.publicUrl });
   const sessionService = createSessionService({
@@ -110,7 +129,16 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
   const trialService = createTrialService({ trials, sessionService, removal, media, now });
   const subjectService = createSubjectService({ subjects, sessions, now });
   const archives = createArchiveService({ sessions, subjects, trials, files });
-  const downloadService = createDownloadService({ tasks, files, queue, archives, sessionService, subjects, media, now });
+  const downloadService = createDownloadService({
+    tasks,
+    files,
+    queue,
+    archives,
+    sessionService,
+    subjects,
+    media,
+    now,
+  });
   const retention = createRetentionService({ trials, sessions, subjects, tasks, files, removal, now });
   const processing = createProcessingService({
     trials,
@@ -127,23 +155,43 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
     now,
   });
   const intake = createVideoIntake({ trials, files, processing, log: app.log, now });
-  const recordingService = createRecordingService({ trials, devices, subjects, sessionService, intake, media, removal, now });
+  const recordingService = createRecordingService({
+    trials,
+    devices,
+    subjects,
+    sessionService,
+    intake,
+    media,
+    removal,
+    now,
+  });
   const calibrationImport = createCalibrationImportService({ trials, files, removal, sessionService, now });
   const lensCalibrationService = createLensCalibrationService({ lenses: lensCalibrations });
   const captureService = createCaptureService({ sessions, trials, devices, recording: recordingService, intake, now });
   const analysisRepository = createAnalysisRepository(db);
-  const analysisService = createAnalysisService({ analyses: analysisRepository, trials, subjects, sessionService, trialService, queue, media });
+  const analysisService = createAnalysisService({
+    analyses: analysisRepository,
+    trials,
+    subjects,
+    sessionService,
+    trialService,
+    queue,
+    media,
+  });
 
   if (options.runJobs !== false) {
-    await queue.work({
-      'analyse-trial': createAnalysisJob({ analyses: analysisRepository, trials, subjects, files, log: app.log }),
-      'archive-download': (payload) => downloadService.runArchiveJob(payload),
-      'purge-trash': async () => {
-        const report = await retention.purge();
-        app.log.info({ report }, 'recycle bin purged');
+    await queue.work(
+      {
+        'analyse-trial': createAnalysisJob({ analyses: analysisRepository, trials, subjects, files, log: app.log }),
+        'archive-download': (payload) => downloadService.runArchiveJob(payload),
+        'purge-trash': async () => {
+          const report = await retention.purge();
+          app.log.info({ report }, 'recycle bin purged');
+        },
+        'process-trial': (payload, attempt) => processing.runJob(payload, attempt),
       },
-      'process-trial': (payload, attempt) => processing.runJob(payload, attempt),
-    }, []);
+      [],
+    );
     await processing.startRecovery();
     app.addHook('onClose', async () => processing.stop());
     await queue.schedule('purge-trash', '17 * * * *', {});
@@ -173,7 +221,11 @@ export async function buildApp(config: ServerConfig, backends: Backends, options
       registerCaptureRoutes(api, captureService, now);
       registerProcessingRoutes(api, processing);
       registerAnalysisRoutes(api, analysisService);
-      registerProcessingImportRoutes(api, { calibrationImport, sessions: sessionService, lenses: lensCalibrationService });
+      registerProcessingImportRoutes(api, {
+        calibrationImport,
+        sessions: sessionService,
+        lenses: lensCalibrationService,
+      });
     },
     { prefix: API_PREFIX },
   );

@@ -65,12 +65,17 @@ export interface ServerConfig {
 }
 
 /** Reads the environment; `--https` on the command line is the same as HTTPS=true. */
-export function loadConfig(environment: Record<string, string | undefined>, argv: readonly string[] = []): ServerConfig {
+export function loadConfig(
+  environment: Record<string, string | undefined>,
+  argv: readonly string[] = [],
+): ServerConfig {
   const env = environmentSchema.parse(
     Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined && value !== '')),
   );
   const https = env.HTTPS || argv.includes('--https');
-  const defaultPublicUrl = https ? `https://${lanAddress() ?? 'localhost'}:${env.PORT}` : `http://localhost:${env.PORT}`;
+  const defaultPublicUrl = https
+    ? `https://${lanAddress() ?? 'localhost'}:${env.PORT}`
+    : `http://localhost:${env.PORT}`;
   const publicUrl = (env.PUBLIC_URL ?? defaultPublicUrl).replace(/\/+$/, '');
   return {
     port: env.PORT,

@@ -6,13 +6,18 @@ import { selfSignedCertificate } from './tls.ts';
 
 /** `npm start`: the whole app on its embedded defaults, or on what the environment configures. */
 const config = loadConfig(process.env, process.argv.slice(2));
-const tls = config.https ? await selfSignedCertificate(join(config.dataDir, 'tls'), new URL(config.publicUrl).hostname) : undefined;
+const tls = config.https
+  ? await selfSignedCertificate(join(config.dataDir, 'tls'), new URL(config.publicUrl).hostname)
+  : undefined;
 const backends = await openBackends(config, (line) => console.log(line));
 const app = await buildApp(config, backends, { tls });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    void app.close().then(() => backends.close()).then(() => process.exit(0));
+    void app
+      .close()
+      .then(() => backends.close())
+      .then(() => process.exit(0));
   });
 }
 

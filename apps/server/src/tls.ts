@@ -22,7 +22,8 @@ export async function selfSignedCertificate(tlsDir: string, host: string): Promi
   const name = host.replace(/[^A-Za-z0-9.-]/g, '_');
   const keyPath = join(tlsDir, `${name}.key.pem`);
   const certPath = join(tlsDir, `${name}.cert.pem`);
-  if (existsSync(keyPath) && existsSync(certPath)) return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8') };
+  if (existsSync(keyPath) && existsSync(certPath))
+    return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8') };
   const isIp = /^\d+\.\d+\.\d+\.\d+$/.test(host);
   const pems = await selfsigned.generate([{ name: 'commonName', value: host }], {
     keySize: 2048,
@@ -32,7 +33,14 @@ export async function selfSignedCertificate(tlsDir: string, host: string): Promi
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [isIp ? { type: 7, ip: host } : { type: 2, value: host }, { type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          isIp ? { type: 7, ip: host } : { type: 2, value: host },
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
     ],
   });
   mkdirSync(tlsDir, { recursive: true });

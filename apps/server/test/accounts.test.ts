@@ -48,13 +48,22 @@ describe.each(backends)('accounts on %s', (backend) => {
       expect(created.statusCode).toBe(201);
       expect(created.json()).toMatchObject({ username: user.username, message: messages.userCreated });
 
-      const clash = await post('/api/register/', { ...newUserPayload(), username: user.username.toUpperCase(), email: user.email.toUpperCase() });
+      const clash = await post('/api/register/', {
+        ...newUserPayload(),
+        username: user.username.toUpperCase(),
+        email: user.email.toUpperCase(),
+      });
       expect(clash.statusCode).toBe(400);
       expect(clash.json()).toEqual({ username: [messages.usernameTaken], email: [messages.emailTaken] });
     });
 
     it('answers invalid input with field-keyed messages, never a 500', async () => {
-      const invalid = await post('/api/register/', { ...newUserPayload(), password: 'short', email: 'nope', first_name: '' });
+      const invalid = await post('/api/register/', {
+        ...newUserPayload(),
+        password: 'short',
+        email: 'nope',
+        first_name: '',
+      });
       expect(invalid.statusCode).toBe(400);
       expect(invalid.json()).toMatchObject({
         password: [messages.passwordTooShort(20)],
@@ -89,12 +98,20 @@ describe.each(backends)('accounts on %s', (backend) => {
     it('sends a 6-digit code at login and lets the main app in only after it is entered', async () => {
       const user = await registerAndLogin();
       const login = await post('/api/login/', { username: user.username, password: PASSWORD });
-      expect(login.json()).toMatchObject({ user_id: expect.any(Number), institutional_use: null, otp_challenge_sent: true });
+      expect(login.json()).toMatchObject({
+        user_id: expect.any(Number),
+        institutional_use: null,
+        otp_challenge_sent: true,
+      });
       const { token } = login.json() as { token: string };
 
       const me = await test.call({ method: 'GET', url: '/api/me/', headers: authHeader(token) });
       expect(me.json()).toMatchObject({ username: user.username, verified: false });
-      const tooEarly = await post('/api/set-institutional-use/', { institutional_use: 'research_at_academic' }, authHeader(token));
+      const tooEarly = await post(
+        '/api/set-institutional-use/',
+        { institutional_use: 'research_at_academic' },
+        authHeader(token),
+      );
       expect(tooEarly.statusCode).toBe(403);
 
       const code = codeIn(lastMailTo(user.email)!.text);
@@ -102,7 +119,10 @@ describe.each(backends)('accounts on %s', (backend) => {
       const verified = await post('/api/verify/', { otp_token: ` ${code} ` }, authHeader(token));
       expect(verified.statusCode).toBe(200);
       expect(verified.json()).toEqual({ otp_verified: true });
-      expect((await post('/api/set-institutional-use/', { institutional_use: 'research_at_academic' }, authHeader(token))).statusCode).toBe(200);
+      expect(
+        (await post('/api/set-institutional-use/', { institutional_use: 'research_at_academic' }, authHeader(token)))
+          .statusCode,
+      ).toBe(200);
       const again = await post('/api/login/', { username: user.username, password: PASSWORD });
       expect(again.json()).toMatchObject({ institutional_use: 'research_at_academic' });
     });
@@ -152,17 +172,29 @@ describe.each(backends)('accounts on %s', (backend) => {
       expect(deviceToken).toEqual(expect.any(String));
 
       const mailsBefore = test.outbox().length;
-      const login = await post('/api/login/', { username: user.username, password: PASSWORD }, { [REMEMBERED_DEVICE_HEADER]: deviceToken });
+      const login = await post(
+        '/api/login/',
+        { username: user.username, password: PASSWORD },
+        { [REMEMBERED_DEVICE_HEADER]: deviceToken },
+      );
       expect(login.json()).toMatchObject({ otp_challenge_sent: false });
       expect(test.outbox().length).toBe(mailsBefore);
       const token = (login.json() as { token: string }).token;
-      const check = await test.call({ method: 'GET', url: '/api/check-otp-verified/', headers: { ...authHeader(token), [REMEMBERED_DEVICE_HEADER]: deviceToken } });
+      const check = await test.call({
+        method: 'GET',
+        url: '/api/check-otp-verified/',
+        headers: { ...authHeader(token), [REMEMBERED_DEVICE_HEADER]: deviceToken },
+      });
       expect(check.json()).toEqual({ otp_verified: true });
 
       // Another browser, without the device token, still needs the code.
       const other = await post('/api/login/', { username: user.username, password: PASSWORD });
       const otherToken = (other.json() as { token: string }).token;
-      const otherCheck = await test.call({ method: 'GET', url: '/api/check-otp-verified/', headers: authHeader(otherToken) });
+      const otherCheck = await test.call({
+        method: 'GET',
+        url: '/api/check-otp-verified/',
+        headers: authHeader(otherToken),
+      });
       expect(otherCheck.json()).toEqual({ otp_verified: false });
       // A device token of someone else does not help.
       const stranger = await registerAndLogin();
@@ -196,8 +228,10 @@ describe.each(backends)('accounts on %s', (backend) => {
       let last = 0;
       for (let attempt = 0; attempt < 11; attempt++) {
         // New codes keep the per-code limit from answering first; the per-account limit still counts.
-        if (attempt % 4 === 0 && attempt > 0) await post('/api/reset-otp-challenge/', undefined, authHeader(user.token), `10.3.0.${attempt}`);
-        last = (await post('/api/verify/', { otp_token: '999999' }, authHeader(user.token), `10.3.0.${attempt}`)).statusCode;
+        if (attempt % 4 === 0 && attempt > 0)
+          await post('/api/reset-otp-challenge/', undefined, authHeader(user.token), `10.3.0.${attempt}`);
+        last = (await post('/api/verify/', { otp_token: '999999' }, authHeader(user.token), `10.3.0.${attempt}`))
+          .statusCode;
       }
       expect(last).toBe(429);
     });
@@ -206,8 +240,14 @@ describe.each(backends)('accounts on %s', (backend) => {
   describe('password reset', () => {
     it('sends a single-use link, sets the new password and ends every login', async () => {
       const user = await verifiedUser(test);
-      const unknown = await post('/api/reset-password/', { email: `nobody-${user.email}`, host: 'http://kinetrace.test' });
-      const known = await post('/api/reset-password/', { email: user.email.toUpperCase(), host: 'http://evil.example' });
+      const unknown = await post('/api/reset-password/', {
+        email: `nobody-${user.email}`,
+        host: 'http://kinetrace.test',
+      });
+      const known = await post('/api/reset-password/', {
+        email: user.email.toUpperCase(),
+        host: 'http://evil.example',
+      });
       expect(known.statusCode).toBe(200);
       expect(unknown.body).toBe(known.body);
       expect(known.json()).toEqual({ message: messages.passwordRecoveryEmailSent });
@@ -225,7 +265,9 @@ describe.each(backends)('accounts on %s', (backend) => {
       const reused = await post('/api/new-password/', { token, password: 'yet another passphrase!!' });
       expect(reused.statusCode).toBe(400);
       expect(reused.json()).toEqual({ detail: messages.invalidResetLink });
-      expect((await test.call({ method: 'GET', url: '/api/me/', headers: authHeader(user.token) })).statusCode).toBe(401);
+      expect((await test.call({ method: 'GET', url: '/api/me/', headers: authHeader(user.token) })).statusCode).toBe(
+        401,
+      );
       expect((await post('/api/login/', { username: user.username, password: PASSWORD })).statusCode).toBe(400);
       expect((await post('/api/login/', { username: user.username, password: newPassword })).statusCode).toBe(200);
     });
@@ -236,7 +278,9 @@ describe.each(backends)('accounts on %s', (backend) => {
       const token = resetLinkIn(lastMailTo(user.email)!.text).split('/').at(-1)!;
       test.clock.offsetMs = PASSWORD_RESET_TTL_MS + 1000;
       try {
-        expect((await post('/api/new-password/', { token, password: 'an entirely new passphrase' })).statusCode).toBe(400);
+        expect((await post('/api/new-password/', { token, password: 'an entirely new passphrase' })).statusCode).toBe(
+          400,
+        );
       } finally {
         test.clock.offsetMs = 0;
       }
@@ -248,7 +292,11 @@ describe.each(backends)('accounts on %s', (backend) => {
       const owner = await verifiedUser(test);
       const anonymous = await post('/api/get_user_info/', { username: owner.username });
       expect(anonymous.statusCode).toBe(200);
-      expect(anonymous.json()).toMatchObject({ username: owner.username, institution: 'Gait Lab', profile_picture: null });
+      expect(anonymous.json()).toMatchObject({
+        username: owner.username,
+        institution: 'Gait Lab',
+        profile_picture: null,
+      });
       expect(anonymous.json()).not.toHaveProperty('newsletter');
       const own = await post('/api/get_user_info/', { username: owner.username }, authHeader(owner.token));
       expect(own.json()).toMatchObject({ newsletter: true });
@@ -276,7 +324,11 @@ describe.each(backends)('accounts on %s', (backend) => {
       expect(updated.json()).toMatchObject({ ...changes, personalWebsite: changes.website });
       const clash = await post('/api/update_profile/', { ...changes, email: other.email }, authHeader(owner.token));
       expect(clash.json()).toEqual({ email: [messages.emailTaken] });
-      const invalid = await post('/api/update_profile/', { ...changes, country: 'Atlantis', institution: '' }, authHeader(owner.token));
+      const invalid = await post(
+        '/api/update_profile/',
+        { ...changes, country: 'Atlantis', institution: '' },
+        authHeader(owner.token),
+      );
       expect(Object.keys(invalid.json() as object).sort()).toEqual(['country', 'institution']);
       expect((await post('/api/update_profile/', changes)).statusCode).toBe(401);
     });
@@ -287,7 +339,9 @@ describe.each(backends)('accounts on %s', (backend) => {
         const boundary = '----kinetrace';
         const body = Buffer.concat([
           Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="username"\r\n\r\n${username}\r\n`),
-          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="profile_picture"; filename="${filename}"\r\nContent-Type: image/png\r\n\r\n`),
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="profile_picture"; filename="${filename}"\r\nContent-Type: image/png\r\n\r\n`,
+          ),
           content,
           Buffer.from(`\r\n--${boundary}--\r\n`),
         ]);
@@ -322,36 +376,54 @@ describe.each(backends)('accounts on %s', (backend) => {
 
     it('saves the licence answer, refusing values outside the enumeration', async () => {
       const user = await verifiedUser(test);
-      const invalid = await post('/api/set-institutional-use/', { institutional_use: 'selling' }, authHeader(user.token));
+      const invalid = await post(
+        '/api/set-institutional-use/',
+        { institutional_use: 'selling' },
+        authHeader(user.token),
+      );
       expect(invalid.statusCode).toBe(400);
       expect(invalid.json()).toHaveProperty('institutional_use');
-      expect((await post('/api/set-institutional-use/', { institutional_use: 'patient_care' }, authHeader(user.token))).statusCode).toBe(200);
+      expect(
+        (await post('/api/set-institutional-use/', { institutional_use: 'patient_care' }, authHeader(user.token)))
+          .statusCode,
+      ).toBe(200);
       const me = await test.call({ method: 'GET', url: '/api/me/', headers: authHeader(user.token) });
       expect(me.json()).toMatchObject({ institutional_use: 'patient_care' });
     });
 
     it('deletes the account, its rows and its files, only when the username is typed', async () => {
       const user = await verifiedUser(test);
-      const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+      const png = Buffer.from(
+        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+        'base64',
+      );
       const boundary = 'b0undary';
       const picture = await test.call({
         method: 'POST',
         url: '/api/update_profile_picture/',
         headers: { ...authHeader(user.token), 'content-type': `multipart/form-data; boundary=${boundary}` },
         payload: Buffer.concat([
-          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="profile_picture"; filename="p.png"\r\n\r\n`),
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="profile_picture"; filename="p.png"\r\n\r\n`,
+          ),
           png,
           Buffer.from(`\r\n--${boundary}--\r\n`),
         ]),
       });
       const pictureUrl = (picture.json() as { profile_picture: string }).profile_picture;
 
-      const wrong = await post('/api/delete-account/', { confirm: user.username.toUpperCase() }, authHeader(user.token));
+      const wrong = await post(
+        '/api/delete-account/',
+        { confirm: user.username.toUpperCase() },
+        authHeader(user.token),
+      );
       expect(wrong.json()).toEqual({ confirm: [messages.deleteConfirmMismatch] });
       const deleted = await post('/api/delete-account/', { confirm: user.username }, authHeader(user.token));
       expect(deleted.json()).toEqual({ message: messages.accountDeleted });
 
-      expect((await test.call({ method: 'GET', url: '/api/me/', headers: authHeader(user.token) })).statusCode).toBe(401);
+      expect((await test.call({ method: 'GET', url: '/api/me/', headers: authHeader(user.token) })).statusCode).toBe(
+        401,
+      );
       expect((await post('/api/get_user_info/', { username: user.username })).statusCode).toBe(404);
       expect((await test.call({ method: 'GET', url: pictureUrl })).statusCode).toBe(404);
       expect((await post('/api/login/', { username: user.username, password: PASSWORD })).statusCode).toBe(400);

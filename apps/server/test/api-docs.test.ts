@@ -13,12 +13,25 @@ describe('OpenAPI document', () => {
 
   it('describes every account call from the shared schemas and is browsable at /api/docs', async () => {
     const document = (await test.call({ method: 'GET', url: `${API_PREFIX}/docs/json` })).json() as {
-      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { required?: string[] } }> } }>>;
+      paths: Record<
+        string,
+        Record<string, { requestBody?: { content: Record<string, { schema: { required?: string[] } }> } }>
+      >;
     };
-    for (const path of Object.values(accountPaths)) expect(Object.keys(document.paths)).toContain(`${API_PREFIX}${path}`);
+    for (const path of Object.values(accountPaths))
+      expect(Object.keys(document.paths)).toContain(`${API_PREFIX}${path}`);
     const register = document.paths[`${API_PREFIX}${accountPaths.register}`].post;
     expect(register.requestBody?.content['application/json'].schema.required).toEqual(
-      expect.arrayContaining(['username', 'email', 'password', 'first_name', 'last_name', 'institution', 'profession', 'reason']),
+      expect.arrayContaining([
+        'username',
+        'email',
+        'password',
+        'first_name',
+        'last_name',
+        'institution',
+        'profession',
+        'reason',
+      ]),
     );
     const page = await test.call({ method: 'GET', url: `${API_PREFIX}/docs/` });
     expect(page.statusCode).toBe(200);

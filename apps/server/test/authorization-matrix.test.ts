@@ -48,7 +48,6 @@ const multipart = (fields: Record<string, string>, file?: { field: string; name:
   ].join('');
 const multipartType = `multipart/form-data; boundary=${boundary}`;
 
-
 const rules: Record<string, Rule> = {
   'GET /api/instance/': { kind: 'anyone' },
   'POST /api/login/': { kind: 'anyone', body: () => ({ username: 'nobody_here', password: 'wrong password here' }) },

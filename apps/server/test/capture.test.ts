@@ -2,7 +2,16 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { estimateClockOffsetMs, messages, PAIRING_TOKEN_HEADER, type CaptureState, type ClockSample, type RecordingStatus, type Session, type Trial } from '@kinetrace/contracts';
+import {
+  estimateClockOffsetMs,
+  messages,
+  PAIRING_TOKEN_HEADER,
+  type CaptureState,
+  type ClockSample,
+  type RecordingStatus,
+  type Session,
+  type Trial,
+} from '@kinetrace/contracts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
 import { makeTestVideo } from './support/videos.ts';
 
@@ -20,7 +29,13 @@ class FakePhone {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
         device_id: this.deviceId,
-        capabilities: { model: 'Test phone', max_width: 1920, max_height: 1080, framerates: [30, 60], mime_types: ['video/mp4'] },
+        capabilities: {
+          model: 'Test phone',
+          max_width: 1920,
+          max_height: 1080,
+          framerates: [30, 60],
+          mime_types: ['video/mp4'],
+        },
       }),
     });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -33,7 +48,13 @@ class FakePhone {
   }
 
   private metadata(trialId: string) {
-    const pairs = { pairing_token: this.pairingToken, trial_id: trialId, device_id: this.deviceId, first_frame_ms: String(Date.now()), filetype: 'video/mp4' };
+    const pairs = {
+      pairing_token: this.pairingToken,
+      trial_id: trialId,
+      device_id: this.deviceId,
+      first_frame_ms: String(Date.now()),
+      filetype: 'video/mp4',
+    };
     return Object.entries(pairs)
       .map(([key, value]) => `${key} ${Buffer.from(value).toString('base64')}`)
       .join(',');
@@ -43,21 +64,38 @@ class FakePhone {
   async createUpload(trialId: string, length: number): Promise<{ status: number; location?: string; body: string }> {
     const response = await fetch(`${this.baseUrl}/api/capture/uploads/`, {
       method: 'POST',
-      headers: { 'tus-resumable': '1.0.0', [PAIRING_TOKEN_HEADER]: this.pairingToken, 'upload-length': String(length), 'upload-metadata': this.metadata(trialId) },
+      headers: {
+        'tus-resumable': '1.0.0',
+        [PAIRING_TOKEN_HEADER]: this.pairingToken,
+        'upload-length': String(length),
+        'upload-metadata': this.metadata(trialId),
+      },
     });
     const location = response.headers.get('location') ?? undefined;
-    return { status: response.status, location: location && new URL(location, this.baseUrl).toString(), body: await response.text() };
+    return {
+      status: response.status,
+      location: location && new URL(location, this.baseUrl).toString(),
+      body: await response.text(),
+    };
   }
 
   async offset(url: string): Promise<number> {
-    const response = await fetch(url, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0', [PAIRING_TOKEN_HEADER]: this.pairingToken } });
+    const response = await fetch(url, {
+      method: 'HEAD',
+      headers: { 'tus-resumable': '1.0.0', [PAIRING_TOKEN_HEADER]: this.pairingToken },
+    });
     return Number(response.headers.get('upload-offset'));
   }
 
   async send(url: string, bytes: Buffer, offset: number): Promise<{ status: number; body: string }> {
     const response = await fetch(url, {
       method: 'PATCH',
-      headers: { 'tus-resumable': '1.0.0', [PAIRING_TOKEN_HEADER]: this.pairingToken, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
+      headers: {
+        'tus-resumable': '1.0.0',
+        [PAIRING_TOKEN_HEADER]: this.pairingToken,
+        'upload-offset': String(offset),
+        'content-type': 'application/offset+octet-stream',
+      },
       body: new Uint8Array(bytes),
     });
     return { status: response.status, body: await response.text() };
@@ -98,7 +136,10 @@ describe('capture: pairing, recording and uploads', () => {
     const { schema } = await import('@kinetrace/db');
     const { eq } = await import('drizzle-orm');
     const [row] = await db.select().from(schema.sessions).where(eq(schema.sessions.id, session.id));
-    const list = Array.from({ length: phones }, (_, index) => new FakePhone(baseUrl, row.pairingToken, `phone-${index}-${session.id.slice(0, 8)}`));
+    const list = Array.from(
+      { length: phones },
+      (_, index) => new FakePhone(baseUrl, row.pairingToken, `phone-${index}-${session.id.slice(0, 8)}`),
+    );
     for (const phone of list) expect((await phone.connect()).status).toBe(200);
     return { session, phones: list, pairingToken: row.pairingToken };
   }
@@ -108,12 +149,20 @@ describe('capture: pairing, recording and uploads', () => {
     const { session, phones, pairingToken } = await pairedSession(2);
     expect(session.qrcode).toMatch(/^data:image\/png;base64,/);
     const state = await phones[0].state();
-    expect(state).toMatchObject({ session_id: session.id, recording: null, n_cameras_connected: 2, uploads_expected: [] });
+    expect(state).toMatchObject({
+      session_id: session.id,
+      recording: null,
+      n_cameras_connected: 2,
+      uploads_expected: [],
+    });
     expect((await status(session.id)).n_cameras_connected).toBe(2);
     const stranger = await fetch(`${baseUrl}/api/capture/not-a-real-token-at-all/connect/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ device_id: 'abcdefgh', capabilities: { model: 'x', max_width: 1, max_height: 1, framerates: [], mime_types: [] } }),
+      body: JSON.stringify({
+        device_id: 'abcdefgh',
+        capabilities: { model: 'x', max_width: 1, max_height: 1, framerates: [], mime_types: [] },
+      }),
     });
     expect(stranger.status).toBe(404);
     expect(await stranger.json()).toEqual({ detail: messages.pairingInvalid });
@@ -155,7 +204,11 @@ describe('capture: pairing, recording and uploads', () => {
 
     const trial = (await api(`/trials/${trialId}/`)).json() as Trial;
     expect(trial.videos.map((video) => video.device_id).sort()).toEqual(phones.map((phone) => phone.deviceId).sort());
-    expect(trial.videos.find((video) => video.device_id === phones[1].deviceId)!.parameters).toMatchObject({ codec: 'vp9', width: 320, height: 240 });
+    expect(trial.videos.find((video) => video.device_id === phones[1].deviceId)!.parameters).toMatchObject({
+      codec: 'vp9',
+      width: 320,
+      height: 240,
+    });
     const jobs = await test.backends.database.executeSql(`select data from pgboss.job where name = 'process-trial'`);
     expect(jobs.rows.map((row) => (row.data as { trialId: string }).trialId)).toContain(trialId);
 
@@ -187,7 +240,12 @@ describe('capture: pairing, recording and uploads', () => {
     });
     await fetch(created.location!, {
       method: 'PATCH',
-      headers: { 'tus-resumable': '1.0.0', [PAIRING_TOKEN_HEADER]: pairingToken, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+      headers: {
+        'tus-resumable': '1.0.0',
+        [PAIRING_TOKEN_HEADER]: pairingToken,
+        'upload-offset': '0',
+        'content-type': 'application/offset+octet-stream',
+      },
       body: cut,
       signal: controller.signal,
       duplex: 'half',
@@ -219,7 +277,9 @@ describe('capture: pairing, recording and uploads', () => {
       expect(refused.status).toBe(422);
       const trial = (await api(`/trials/${trialId}/`)).json() as Trial;
       expect(trial.status).toBe('error');
-      expect(String(trial.meta.error_msg)).toMatch(new RegExp(`^The video from camera ${phones[0].deviceId} could not be read`));
+      expect(String(trial.meta.error_msg)).toMatch(
+        new RegExp(`^The video from camera ${phones[0].deviceId} could not be read`),
+      );
       expect(trial.videos).toEqual([]);
     }
     const next = await api(`/sessions/${session.id}/record/?name=after_errors`);
@@ -268,7 +328,9 @@ describe('capture: pairing, recording and uploads', () => {
     const samples: ClockSample[] = [];
     for (let index = 0; index < 8; index++) {
       const sentAtLocalMs = phoneNow();
-      const { server_time_ms } = (await (await fetch(`${baseUrl}/api/capture/time/`)).json()) as { server_time_ms: number };
+      const { server_time_ms } = (await (await fetch(`${baseUrl}/api/capture/time/`)).json()) as {
+        server_time_ms: number;
+      };
       samples.push({ sentAtLocalMs, serverTimeMs: server_time_ms, receivedAtLocalMs: phoneNow() });
     }
     const { offsetMs, uncertaintyMs } = estimateClockOffsetMs(samples);
@@ -282,7 +344,11 @@ describe('capture: pairing, recording and uploads', () => {
     form.append('name', 'lab_cameras');
     form.append('video', new Blob([new Uint8Array(videoA)]), 'left.mp4');
     form.append('video', new Blob([new Uint8Array(videoB)]), 'right.webm');
-    const imported = await fetch(`${baseUrl}/api/sessions/${session.id}/import/`, { method: 'POST', headers: authHeader(owner.token), body: form });
+    const imported = await fetch(`${baseUrl}/api/sessions/${session.id}/import/`, {
+      method: 'POST',
+      headers: authHeader(owner.token),
+      body: form,
+    });
     expect(imported.status, await imported.clone().text()).toBe(200);
     expect(await imported.json()).toMatchObject({ name: 'lab_cameras', status: 'processing', videos: [{}, {}] });
 
@@ -290,7 +356,11 @@ describe('capture: pairing, recording and uploads', () => {
     bad.append('name', 'bad_import');
     bad.append('video', new Blob([new Uint8Array(videoA)]), 'left.mp4');
     bad.append('video', new Blob(['not a video']), 'right.mp4');
-    const refused = await fetch(`${baseUrl}/api/sessions/${session.id}/import/`, { method: 'POST', headers: authHeader(owner.token), body: bad });
+    const refused = await fetch(`${baseUrl}/api/sessions/${session.id}/import/`, {
+      method: 'POST',
+      headers: authHeader(owner.token),
+      body: bad,
+    });
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { video: string[] }).video[0]).toMatch(/could not be read/);
     const sessionAfter = (await api(`/sessions/${session.id}/`)).json() as Session;

@@ -37,9 +37,14 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
   });
 
   const as = (user: { token: string } | null) => (user ? authHeader(user.token) : {});
-  const get = (url: string, user: { token: string } | null = owner) => test.call({ method: 'GET', url, headers: as(user) });
-  const send = (method: 'POST' | 'PUT' | 'PATCH', url: string, payload?: unknown, user: { token: string } | null = owner) =>
-    test.call({ method, url, payload: payload as Record<string, unknown>, headers: as(user) });
+  const get = (url: string, user: { token: string } | null = owner) =>
+    test.call({ method: 'GET', url, headers: as(user) });
+  const send = (
+    method: 'POST' | 'PUT' | 'PATCH',
+    url: string,
+    payload?: unknown,
+    user: { token: string } | null = owner,
+  ) => test.call({ method, url, payload: payload as Record<string, unknown>, headers: as(user) });
   const newSession = async (user = owner) => ((await get('/api/sessions/new/', user)).json() as Session[])[0];
   const newSubject = async (overrides: Record<string, unknown> = {}, user = owner) =>
     (await send('POST', '/api/subjects/', subjectPayload(overrides), user)).json() as Subject;
@@ -61,25 +66,42 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
         trashed: false,
       });
       expect(subject.share_token).toEqual(expect.any(String));
-      const updated = await send('PUT', `/api/subjects/${subject.id}/`, subjectPayload({ weight: 80, gender: 'non-binary', subject_tags: ['stroke', 'fall-risk'] }));
-      expect(updated.json()).toMatchObject({ weight: 80, gender_display: 'Non-Binary/Non-Conforming', subject_tags: ['stroke', 'fall-risk'] });
+      const updated = await send(
+        'PUT',
+        `/api/subjects/${subject.id}/`,
+        subjectPayload({ weight: 80, gender: 'non-binary', subject_tags: ['stroke', 'fall-risk'] }),
+      );
+      expect(updated.json()).toMatchObject({
+        weight: 80,
+        gender_display: 'Non-Binary/Non-Conforming',
+        subject_tags: ['stroke', 'fall-risk'],
+      });
       const tags = await get(`/api/subject-tags/${subject.id}/get_tags_subject/`);
       expect(tags.json()).toEqual([{ tag: 'stroke' }, { tag: 'fall-risk' }]);
     });
 
     it('answers each rule of §5 with its message, keyed by field', async () => {
-      const errorsFor = async (overrides: Record<string, unknown>) => (await send('POST', '/api/subjects/', subjectPayload(overrides))).json();
+      const errorsFor = async (overrides: Record<string, unknown>) =>
+        (await send('POST', '/api/subjects/', subjectPayload(overrides))).json();
       expect(await errorsFor({ weight: 201 })).toEqual({ weight: [messages.subjectWeightTooLarge] });
       expect(await errorsFor({ weight: 0.5 })).toEqual({ weight: [messages.subjectWeightTooSmall] });
       expect(await errorsFor({ height: 3.2 })).toEqual({ height: [messages.subjectHeightTooLarge] });
       expect(await errorsFor({ height: 0.05 })).toEqual({ height: [messages.subjectHeightTooSmall] });
-      expect(await errorsFor({ birth_year: new Date().getFullYear() + 1 })).toEqual({ birth_year: [messages.subjectBirthYearInFuture] });
+      expect(await errorsFor({ birth_year: new Date().getFullYear() + 1 })).toEqual({
+        birth_year: [messages.subjectBirthYearInFuture],
+      });
       expect(await errorsFor({ birth_year: 1899 })).toEqual({ birth_year: [messages.subjectBirthYearTooEarly] });
       expect(await errorsFor({ subject_tags: [] })).toEqual({ subject_tags: [messages.subjectTagsRequired] });
       expect(await errorsFor({ subject_tags: 'unimpaired' })).toEqual({ subject_tags: [messages.subjectTagsNotArray] });
-      expect(await errorsFor({ name: '', terms: false })).toMatchObject({ name: [messages.required], terms: [expect.any(String)] });
+      expect(await errorsFor({ name: '', terms: false })).toMatchObject({
+        name: [messages.required],
+        terms: [expect.any(String)],
+      });
       // Limits themselves are accepted.
-      expect((await send('POST', '/api/subjects/', subjectPayload({ weight: 200, height: 0.1, birth_year: 1900 }))).statusCode).toBe(201);
+      expect(
+        (await send('POST', '/api/subjects/', subjectPayload({ weight: 200, height: 0.1, birth_year: 1900 })))
+          .statusCode,
+      ).toBe(201);
     });
 
     it('pages, searches and sorts, including the last page, an empty search and quantity -1', async () => {
@@ -88,14 +110,22 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
         await newSubject({ name: `Runner ${String(index).padStart(2, '0')}`, weight: 50 + index }, user);
       }
       await newSubject({ name: 'Walker', weight: 99 }, user);
-      const list = async (query: string) => (await get(`/api/subjects/?${query}`, user)).json() as { subjects: Subject[]; total: number };
+      const list = async (query: string) =>
+        (await get(`/api/subjects/?${query}`, user)).json() as { subjects: Subject[]; total: number };
 
       const first = await list('start=0&quantity=40&sort=name');
       expect(first.total).toBe(46);
       expect(first.subjects).toHaveLength(40);
       expect(first.subjects[0].name).toBe('Runner 00');
       const last = await list('start=40&quantity=40&sort=name');
-      expect(last.subjects.map((subject) => subject.name)).toEqual(['Runner 40', 'Runner 41', 'Runner 42', 'Runner 43', 'Runner 44', 'Walker']);
+      expect(last.subjects.map((subject) => subject.name)).toEqual([
+        'Runner 40',
+        'Runner 41',
+        'Runner 42',
+        'Runner 43',
+        'Runner 44',
+        'Walker',
+      ]);
       expect((await list('start=80&quantity=40')).subjects).toEqual([]);
       expect((await list('quantity=-1')).subjects).toHaveLength(46);
       expect((await list('search=walk')).subjects.map((subject) => subject.name)).toEqual(['Walker']);
@@ -112,7 +142,9 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
       expect(trashed.json()).toMatchObject({ trashed: true });
       const visible = (await get('/api/subjects/?quantity=-1')).json() as { subjects: Subject[] };
       expect(visible.subjects.some((item) => item.id === subject.id)).toBe(false);
-      const withTrashed = (await get('/api/subjects/?quantity=-1&include_trashed=true')).json() as { subjects: Subject[] };
+      const withTrashed = (await get('/api/subjects/?quantity=-1&include_trashed=true')).json() as {
+        subjects: Subject[];
+      };
       expect(withTrashed.subjects.some((item) => item.id === subject.id)).toBe(true);
       expect((await send('POST', `/api/subjects/${subject.id}/restore/`)).json()).toMatchObject({ trashed: false });
       expect((await send('POST', `/api/subjects/${subject.id}/permanent_remove/`)).statusCode).toBe(204);
@@ -127,9 +159,18 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
       expect(session.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(session.qrcode).toMatch(/^data:image\/png;base64,/);
       expect(session.meta.settings).toMatchObject({ framerate: 60, filter_frequency: 'default', pose_model: 'hrnet' });
-      expect(session).toMatchObject({ user: owner.userId, public: false, trashed: false, trials_count: 0, trials: [], is_owner: true });
+      expect(session).toMatchObject({
+        user: owner.userId,
+        public: false,
+        trashed: false,
+        trials_count: 0,
+        trials: [],
+        is_owner: true,
+      });
       expect((await get(`/api/sessions/${session.id}/get_qr/`)).json()).toEqual({ qr: session.qrcode });
-      expect((await get(`/api/sessions/${session.id}/get_session_settings/`)).json()).toEqual({ framerates: [60, 120, 240] });
+      expect((await get(`/api/sessions/${session.id}/get_session_settings/`)).json()).toEqual({
+        framerates: [60, 120, 240],
+      });
     });
 
     it('stores calibration and neutral settings, clamping the filter frequency as §5 says', async () => {
@@ -164,14 +205,18 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
       const session = await newSession();
       const renamed = await send('POST', `/api/sessions/${session.id}/rename/`, { sessionNewName: 'squat-day_2' });
       expect(renamed.json()).toMatchObject({ meta: { sessionName: 'squat-day_2' } });
-      expect((await send('POST', `/api/sessions/${session.id}/rename/`, { sessionNewName: 'bad name!' })).json()).toEqual({
+      expect(
+        (await send('POST', `/api/sessions/${session.id}/rename/`, { sessionNewName: 'bad name!' })).json(),
+      ).toEqual({
         sessionNewName: [messages.noSpaces],
       });
       expect((await send('POST', `/api/sessions/${session.id}/rename/`, { sessionNewName: '' })).json()).toEqual({
         sessionNewName: [messages.required],
       });
       const foreignSubject = await newSubject({}, other);
-      expect((await get(`/api/sessions/${session.id}/set_subject/?subject_id=${foreignSubject.id}`)).statusCode).toBe(404);
+      expect((await get(`/api/sessions/${session.id}/set_subject/?subject_id=${foreignSubject.id}`)).statusCode).toBe(
+        404,
+      );
       const subject = await newSubject({ name: 'Mine' });
       expect((await get(`/api/sessions/${session.id}/set_subject/?subject_id=${subject.id}`)).json()).toMatchObject({
         subject: subject.id,
@@ -185,7 +230,12 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
       const ids: string[] = [];
       for (let index = 0; index < 43; index++) {
         const session = await newSession(user);
-        await send('POST', `/api/sessions/${session.id}/rename/`, { sessionNewName: `s${String(index).padStart(2, '0')}` }, user);
+        await send(
+          'POST',
+          `/api/sessions/${session.id}/rename/`,
+          { sessionNewName: `s${String(index).padStart(2, '0')}` },
+          user,
+        );
         ids.push(session.id);
       }
       await get(`/api/sessions/${ids[0]}/set_subject/?subject_id=${subject.id}`, user);
@@ -194,7 +244,10 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
       await seedTrial(test, ids[2], { name: 'neutral' });
       await send('POST', `/api/sessions/${ids[3]}/trash/`, undefined, user);
       const valid = async (body: Record<string, unknown>) =>
-        (await send('POST', '/api/sessions/valid/', body, user)).json() as { sessions: { id: string; sessionName: string; trials_count: number; trashed: boolean; name: string | null }[]; total: number };
+        (await send('POST', '/api/sessions/valid/', body, user)).json() as {
+          sessions: { id: string; sessionName: string; trials_count: number; trashed: boolean; name: string | null }[];
+          total: number;
+        };
 
       const first = await valid({ start: 0, quantity: 40, sort: 'sessionName', sort_desc: false });
       expect(first.total).toBe(42);
@@ -258,7 +311,9 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
       const partial = await test.call({ method: 'GET', url: trial.videos[0].video!, headers: { range: 'bytes=1-3' } });
       expect(partial.statusCode).toBe(206);
       expect(partial.body).toBe('ide');
-      expect((await get(trial.videos[0].video!.replace(/signature=[^&]+/, 'signature=forged'), null)).statusCode).toBe(403);
+      expect((await get(trial.videos[0].video!.replace(/signature=[^&]+/, 'signature=forged'), null)).statusCode).toBe(
+        403,
+      );
 
       expect((await send('POST', `/api/trials/${trialId}/trash/`)).json()).toMatchObject({ trashed: true });
       expect((await send('POST', `/api/trials/${trialId}/restore/`)).json()).toMatchObject({ trashed: false });
@@ -272,7 +327,10 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
     it('empties the bin: trashed trials first, then trashed sessions, with their files', async () => {
       const user = await verifiedUser(test);
       const kept = await newSession(user);
-      const trashedTrial = await seedTrial(test, kept.id, { name: 'old', results: [{ tag: 'x', fileName: 'a.txt', bytes: Buffer.from('a') }] });
+      const trashedTrial = await seedTrial(test, kept.id, {
+        name: 'old',
+        results: [{ tag: 'x', fileName: 'a.txt', bytes: Buffer.from('a') }],
+      });
       const keptTrial = await seedTrial(test, kept.id, { name: 'new' });
       await send('POST', `/api/trials/${trashedTrial}/trash/`, undefined, user);
       const binned = await newSession(user);
@@ -305,7 +363,9 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
       expect(existsSync(join(test.dataDir, 'files', 'sessions', old.id))).toBe(true);
 
       await test.backends.queue.send('purge-trash', {});
-      await expect.poll(async () => (await get(`/api/sessions/${old.id}/`, user)).statusCode, { timeout: 30_000, interval: 500 }).toBe(404);
+      await expect
+        .poll(async () => (await get(`/api/sessions/${old.id}/`, user)).statusCode, { timeout: 30_000, interval: 500 })
+        .toBe(404);
       expect(existsSync(join(test.dataDir, 'files', 'sessions', old.id))).toBe(false);
       expect((await get(`/api/sessions/${recent.id}/`, user)).statusCode).toBe(200);
       expect((await get(`/api/subjects/${oldSubject.id}/`, user)).statusCode).toBe(404);
@@ -319,7 +379,9 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
       const session = await newSession();
       await get(`/api/sessions/${session.id}/set_subject/?subject_id=${subject.id}`);
       await send('POST', `/api/sessions/${session.id}/rename/`, { sessionNewName: 'zip_me' });
-      await get(`/api/sessions/${session.id}/set_metadata/?cb_rows=4&cb_cols=5&cb_square=35&cb_placement=Perpendicular`);
+      await get(
+        `/api/sessions/${session.id}/set_metadata/?cb_rows=4&cb_cols=5&cb_square=35&cb_placement=Perpendicular`,
+      );
       const video = Buffer.alloc(300_000, 7);
       await seedTrial(test, session.id, {
         name: 'walk',
@@ -332,7 +394,10 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
           { tag: 'marker_data', fileName: 'walk.trc', bytes: Buffer.from('trc') },
         ],
       });
-      const trashed = await seedTrial(test, session.id, { name: 'gone', results: [{ tag: 'ik_results', fileName: 'gone.mot', bytes: Buffer.from('x') }] });
+      const trashed = await seedTrial(test, session.id, {
+        name: 'gone',
+        results: [{ tag: 'ik_results', fileName: 'gone.mot', bytes: Buffer.from('x') }],
+      });
       await send('POST', `/api/trials/${trashed}/trash/`);
       return { session, subject, video };
     }
@@ -357,7 +422,12 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
         subjectID: 'Zipped',
         mass_kg: 81,
         height_m: 1.9,
-        checkerBoard: { black2BlackCornersHeight_n: 4, black2BlackCornersWidth_n: 5, squareSideLength_mm: 35, placement: 'backWall' },
+        checkerBoard: {
+          black2BlackCornersHeight_n: 4,
+          black2BlackCornersWidth_n: 5,
+          squareSideLength_mm: 35,
+          placement: 'backWall',
+        },
         cameras: { Cam0: { deviceId: 'phone-a' }, Cam1: { deviceId: 'phone-b' } },
       });
     });
@@ -385,9 +455,13 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
       expect((await get(`/api/logs/${taskId}/on-ready/`, other)).statusCode).toBe(404); // not someone else's task
 
       const subjectTask = (await get(`/api/subjects/${subject.id}/async-download/`)).json() as { task_id: string };
-      await expect.poll(async () => (await get(`/api/logs/${subjectTask.task_id}/on-ready/`)).statusCode, { timeout: 30_000 }).toBe(200);
+      await expect
+        .poll(async () => (await get(`/api/logs/${subjectTask.task_id}/on-ready/`)).statusCode, { timeout: 30_000 })
+        .toBe(200);
       const subjectZip = await get(`/api/subjects/${subject.id}/download/`);
-      expect(subjectZip.headers['content-disposition']).toBe(`attachment; filename="subject_results_${subject.id}.zip"`);
+      expect(subjectZip.headers['content-disposition']).toBe(
+        `attachment; filename="subject_results_${subject.id}.zip"`,
+      );
       const names = [...(await unzip(subjectZip.rawPayload)).keys()];
       expect(names.some((name) => name.endsWith('/sessionMetadata.yaml') && name.startsWith('zip_me_'))).toBe(true);
     });

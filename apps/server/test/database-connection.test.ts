@@ -1,6 +1,13 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authHeader, postgresAdminUrl, startTestApp, testBackends, verifiedUser, type TestApp } from './support/test-app.ts';
+import {
+  authHeader,
+  postgresAdminUrl,
+  startTestApp,
+  testBackends,
+  verifiedUser,
+  type TestApp,
+} from './support/test-app.ts';
 
 const onPostgres = (await testBackends()).includes('postgres');
 
@@ -30,7 +37,9 @@ describe.skipIf(!onPostgres)('lost PostgreSQL connections', () => {
     await expect.poll(() => test.logs.some((line) => line.startsWith('Database connection lost'))).toBe(true);
     // A request may still meet a dropped connection before the pool has noticed it; the next ones get new ones.
     await expect
-      .poll(async () => (await test.call({ method: 'GET', url: '/api/me/', headers: authHeader(user.token) })).statusCode)
+      .poll(
+        async () => (await test.call({ method: 'GET', url: '/api/me/', headers: authHeader(user.token) })).statusCode,
+      )
       .toBe(200);
   });
 });

@@ -32,11 +32,14 @@ describe('HTTPS for phones on the LAN', () => {
       await app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.server.address() as { port: number };
       const answer = await new Promise<{ status: number; certificate: string }>((resolve, reject) => {
-        const call = request({ host: '127.0.0.1', port, path: '/api/instance/', rejectUnauthorized: false }, (response) => {
-          const peer = (response.socket as import('node:tls').TLSSocket).getPeerX509Certificate();
-          response.resume();
-          resolve({ status: response.statusCode ?? 0, certificate: peer?.fingerprint256 ?? '' });
-        });
+        const call = request(
+          { host: '127.0.0.1', port, path: '/api/instance/', rejectUnauthorized: false },
+          (response) => {
+            const peer = (response.socket as import('node:tls').TLSSocket).getPeerX509Certificate();
+            response.resume();
+            resolve({ status: response.statusCode ?? 0, certificate: peer?.fingerprint256 ?? '' });
+          },
+        );
         call.on('error', reject);
         call.end();
       });

@@ -7,7 +7,16 @@ import { describeWithData } from '../../../packages/mocap/test/reference-data.ts
 import { buildApp } from '../src/app.ts';
 import { openBackends } from '../src/backends.ts';
 import { loadConfig } from '../src/config.ts';
-import { DEMO_BOARD_QUERY, DEMO_SUBJECT, DEMO_CAMERAS, DEMO_SOURCES, importForm, makeDemoVideos, type DemoVideos, type TrialVideos } from './support/processing-fixtures.ts';
+import {
+  DEMO_BOARD_QUERY,
+  DEMO_SUBJECT,
+  DEMO_CAMERAS,
+  DEMO_SOURCES,
+  importForm,
+  makeDemoVideos,
+  type DemoVideos,
+  type TrialVideos,
+} from './support/processing-fixtures.ts';
 import { authHeader, startTestApp, testBackends, verifiedUser, type TestApp } from './support/test-app.ts';
 
 /** Real demo videos through the real pose model: minutes, not seconds, on a shared 2-core machine. */
@@ -45,7 +54,10 @@ function researcher(test: () => TestApp, user: () => { token: string }) {
       const session = (await get<Session[]>('/sessions/new/'))[0];
       expect((await call('GET', `/sessions/${session.id}/set_subject/?subject_id=${subject.id}`)).statusCode).toBe(200);
       // Lite pose model (openpose) keeps the tests quick; any_pose scales from whatever the person does.
-      const settings = await call('GET', `/sessions/${session.id}/set_metadata/?${DEMO_BOARD_QUERY}&settings_pose_model=openpose&settings_scaling_setup=any_pose`);
+      const settings = await call(
+        'GET',
+        `/sessions/${session.id}/set_metadata/?${DEMO_BOARD_QUERY}&settings_pose_model=openpose&settings_scaling_setup=any_pose`,
+      );
       expect(settings.statusCode, settings.body).toBe(200);
       return session.id;
     },
@@ -61,12 +73,16 @@ function researcher(test: () => TestApp, user: () => { token: string }) {
     },
     trial: (id: string) => get<Trial>(`/trials/${id}/`),
     /** Polls the trial until `until` holds (processing ended, by default). */
-    async waitFor(id: string, until: (trial: Trial) => boolean = (trial) => trial.status === 'done' || trial.status === 'error'): Promise<Trial> {
+    async waitFor(
+      id: string,
+      until: (trial: Trial) => boolean = (trial) => trial.status === 'done' || trial.status === 'error',
+    ): Promise<Trial> {
       const deadline = Date.now() + PROCESSING_TIMEOUT_MS;
       for (;;) {
         const trial = await get<Trial>(`/trials/${id}/`);
         if (until(trial)) return trial;
-        if (Date.now() > deadline) throw new Error(`trial ${id} still ${trial.status} (${JSON.stringify(trial.meta.progress)})`);
+        if (Date.now() > deadline)
+          throw new Error(`trial ${id} still ${trial.status} (${JSON.stringify(trial.meta.progress)})`);
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     },
@@ -75,159 +91,229 @@ function researcher(test: () => TestApp, user: () => { token: string }) {
 
 const tagsOf = (trial: Trial) => trial.results.map((result) => result.tag).sort();
 
-describeWithData('processing: calibration, neutral and movement trials end done with their results', DEMO_SOURCES, () => {
-  beforeAll(async () => {
-    videoDir = mkdtempSync(join(tmpdir(), 'kinetrace-processing-'));
-    videos = await makeDemoVideos(videoDir);
-  }, 300_000);
-  afterAll(() => rmSync(videoDir, { recursive: true, force: true }));
-
-  describe.each(backends)('on %s', (backend) => {
-    let test: TestApp;
-    let owner: Awaited<ReturnType<typeof verifiedUser>>;
-    const api = researcher(
-      () => test,
-      () => owner,
-    );
-    let sessionId: string;
-
+describeWithData(
+  'processing: calibration, neutral and movement trials end done with their results',
+  DEMO_SOURCES,
+  () => {
     beforeAll(async () => {
-      test = await startTestApp(backend, { LOG_LEVEL: 'warn' });
-      owner = await verifiedUser(test);
-      sessionId = await api.newSession();
-    });
-    afterAll(async () => test?.close());
+      videoDir = mkdtempSync(join(tmpdir(), 'kinetrace-processing-'));
+      videos = await makeDemoVideos(videoDir);
+    }, 300_000);
+    afterAll(() => rmSync(videoDir, { recursive: true, force: true }));
 
-    it('calibrates from rendered board videos: every camera calibrated, one calibration image each', { timeout: PROCESSING_TIMEOUT_MS }, async () => {
-      const imported = await api.importTrial(sessionId, 'calibration', videos.calibration);
-      const calibration = await api.waitFor(imported.id);
-      expect(calibration.status, String(calibration.meta.error_msg)).toBe('done');
-      expect(calibration.meta.progress).toBeUndefined();
-      expect(await api.get(`/sessions/${sessionId}/get_n_calibrated_cameras/`)).toEqual({ data: DEMO_CAMERAS.length });
-      const images = await api.get<{ images: string[] }>(`/sessions/${sessionId}/calibration_img/`);
-      expect(images.images).toHaveLength(DEMO_CAMERAS.length);
-      const image = await test.app.inject({ method: 'GET', url: images.images[0] });
-      expect(image.statusCode).toBe(200);
-      expect(image.rawPayload.subarray(0, 2).toString('hex')).toBe('ffd8'); // a JPEG
-    });
-
-    it('a movement trial recorded before the neutral waits for it, then both end done with their results listed and downloadable', { timeout: 2 * PROCESSING_TIMEOUT_MS }, async () => {
-      const walk = await api.importTrial(sessionId, 'balance', videos.trial);
-      const waiting = await api.waitFor(walk.id, (trial) => (trial.meta.progress as { stage?: string } | undefined)?.stage === 'waiting_for_neutral');
-      expect(waiting.status).toBe('processing');
-
-      const neutral = await api.waitFor((await api.importTrial(sessionId, 'neutral', videos.neutral)).id);
-      expect(neutral.status, String(neutral.meta.error_msg)).toBe('done');
-      expect(tagsOf(neutral)).toEqual(expect.arrayContaining([RESULT_TAGS.opensimModel, RESULT_TAGS.markerData, RESULT_TAGS.neutralImage, RESULT_TAGS.cameraParameters]));
-      expect((await api.get<{ images: string[] }>(`/sessions/${sessionId}/neutral_img/`)).images).toHaveLength(DEMO_CAMERAS.length);
-
-      const done = await api.waitFor(walk.id);
-      expect(done.status, String(done.meta.error_msg)).toBe('done');
-      expect(new Set(tagsOf(done))).toEqual(new Set(MOVEMENT_TAGS));
-      expect(done.results.filter((result) => result.tag === RESULT_TAGS.videoSync)).toHaveLength(DEMO_CAMERAS.length);
-      const mot = done.results.find((result) => result.tag === RESULT_TAGS.ikResults)!;
-      const motFile = await test.app.inject({ method: 'GET', url: mot.media! });
-      expect(motFile.statusCode).toBe(200);
-      expect(motFile.body).toMatch(/inDegrees=yes/);
-      expect(motFile.body).toMatch(/knee_angle_r/);
-
-      const zip = await api.call('GET', `/sessions/${sessionId}/download/`);
-      expect(zip.statusCode).toBe(200);
-      const names = zip.rawPayload.toString('latin1');
-      for (const path of ['OpenSimData/Kinematics/balance.mot', 'MarkerData/balance.trc', 'CameraParameters/calibration/', 'NeutralImages/']) expect(names).toContain(path);
-    });
-
-    it('reprocesses a trial and a session: the new results replace the old ones, none duplicated', { timeout: 2 * PROCESSING_TIMEOUT_MS }, async () => {
-      const session = await api.get<Session>(`/sessions/${sessionId}/`);
-      const walk = session.trials.find((trial) => trial.name === 'balance')!;
-      const reprocessed = await api.call('POST', `/trials/${walk.id}/reprocess/`);
-      expect(reprocessed.json()).toEqual({ trials: [walk.id] });
-      expect(['reprocess', 'processing']).toContain((await api.trial(walk.id)).status);
-      const again = await api.waitFor(walk.id, (trial) => trial.status === 'done' && trial.results.every((result) => !walk.results.some((old) => old.id === result.id)));
-      expect(tagsOf(again)).toEqual(tagsOf(walk));
-      expect((await api.call('POST', `/trials/${walk.id}/reprocess/`)).statusCode).toBe(200);
-      expect((await api.call('POST', `/trials/${walk.id}/reprocess/`)).statusCode).toBe(400); // already queued
-      await api.waitFor(walk.id);
-
-      const whole = await api.call('POST', `/sessions/${sessionId}/reprocess/`);
-      const queued = (whole.json() as { trials: string[] }).trials;
-      expect(queued).toHaveLength(3);
-      for (const id of queued) expect((await api.waitFor(id)).status).toBe('done');
-      expect(await api.get(`/sessions/${sessionId}/get_n_calibrated_cameras/`)).toEqual({ data: DEMO_CAMERAS.length });
-      expect(tagsOf(await api.trial(walk.id))).toEqual(tagsOf(walk));
-      const stranger = await verifiedUser(test);
-      const refused = await test.call({ method: 'POST', url: `/api/trials/${walk.id}/reprocess/`, headers: authHeader(stranger.token) });
-      expect(refused.statusCode).toBe(404);
-    });
-
-    it('ends in error with a clear message, and the session stays usable', { timeout: 2 * PROCESSING_TIMEOUT_MS }, async () => {
-      const other = await api.newSession();
-      const noBoard = await api.waitFor((await api.importTrial(other, 'calibration', videos.noBoard)).id);
-      expect(noBoard.status).toBe('error');
-      expect(String(noBoard.meta.error_msg)).toMatch(/cam0\d/);
-      // Issue 13 (9): what users read names cameras, never the server's folders, a tool's output or a stack.
-      const internals = /\/tmp|\/work|\/data\/|uploads|ffprobe|ffmpeg|at .*\.ts/;
-      expect(String(noBoard.meta.error_msg)).not.toMatch(internals);
-      expect(await api.get(`/sessions/${other}/get_n_calibrated_cameras/`)).toEqual({ data: 0 });
-
-      expect((await api.waitFor((await api.importTrial(other, 'calibration', videos.calibration)).id)).status).toBe('done');
-      const nobody = await api.waitFor((await api.importTrial(other, 'neutral', videos.nobody)).id);
-      expect(nobody.status).toBe('error');
-      expect(String(nobody.meta.error_msg).length).toBeGreaterThan(20);
-      expect(nobody.meta.error_msg).not.toBe(processingMessages.internalFailure);
-      expect(String(nobody.meta.error_msg)).not.toMatch(internals);
-
-      expect((await api.waitFor((await api.importTrial(other, 'neutral', videos.neutral)).id)).status).toBe('done');
-      // A video cut short is refused as it arrives (issue 13, defect 8), before any processing: the import leaves no trial.
-      const unreadable = await test.app.inject({
-        method: 'POST',
-        url: `/api/sessions/${other}/import/`,
-        headers: authHeader(owner.token),
-        payload: importForm('one_camera_broken', videos.oneUnreadable),
-      });
-      expect(unreadable.statusCode).toBe(400);
-      expect(unreadable.body).toMatch(/cam02/);
-      expect(unreadable.body).not.toMatch(internals);
-      expect((await api.get<Session>(`/sessions/${other}/`)).trials.map((trial) => trial.name)).not.toContain('one_camera_broken');
-    });
-  });
-
-  describe('a server stopped while a trial is processing', () => {
-    it('runs the trial again when it starts, and the trial ends done once with no duplicated results', { timeout: 3 * PROCESSING_TIMEOUT_MS }, async () => {
-      let test = await startTestApp('pglite', { LOG_LEVEL: 'warn' });
-      const dataDir = test.dataDir;
-      const owner = await verifiedUser(test);
+    describe.each(backends)('on %s', (backend) => {
+      let test: TestApp;
+      let owner: Awaited<ReturnType<typeof verifiedUser>>;
       const api = researcher(
         () => test,
         () => owner,
       );
-      try {
-        const sessionId = await api.newSession();
-        expect((await api.waitFor((await api.importTrial(sessionId, 'calibration', videos.calibration)).id)).status).toBe('done');
-        expect((await api.waitFor((await api.importTrial(sessionId, 'neutral', videos.neutral)).id)).status).toBe('done');
-        const walk = await api.importTrial(sessionId, 'balance', videos.trial);
-        await api.waitFor(walk.id, (trial) => (trial.meta.progress as { stage?: string } | undefined)?.stage === 'pose');
+      let sessionId: string;
 
-        await test.app.close();
-        await test.backends.close();
-        const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PUBLIC_URL: 'http://kinetrace.test' });
-        const reopened = await openBackends(config, () => undefined);
-        const app = await buildApp(config, reopened, { logStream: process.stderr });
-        test = { ...test, app, backends: reopened, call: (options) => app.inject(options) };
+      beforeAll(async () => {
+        test = await startTestApp(backend, { LOG_LEVEL: 'warn' });
+        owner = await verifiedUser(test);
+        sessionId = await api.newSession();
+      });
+      afterAll(async () => test?.close());
 
-        const done = await api.waitFor(walk.id);
-        expect(done.status, String(done.meta.error_msg)).toBe('done');
-        expect(new Set(tagsOf(done))).toEqual(new Set(MOVEMENT_TAGS));
-        const files = done.results.map((result) => `${result.tag} ${String(result.meta?.camera_name ?? '')}`);
-        expect(new Set(files).size).toBe(files.length);
-        // Still done once a while later: no second attempt finishing behind it.
-        await new Promise((resolve) => setTimeout(resolve, 2_000));
-        expect((await api.trial(walk.id)).results.map((result) => result.id)).toEqual(done.results.map((result) => result.id));
-      } finally {
-        await test.app.close();
-        await test.backends.close();
-        rmSync(dataDir, { recursive: true, force: true });
-      }
+      it(
+        'calibrates from rendered board videos: every camera calibrated, one calibration image each',
+        { timeout: PROCESSING_TIMEOUT_MS },
+        async () => {
+          const imported = await api.importTrial(sessionId, 'calibration', videos.calibration);
+          const calibration = await api.waitFor(imported.id);
+          expect(calibration.status, String(calibration.meta.error_msg)).toBe('done');
+          expect(calibration.meta.progress).toBeUndefined();
+          expect(await api.get(`/sessions/${sessionId}/get_n_calibrated_cameras/`)).toEqual({
+            data: DEMO_CAMERAS.length,
+          });
+          const images = await api.get<{ images: string[] }>(`/sessions/${sessionId}/calibration_img/`);
+          expect(images.images).toHaveLength(DEMO_CAMERAS.length);
+          const image = await test.app.inject({ method: 'GET', url: images.images[0] });
+          expect(image.statusCode).toBe(200);
+          expect(image.rawPayload.subarray(0, 2).toString('hex')).toBe('ffd8'); // a JPEG
+        },
+      );
+
+      it(
+        'a movement trial recorded before the neutral waits for it, then both end done with their results listed and downloadable',
+        { timeout: 2 * PROCESSING_TIMEOUT_MS },
+        async () => {
+          const walk = await api.importTrial(sessionId, 'balance', videos.trial);
+          const waiting = await api.waitFor(
+            walk.id,
+            (trial) => (trial.meta.progress as { stage?: string } | undefined)?.stage === 'waiting_for_neutral',
+          );
+          expect(waiting.status).toBe('processing');
+
+          const neutral = await api.waitFor((await api.importTrial(sessionId, 'neutral', videos.neutral)).id);
+          expect(neutral.status, String(neutral.meta.error_msg)).toBe('done');
+          expect(tagsOf(neutral)).toEqual(
+            expect.arrayContaining([
+              RESULT_TAGS.opensimModel,
+              RESULT_TAGS.markerData,
+              RESULT_TAGS.neutralImage,
+              RESULT_TAGS.cameraParameters,
+            ]),
+          );
+          expect((await api.get<{ images: string[] }>(`/sessions/${sessionId}/neutral_img/`)).images).toHaveLength(
+            DEMO_CAMERAS.length,
+          );
+
+          const done = await api.waitFor(walk.id);
+          expect(done.status, String(done.meta.error_msg)).toBe('done');
+          expect(new Set(tagsOf(done))).toEqual(new Set(MOVEMENT_TAGS));
+          expect(done.results.filter((result) => result.tag === RESULT_TAGS.videoSync)).toHaveLength(
+            DEMO_CAMERAS.length,
+          );
+          const mot = done.results.find((result) => result.tag === RESULT_TAGS.ikResults)!;
+          const motFile = await test.app.inject({ method: 'GET', url: mot.media! });
+          expect(motFile.statusCode).toBe(200);
+          expect(motFile.body).toMatch(/inDegrees=yes/);
+          expect(motFile.body).toMatch(/knee_angle_r/);
+
+          const zip = await api.call('GET', `/sessions/${sessionId}/download/`);
+          expect(zip.statusCode).toBe(200);
+          const names = zip.rawPayload.toString('latin1');
+          for (const path of [
+            'OpenSimData/Kinematics/balance.mot',
+            'MarkerData/balance.trc',
+            'CameraParameters/calibration/',
+            'NeutralImages/',
+          ])
+            expect(names).toContain(path);
+        },
+      );
+
+      it(
+        'reprocesses a trial and a session: the new results replace the old ones, none duplicated',
+        { timeout: 2 * PROCESSING_TIMEOUT_MS },
+        async () => {
+          const session = await api.get<Session>(`/sessions/${sessionId}/`);
+          const walk = session.trials.find((trial) => trial.name === 'balance')!;
+          const reprocessed = await api.call('POST', `/trials/${walk.id}/reprocess/`);
+          expect(reprocessed.json()).toEqual({ trials: [walk.id] });
+          expect(['reprocess', 'processing']).toContain((await api.trial(walk.id)).status);
+          const again = await api.waitFor(
+            walk.id,
+            (trial) =>
+              trial.status === 'done' &&
+              trial.results.every((result) => !walk.results.some((old) => old.id === result.id)),
+          );
+          expect(tagsOf(again)).toEqual(tagsOf(walk));
+          expect((await api.call('POST', `/trials/${walk.id}/reprocess/`)).statusCode).toBe(200);
+          expect((await api.call('POST', `/trials/${walk.id}/reprocess/`)).statusCode).toBe(400); // already queued
+          await api.waitFor(walk.id);
+
+          const whole = await api.call('POST', `/sessions/${sessionId}/reprocess/`);
+          const queued = (whole.json() as { trials: string[] }).trials;
+          expect(queued).toHaveLength(3);
+          for (const id of queued) expect((await api.waitFor(id)).status).toBe('done');
+          expect(await api.get(`/sessions/${sessionId}/get_n_calibrated_cameras/`)).toEqual({
+            data: DEMO_CAMERAS.length,
+          });
+          expect(tagsOf(await api.trial(walk.id))).toEqual(tagsOf(walk));
+          const stranger = await verifiedUser(test);
+          const refused = await test.call({
+            method: 'POST',
+            url: `/api/trials/${walk.id}/reprocess/`,
+            headers: authHeader(stranger.token),
+          });
+          expect(refused.statusCode).toBe(404);
+        },
+      );
+
+      it(
+        'ends in error with a clear message, and the session stays usable',
+        { timeout: 2 * PROCESSING_TIMEOUT_MS },
+        async () => {
+          const other = await api.newSession();
+          const noBoard = await api.waitFor((await api.importTrial(other, 'calibration', videos.noBoard)).id);
+          expect(noBoard.status).toBe('error');
+          expect(String(noBoard.meta.error_msg)).toMatch(/cam0\d/);
+          // Issue 13 (9): what users read names cameras, never the server's folders, a tool's output or a stack.
+          const internals = /\/tmp|\/work|\/data\/|uploads|ffprobe|ffmpeg|at .*\.ts/;
+          expect(String(noBoard.meta.error_msg)).not.toMatch(internals);
+          expect(await api.get(`/sessions/${other}/get_n_calibrated_cameras/`)).toEqual({ data: 0 });
+
+          expect((await api.waitFor((await api.importTrial(other, 'calibration', videos.calibration)).id)).status).toBe(
+            'done',
+          );
+          const nobody = await api.waitFor((await api.importTrial(other, 'neutral', videos.nobody)).id);
+          expect(nobody.status).toBe('error');
+          expect(String(nobody.meta.error_msg).length).toBeGreaterThan(20);
+          expect(nobody.meta.error_msg).not.toBe(processingMessages.internalFailure);
+          expect(String(nobody.meta.error_msg)).not.toMatch(internals);
+
+          expect((await api.waitFor((await api.importTrial(other, 'neutral', videos.neutral)).id)).status).toBe('done');
+          // A video cut short is refused as it arrives (issue 13, defect 8), before any processing: the import leaves no trial.
+          const unreadable = await test.app.inject({
+            method: 'POST',
+            url: `/api/sessions/${other}/import/`,
+            headers: authHeader(owner.token),
+            payload: importForm('one_camera_broken', videos.oneUnreadable),
+          });
+          expect(unreadable.statusCode).toBe(400);
+          expect(unreadable.body).toMatch(/cam02/);
+          expect(unreadable.body).not.toMatch(internals);
+          expect((await api.get<Session>(`/sessions/${other}/`)).trials.map((trial) => trial.name)).not.toContain(
+            'one_camera_broken',
+          );
+        },
+      );
     });
-  });
-});
+
+    describe('a server stopped while a trial is processing', () => {
+      it(
+        'runs the trial again when it starts, and the trial ends done once with no duplicated results',
+        { timeout: 3 * PROCESSING_TIMEOUT_MS },
+        async () => {
+          let test = await startTestApp('pglite', { LOG_LEVEL: 'warn' });
+          const dataDir = test.dataDir;
+          const owner = await verifiedUser(test);
+          const api = researcher(
+            () => test,
+            () => owner,
+          );
+          try {
+            const sessionId = await api.newSession();
+            expect(
+              (await api.waitFor((await api.importTrial(sessionId, 'calibration', videos.calibration)).id)).status,
+            ).toBe('done');
+            expect((await api.waitFor((await api.importTrial(sessionId, 'neutral', videos.neutral)).id)).status).toBe(
+              'done',
+            );
+            const walk = await api.importTrial(sessionId, 'balance', videos.trial);
+            await api.waitFor(
+              walk.id,
+              (trial) => (trial.meta.progress as { stage?: string } | undefined)?.stage === 'pose',
+            );
+
+            await test.app.close();
+            await test.backends.close();
+            const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PUBLIC_URL: 'http://kinetrace.test' });
+            const reopened = await openBackends(config, () => undefined);
+            const app = await buildApp(config, reopened, { logStream: process.stderr });
+            test = { ...test, app, backends: reopened, call: (options) => app.inject(options) };
+
+            const done = await api.waitFor(walk.id);
+            expect(done.status, String(done.meta.error_msg)).toBe('done');
+            expect(new Set(tagsOf(done))).toEqual(new Set(MOVEMENT_TAGS));
+            const files = done.results.map((result) => `${result.tag} ${String(result.meta?.camera_name ?? '')}`);
+            expect(new Set(files).size).toBe(files.length);
+            // Still done once a while later: no second attempt finishing behind it.
+            await new Promise((resolve) => setTimeout(resolve, 2_000));
+            expect((await api.trial(walk.id)).results.map((result) => result.id)).toEqual(
+              done.results.map((result) => result.id),
+            );
+          } finally {
+            await test.app.close();
+            await test.backends.close();
+            rmSync(dataDir, { recursive: true, force: true });
+          }
+        },
+      );
+    });
+  },
+);

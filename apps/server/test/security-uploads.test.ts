@@ -26,8 +26,22 @@ describe('uploads: whole videos only, nothing left by a refused import, every tu
     // Index (moov) first, as phones and `-movflags +faststart` write it: cut in half, the file still opens.
     const path = join(scratch, 'faststart.mp4');
     execFileSync(ffmpegPath(), [
-      '-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=30', '-t', '2',
-      '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', path,
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=320x240:rate=30',
+      '-t',
+      '2',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      '-movflags',
+      '+faststart',
+      path,
     ]);
     good = readFileSync(path);
     truncated = good.subarray(0, Math.floor(good.length / 2));
@@ -39,12 +53,20 @@ describe('uploads: whole videos only, nothing left by a refused import, every tu
   });
 
   const newSession = async () =>
-    ((await test.call({ method: 'GET', url: '/api/sessions/new/', headers: authHeader(owner.token) })).json() as Session[])[0];
+    (
+      (
+        await test.call({ method: 'GET', url: '/api/sessions/new/', headers: authHeader(owner.token) })
+      ).json() as Session[]
+    )[0];
   async function importVideos(sessionId: string, name: string, videos: { bytes: Buffer; name: string }[]) {
     const form = new FormData();
     form.append('name', name);
     for (const video of videos) form.append('video', new Blob([new Uint8Array(video.bytes)]), video.name);
-    const response = await fetch(`${baseUrl}/api/sessions/${sessionId}/import/`, { method: 'POST', headers: authHeader(owner.token), body: form });
+    const response = await fetch(`${baseUrl}/api/sessions/${sessionId}/import/`, {
+      method: 'POST',
+      headers: authHeader(owner.token),
+      body: form,
+    });
     return { status: response.status, body: (await response.json()) as Trial & Record<string, string[]> };
   }
   const trialsOf = async (sessionId: string) =>
@@ -71,7 +93,9 @@ describe('uploads: whole videos only, nothing left by a refused import, every tu
       { bytes: Buffer.from('not a video at all'), name: 'cam02.mp4' },
     ]);
     expect(refused.status).toBe(400);
-    expect(refused.body.video).toEqual([messages.videoUnreadable('cam02.mp4', 'the file is incomplete or not a video')]);
+    expect(refused.body.video).toEqual([
+      messages.videoUnreadable('cam02.mp4', 'the file is incomplete or not a video'),
+    ]);
     expect(await trialsOf(session.id)).toEqual([]);
     expect(storedFiles(session.id)).toEqual([]);
 
@@ -101,19 +125,40 @@ describe('uploads: whole videos only, nothing left by a refused import, every tu
       const connected = await fetch(`${baseUrl}/api/capture/${token}/connect/`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ device_id: device, capabilities: { model: 'Test phone', max_width: 1920, max_height: 1080, framerates: [30], mime_types: ['video/mp4'] } }),
+        body: JSON.stringify({
+          device_id: device,
+          capabilities: {
+            model: 'Test phone',
+            max_width: 1920,
+            max_height: 1080,
+            framerates: [30],
+            mime_types: ['video/mp4'],
+          },
+        }),
       });
       expect(connected.status).toBe(200);
     }
-    const recorded = await test.call({ method: 'GET', url: `/api/sessions/${session.id}/record/?name=walk`, headers: authHeader(owner.token) });
+    const recorded = await test.call({
+      method: 'GET',
+      url: `/api/sessions/${session.id}/record/?name=walk`,
+      headers: authHeader(owner.token),
+    });
     const trialId = (recorded.json() as { id: string }).id;
-    const metadata = Object.entries({ pairing_token: token, trial_id: trialId, device_id: 'phone-a1', filetype: 'video/mp4' })
+    const metadata = Object.entries({
+      pairing_token: token,
+      trial_id: trialId,
+      device_id: 'phone-a1',
+      filetype: 'video/mp4',
+    })
       .map(([key, value]) => `${key} ${Buffer.from(value).toString('base64')}`)
       .join(',');
     const tus = { 'tus-resumable': '1.0.0' };
     const uploads = `${baseUrl}/api/capture/uploads/`;
     const create = (headers: Record<string, string>) =>
-      fetch(uploads, { method: 'POST', headers: { ...tus, 'upload-length': String(good.length), 'upload-metadata': metadata, ...headers } });
+      fetch(uploads, {
+        method: 'POST',
+        headers: { ...tus, 'upload-length': String(good.length), 'upload-metadata': metadata, ...headers },
+      });
 
     expect((await create({})).status).toBe(404);
     const created = await create({ [PAIRING_TOKEN_HEADER]: token });
@@ -146,11 +191,22 @@ describe('uploads: whole videos only, nothing left by a refused import, every tu
   it('logs neither a failed delete of what is already gone nor a client error (413) as a server error', async () => {
     const session = await newSession();
     const since = test.logs.length;
-    expect((await importVideos(session.id, 'jump', [{ bytes: good, name: 'cam01.mp4' }, { bytes: good, name: 'cam02.mp4' }])).status).toBe(200);
+    expect(
+      (
+        await importVideos(session.id, 'jump', [
+          { bytes: good, name: 'cam01.mp4' },
+          { bytes: good, name: 'cam02.mp4' },
+        ])
+      ).status,
+    ).toBe(200);
     // A camera file over the calibration import's 20 MB limit.
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(21 * 1024 ** 2)]), 'cam01.json');
-    const tooLarge = await fetch(`${baseUrl}/api/sessions/${session.id}/import-calibration/`, { method: 'POST', headers: authHeader(owner.token), body: form });
+    const tooLarge = await fetch(`${baseUrl}/api/sessions/${session.id}/import-calibration/`, {
+      method: 'POST',
+      headers: authHeader(owner.token),
+      body: form,
+    });
     expect(tooLarge.status).toBe(413);
     const lines = test.logs.slice(since).map((line) => JSON.parse(line) as { level: number; msg?: string });
     expect(lines.filter((line) => /could not delete/i.test(line.msg ?? ''))).toEqual([]);

@@ -47,7 +47,11 @@ describe('e-mail through SMTP', () => {
   it('delivers the login code over SMTP (not to the outbox), and the code verifies the login', async () => {
     const user = newUserPayload();
     await test.call({ method: 'POST', url: '/api/register/', payload: user });
-    const login = await test.call({ method: 'POST', url: '/api/login/', payload: { username: user.username, password: PASSWORD } });
+    const login = await test.call({
+      method: 'POST',
+      url: '/api/login/',
+      payload: { username: user.username, password: PASSWORD },
+    });
     const { token } = login.json() as { token: string };
 
     expect(received).toHaveLength(1);
@@ -57,7 +61,12 @@ describe('e-mail through SMTP', () => {
     const code = codeIn(messageText(received[0].raw));
     expect(test.outbox()).toEqual([]);
 
-    const verified = await test.call({ method: 'POST', url: '/api/verify/', headers: authHeader(token), payload: { otp_token: code } });
+    const verified = await test.call({
+      method: 'POST',
+      url: '/api/verify/',
+      headers: authHeader(token),
+      payload: { otp_token: code },
+    });
     expect(verified.json()).toEqual({ otp_verified: true });
   });
 });

@@ -18,7 +18,8 @@ if (!existsSync(fixturePath)) {
   console.log(`skipped: reference data missing: ${fixturePath}`);
   process.exit(0);
 }
-if (!existsSync(join(import.meta.dirname, '../dist/index.html'))) throw new Error('Build the web app first (npm run build:web).');
+if (!existsSync(join(import.meta.dirname, '../dist/index.html')))
+  throw new Error('Build the web app first (npm run build:web).');
 
 interface Transforms {
   time: number[];
@@ -31,9 +32,17 @@ const fixture = JSON.parse(fixtureText) as Transforms;
 function sixtySecondTrial(): string {
   const frames = 60 * 100 + 1;
   const n = fixture.time.length;
-  const pick = <T,>(rows: T[]) => Array.from({ length: frames }, (_, f) => rows[f % n]);
-  const bodies = Object.fromEntries(Object.entries(fixture.bodies).map(([name, body]) => [name, { ...body, translation: pick(body.translation), rotation: pick(body.rotation) }]));
-  return JSON.stringify({ time: Array.from({ length: frames }, (_, f) => Math.round((fixture.time[0] + f / 100) * 1e6) / 1e6), bodies });
+  const pick = <T>(rows: T[]) => Array.from({ length: frames }, (_, f) => rows[f % n]);
+  const bodies = Object.fromEntries(
+    Object.entries(fixture.bodies).map(([name, body]) => [
+      name,
+      { ...body, translation: pick(body.translation), rotation: pick(body.rotation) },
+    ]),
+  );
+  return JSON.stringify({
+    time: Array.from({ length: frames }, (_, f) => Math.round((fixture.time[0] + f / 100) * 1e6) / 1e6),
+    bodies,
+  });
 }
 
 const test = await startTestApp('pglite', { LOG_LEVEL: 'warn' });
@@ -44,11 +53,24 @@ const browser = await chromium.launch({
 });
 try {
   const user = await verifiedUser(test);
-  const session = ((await test.call({ method: 'GET', url: '/api/sessions/new/', headers: authHeader(user.token) })).json() as Session[])[0];
-  await test.call({ method: 'PATCH', url: `/api/sessions/${session.id}/`, headers: authHeader(user.token), payload: { public: true } });
+  const session = (
+    (await test.call({ method: 'GET', url: '/api/sessions/new/', headers: authHeader(user.token) })).json() as Session[]
+  )[0];
+  await test.call({
+    method: 'PATCH',
+    url: `/api/sessions/${session.id}/`,
+    headers: authHeader(user.token),
+    payload: { public: true },
+  });
   const long = sixtySecondTrial();
-  await seedTrial(test, session.id, { name: 'fixture', results: [{ tag: RESULT_TAGS.visualizerTransforms, fileName: 'fixture.json', bytes: Buffer.from(fixtureText) }] });
-  await seedTrial(test, session.id, { name: 'sixty_seconds', results: [{ tag: RESULT_TAGS.visualizerTransforms, fileName: 'long.json', bytes: Buffer.from(long) }] });
+  await seedTrial(test, session.id, {
+    name: 'fixture',
+    results: [{ tag: RESULT_TAGS.visualizerTransforms, fileName: 'fixture.json', bytes: Buffer.from(fixtureText) }],
+  });
+  await seedTrial(test, session.id, {
+    name: 'sixty_seconds',
+    results: [{ tag: RESULT_TAGS.visualizerTransforms, fileName: 'long.json', bytes: Buffer.from(long) }],
+  });
   const address = await test.app.listen({ port: 0, host: '127.0.0.1' });
   const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
   await page.goto(`${address}/session/${session.id}`);
@@ -59,7 +81,11 @@ try {
     const info = gl && gl.getExtension('WEBGL_debug_renderer_info');
     return gl ? String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER)) : 'no WebGL';
   })()`);
-  console.log(`machine: load ${loadavg().map((load) => load.toFixed(2)).join(', ')} (1, 5, 15 min); WebGL renderer: ${renderer}`);
+  console.log(
+    `machine: load ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(', ')} (1, 5, 15 min); WebGL renderer: ${renderer}`,
+  );
 
   // Frame time: intervals between animation frames while the fixture plays (the scene draws each one).
   await page.getByRole('cell', { name: 'fixture', exact: true }).click();
@@ -77,7 +103,10 @@ try {
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.start');
     // Given as text: tsx would wrap named functions in a helper the page does not have.
-    const { intervals, canvas } = await page.evaluate<{ intervals: number[]; canvas: string }>(`new Promise((resolve) => {
+    const { intervals, canvas } = await page.evaluate<{
+      intervals: number[];
+      canvas: string;
+    }>(`new Promise((resolve) => {
       const out = [];
       let last;
       const end = performance.now() + 5000;
@@ -91,12 +120,21 @@ try {
         }
       });
     })`);
-    const { profile } = (await cdp.send('Profiler.stop')) as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string } }[]; samples: number[]; timeDeltas: number[] } };
+    const { profile } = (await cdp.send('Profiler.stop')) as {
+      profile: {
+        nodes: { id: number; callFrame: { functionName: string; url: string } }[];
+        samples: number[];
+        timeDeltas: number[];
+      };
+    };
     // Sampled time by kind: the page's JavaScript, the garbage collector, and the browser's own work on that thread ("(program)").
-    const kindOf = (name: string) => (name === '(idle)' ? 'idle' : name === '(program)' ? 'native' : name === '(garbage collector)' ? 'gc' : 'js');
+    const kindOf = (name: string) =>
+      name === '(idle)' ? 'idle' : name === '(program)' ? 'native' : name === '(garbage collector)' ? 'gc' : 'js';
     const kindById = new Map(profile.nodes.map((node) => [node.id, kindOf(node.callFrame.functionName)]));
     const sampledMs = { idle: 0, native: 0, gc: 0, js: 0 };
-    profile.samples.forEach((id, i) => (sampledMs[kindById.get(id) as keyof typeof sampledMs] += profile.timeDeltas[i] / 1000));
+    profile.samples.forEach(
+      (id, i) => (sampledMs[kindById.get(id) as keyof typeof sampledMs] += profile.timeDeltas[i] / 1000),
+    );
     intervals.sort((a, b) => a - b);
     const mean = intervals.reduce((sum, value) => sum + value, 0) / intervals.length;
     console.log(
@@ -113,8 +151,13 @@ try {
   // Opening a 60 s trial: click to first frame drawn (the scene marks the frame it drew).
   const started = Date.now();
   await page.getByRole('cell', { name: 'sixty_seconds', exact: true }).click();
-  await page.getByLabel('Trial sixty_seconds').locator('[data-testid=viewer-scene][data-frame]').waitFor({ timeout: 120_000 });
-  console.log(`viewer, 60 s trial (${Math.round(long.length / 1e6)} MB JSON, 6001 frames): opened and first frame drawn in ${Date.now() - started} ms`);
+  await page
+    .getByLabel('Trial sixty_seconds')
+    .locator('[data-testid=viewer-scene][data-frame]')
+    .waitFor({ timeout: 120_000 });
+  console.log(
+    `viewer, 60 s trial (${Math.round(long.length / 1e6)} MB JSON, 6001 frames): opened and first frame drawn in ${Date.now() - started} ms`,
+  );
 } finally {
   await browser.close();
   await test.close();

@@ -109,10 +109,14 @@ describe('a new user signs up and reaches the session list', () => {
     await page.getByRole('button', { name: 'Login' }).click();
     await expectToast(page, messages.invalidCredentials);
     // The same refusal again does not stack a second toast.
-    const refused = page.waitForResponse((response) => response.url().includes('/login') && response.request().method() === 'POST');
+    const refused = page.waitForResponse(
+      (response) => response.url().includes('/login') && response.request().method() === 'POST',
+    );
     await page.getByRole('button', { name: 'Login' }).click();
     await refused;
-    await expect(page.getByTestId('toast-message').filter({ hasText: messages.invalidCredentials }).count()).resolves.toBe(1);
+    await expect(
+      page.getByTestId('toast-message').filter({ hasText: messages.invalidCredentials }).count(),
+    ).resolves.toBe(1);
     await expectPath(page, '/login');
   });
 
@@ -121,7 +125,10 @@ describe('a new user signs up and reaches the session list', () => {
     await page.getByRole('button', { name: 'Login' }).click();
     await expectPath(page, '/verify');
     // The login screen's error toast stays behind on its screen.
-    await page.getByTestId('toast-message').filter({ hasText: messages.invalidCredentials }).waitFor({ state: 'detached' });
+    await page
+      .getByTestId('toast-message')
+      .filter({ hasText: messages.invalidCredentials })
+      .waitFor({ state: 'detached' });
     await screenshot(page, 'verify');
     const code = await server.mailbox.nextCode(user.email);
     const wrongCode = code === '000000' ? '111111' : '000000';
@@ -163,7 +170,19 @@ describe('a new user signs up and reaches the session list', () => {
     await page.getByRole('button', { name: 'New session' }).waitFor();
     await page.getByRole('button', { name: 'Profile menu' }).click();
     await page.getByText('Signed in as').waitFor();
-    for (const item of ['Your Profile', 'Your Sessions', 'Forum', 'Source code', 'Data-processing code', 'Best practices', 'FAQ', 'Terms', 'Data privacy', 'Report a bug', 'Logout']) {
+    for (const item of [
+      'Your Profile',
+      'Your Sessions',
+      'Forum',
+      'Source code',
+      'Data-processing code',
+      'Best practices',
+      'FAQ',
+      'Terms',
+      'Data privacy',
+      'Report a bug',
+      'Logout',
+    ]) {
       await expect(page.getByRole('menuitem', { name: item }).isVisible(), item).resolves.toBe(true);
     }
     await expect(page.getByRole('menuitem', { name: 'Forum' }).getAttribute('href')).resolves.toMatch(/^https:\/\//);

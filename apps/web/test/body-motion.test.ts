@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { describeWithData, referencePath } from '../../../packages/mocap/test/reference-data.ts';
-import { deriveSkeleton, frameAtTime, parseTrialMotion, skeletonGeometry } from '../src/screens/Session/viewer/body-motion.ts';
+import {
+  deriveSkeleton,
+  frameAtTime,
+  parseTrialMotion,
+  skeletonGeometry,
+} from '../src/screens/Session/viewer/body-motion.ts';
 
 const fixture = 'opencap_viewer_fixture/visualizerTransforms.json';
 

@@ -35,7 +35,9 @@ function freePort(): Promise<number> {
     probe.once('error', reject);
     probe.listen(0, '127.0.0.1', () => {
       const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -65,7 +67,10 @@ export async function startServer(): Promise<RunningServer> {
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`The server exited with ${child.exitCode}:\n${output.join('')}`);
-    const ready = await fetch(`${baseUrl}/api/instance/`).then((response) => response.ok, () => false);
+    const ready = await fetch(`${baseUrl}/api/instance/`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -109,7 +114,13 @@ export async function startServerInProcess(): Promise<SeedableServer> {
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), 'kinetrace-web-test-'));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const config = loadConfig({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, PUBLIC_URL: baseUrl, LOG_LEVEL: 'warn' });
+  const config = loadConfig({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    PUBLIC_URL: baseUrl,
+    LOG_LEVEL: 'warn',
+  });
   const backends = await openBackends(config, () => undefined);
   const app = await buildApp(config, backends);
   await app.listen({ port, host: '127.0.0.1' });
@@ -143,7 +154,9 @@ function decodeBody(eml: string): { headers: Record<string, string>; text: strin
   if (encoding === 'base64') return { headers, text: Buffer.from(body, 'base64').toString('utf8') };
   if (encoding !== 'quoted-printable') return { headers, text: body };
   const bytes = Buffer.from(
-    body.replace(/=\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    body
+      .replace(/=\r?\n/g, '')
+      .replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
     'latin1',
   );
   return { headers, text: bytes.toString('utf8') };
@@ -251,7 +264,9 @@ export async function screenshot(page: Page, name: string): Promise<void> {
  */
 export async function editLocalStorage(page: Page, edit: (value: number) => void, value: number): Promise<void> {
   const blankUrl = new URL('/__blank-for-storage-edits', page.url()).href;
-  await page.route(blankUrl, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>blank</title>' }));
+  await page.route(blankUrl, (route) =>
+    route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>blank</title>' }),
+  );
   await page.goto(blankUrl);
   await page.evaluate(edit, value);
   await page.unroute(blankUrl);
@@ -259,9 +274,12 @@ export async function editLocalStorage(page: Page, edit: (value: number) => void
 
 /** The path part of the page's URL, once it has settled on `expected`. */
 export async function expectPath(page: Page, expected: string | RegExp): Promise<void> {
-  await page.waitForURL((url) => (typeof expected === 'string' ? url.pathname === expected : expected.test(url.pathname)), {
-    timeout: 15_000,
-  });
+  await page.waitForURL(
+    (url) => (typeof expected === 'string' ? url.pathname === expected : expected.test(url.pathname)),
+    {
+      timeout: 15_000,
+    },
+  );
   expect(new URL(page.url()).pathname).toMatch(typeof expected === 'string' ? new RegExp(`^${expected}$`) : expected);
 }
 
@@ -314,7 +332,11 @@ export async function createAccount(baseUrl: string, user: TestUser): Promise<vo
 }
 
 /** Fills the login form and submits it. */
-export async function submitLogin(page: Page, user: Pick<TestUser, 'username' | 'password'>, options: { rememberDevice?: boolean } = {}): Promise<void> {
+export async function submitLogin(
+  page: Page,
+  user: Pick<TestUser, 'username' | 'password'>,
+  options: { rememberDevice?: boolean } = {},
+): Promise<void> {
   await page.goto('/login');
   await textbox(page, 'Username').fill(user.username);
   await textbox(page, 'Password').fill(user.password);
@@ -323,7 +345,12 @@ export async function submitLogin(page: Page, user: Pick<TestUser, 'username' | 
 }
 
 /** Logs in through the UI and enters the e-mailed code; the page is then on License or the session list. */
-export async function loginWithCode(page: Page, server: RunningServer, user: TestUser, options: { rememberDevice?: boolean } = {}): Promise<void> {
+export async function loginWithCode(
+  page: Page,
+  server: RunningServer,
+  user: TestUser,
+  options: { rememberDevice?: boolean } = {},
+): Promise<void> {
   await submitLogin(page, user, options);
   await expectPath(page, '/verify');
   const code = await server.mailbox.nextCode(user.email);
@@ -336,7 +363,12 @@ export async function loginWithCode(page: Page, server: RunningServer, user: Tes
  * Logs in, verifies and answers the licence questionnaire with a permitted use, and ends on the
  * session list (a user with none yet passes through the first wizard step, which makes one, §2.8).
  */
-export async function signIn(page: Page, server: RunningServer, user: TestUser, options: { rememberDevice?: boolean } = {}): Promise<void> {
+export async function signIn(
+  page: Page,
+  server: RunningServer,
+  user: TestUser,
+  options: { rememberDevice?: boolean } = {},
+): Promise<void> {
   await loginWithCode(page, server, user, options);
   if (new URL(page.url()).pathname === '/license') {
     await page.getByLabel('Research at an academic or non-profit institution').check();
@@ -403,7 +435,12 @@ export async function stopSignedIn(running: { server?: SeedableServer; browser?:
 }
 
 /** Calls the API as the user holding `token` and returns the parsed answer (null when empty). */
-export async function callApi<Answer = unknown>(baseUrl: string, token: string, path: string, body?: unknown): Promise<Answer> {
+export async function callApi<Answer = unknown>(
+  baseUrl: string,
+  token: string,
+  path: string,
+  body?: unknown,
+): Promise<Answer> {
   const response = await fetch(`${baseUrl}/api${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { authorization: `Token ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -432,7 +469,11 @@ export async function postFiles<Answer = unknown>(
   // Fields first: the server reads the parts in order.
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   for (const file of files) form.append('file', new Blob([file.content]), file.name);
-  const response = await fetch(`${baseUrl}/api${path}`, { method: 'POST', headers: { authorization: `Token ${token}` }, body: form });
+  const response = await fetch(`${baseUrl}/api${path}`, {
+    method: 'POST',
+    headers: { authorization: `Token ${token}` },
+    body: form,
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`${path} answered ${response.status}: ${text}`);
   return (text ? JSON.parse(text) : null) as Answer;

@@ -3,7 +3,14 @@ import { captureAddressProblem } from '../src/screens/ConnectDevices/capture-add
 
 describe('captureAddressProblem: whether a phone scanning the QR code can record from it', () => {
   it('says a loopback or any-interface address names the phone itself, and how to fix it', () => {
-    for (const url of ['http://localhost:8080', 'https://localhost:8080', 'http://127.0.0.1:8080', 'http://[::1]:8080', 'http://0.0.0.0:8080', 'http://app.localhost']) {
+    for (const url of [
+      'http://localhost:8080',
+      'https://localhost:8080',
+      'http://127.0.0.1:8080',
+      'http://[::1]:8080',
+      'http://0.0.0.0:8080',
+      'http://app.localhost',
+    ]) {
       const problem = captureAddressProblem(`${url}/capture/token`);
       expect(problem, url).toContain('the phone itself');
       expect(problem, url).toContain('`npm start -- --https`');

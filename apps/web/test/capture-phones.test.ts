@@ -7,7 +7,10 @@ import { eq } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readKinetraceCameras, writeKinetraceCameras } from '../../../packages/mocap/src/camera/formats/kinetrace-json.ts';
+import {
+  readKinetraceCameras,
+  writeKinetraceCameras,
+} from '../../../packages/mocap/src/camera/formats/kinetrace-json.ts';
 import { DEMO_FLOOR_BOARD, poseError } from '../../../packages/mocap/test/calibration/board-in-world.ts';
 import { describeWithData } from '../../../packages/mocap/test/reference-data.ts';
 import {
@@ -35,7 +38,10 @@ const PROCESSING_PATIENCE_MS = 350_000;
 /** The neutral and trial tests wait for processing, plus recording and uploads. */
 const PROCESSED_TEST_TIMEOUT_MS = PROCESSING_PATIENCE_MS + 50_000;
 
-const requiredData = [DEMO_PHONE_SOURCES.calibration, ...CAMERAS.flatMap((camera) => [DEMO_PHONE_SOURCES.neutral(camera), DEMO_PHONE_SOURCES.trial(camera)])];
+const requiredData = [
+  DEMO_PHONE_SOURCES.calibration,
+  ...CAMERAS.flatMap((camera) => [DEMO_PHONE_SOURCES.neutral(camera), DEMO_PHONE_SOURCES.trial(camera)]),
+];
 
 /**
  * Four phones (one chromium each) film the Pose2Sim demo: a board lying on the floor rendered from each
@@ -44,335 +50,419 @@ const requiredData = [DEMO_PHONE_SOURCES.calibration, ...CAMERAS.flatMap((camera
  * file playing board, then person, could not follow the wizard: it starts when the camera opens and its
  * timing would have to guess how long pairing, uploads and processing take).
  */
-describeWithData('four phones pair by QR code; calibration, neutral and a trial are processed to results', requiredData, () => {
-  let server: SeedableServer;
-  let researcherBrowser: Browser;
-  let researcher: Page;
-  let workDir: string;
-  let videos: DemoPhoneVideos[];
-  let phones: FakePhone[];
-  /** The phones' capture pages, in CAMERAS order. */
-  let pages: Page[] = [];
-  let sessionId: string;
-  let captureUrl: string;
-  let token: string;
-  const user = makeUser('capturer');
+describeWithData(
+  'four phones pair by QR code; calibration, neutral and a trial are processed to results',
+  requiredData,
+  () => {
+    let server: SeedableServer;
+    let researcherBrowser: Browser;
+    let researcher: Page;
+    let workDir: string;
+    let videos: DemoPhoneVideos[];
+    let phones: FakePhone[];
+    /** The phones' capture pages, in CAMERAS order. */
+    let pages: Page[] = [];
+    let sessionId: string;
+    let captureUrl: string;
+    let token: string;
+    const user = makeUser('capturer');
 
-  const phoneText = (phone: Page, testId: string) => phone.getByTestId(testId);
-  /** Waits until every one of `phonePages` shows `text` at `testId` (all at once: some states last only a second or two). */
-  const onEveryPhone = async (testId: string, text: string | RegExp, phonePages = pages, timeout?: number) => {
-    await Promise.all(phonePages.map((page) => phoneText(page, testId).filter({ hasText: text }).waitFor({ timeout })));
-  };
-  const pairingTokenOf = async (id: string) =>
-    (await server.backends.database.db.select().from(schema.sessions).where(eq(schema.sessions.id, id)))[0].pairingToken;
-  const sessionTrial = async (name: string): Promise<Session['trials'][number] | undefined> =>
-    (await callApi<Session>(server.baseUrl, token, `/sessions/${sessionId}/`)).trials.find((trial) => trial.name === name && !trial.trashed);
-  const download = async (media: string | null): Promise<Buffer> => {
-    if (!media) throw new Error('The result has no file');
-    const response = await fetch(new URL(media, server.baseUrl));
-    expect(response.status).toBe(200);
-    return Buffer.from(await response.arrayBuffer());
-  };
+    const phoneText = (phone: Page, testId: string) => phone.getByTestId(testId);
+    /** Waits until every one of `phonePages` shows `text` at `testId` (all at once: some states last only a second or two). */
+    const onEveryPhone = async (testId: string, text: string | RegExp, phonePages = pages, timeout?: number) => {
+      await Promise.all(
+        phonePages.map((page) => phoneText(page, testId).filter({ hasText: text }).waitFor({ timeout })),
+      );
+    };
+    const pairingTokenOf = async (id: string) =>
+      (await server.backends.database.db.select().from(schema.sessions).where(eq(schema.sessions.id, id)))[0]
+        .pairingToken;
+    const sessionTrial = async (name: string): Promise<Session['trials'][number] | undefined> =>
+      (await callApi<Session>(server.baseUrl, token, `/sessions/${sessionId}/`)).trials.find(
+        (trial) => trial.name === name && !trial.trashed,
+      );
+    const download = async (media: string | null): Promise<Buffer> => {
+      if (!media) throw new Error('The result has no file');
+      const response = await fetch(new URL(media, server.baseUrl));
+      expect(response.status).toBe(200);
+      return Buffer.from(await response.arrayBuffer());
+    };
 
-  /** Starts every phone (again) filming its video of `step`, on the session's capture page, and waits until all are connected. */
-  async function filmWithPhones(step: 'calibration' | 'neutral' | 'trial'): Promise<void> {
-    pages = await Promise.all(phones.map((phone, index) => phone.open(videos[index][step], captureUrl)));
-    // A phone restarts its chromium, opens the camera and connects again: slow on a busy machine.
-    try {
-      await onEveryPhone('phone-cameras', `Cameras connected: ${CAMERAS.length}`, pages, 60_000);
-    } catch (error) {
-      for (const [index, page] of pages.entries()) await screenshot(page, `capture-phone-${CAMERAS[index]}-not-connected-${step}`);
-      throw error;
-    }
-  }
-
-  /** Polls the trial (as the trial list does) until it has finished processing; logs the stages it went through. */
-  async function processed(name: string): Promise<Trial> {
-    const started = Date.now();
-    const stages: string[] = [];
-    for (;;) {
-      const listed = await sessionTrial(name);
-      const elapsedS = ((Date.now() - started) / 1000).toFixed(0);
-      const stage = (listed?.meta.progress as { stage?: string } | undefined)?.stage;
-      if (stage && stages.at(-1)?.split(' ')[0] !== stage) stages.push(`${stage} (${elapsedS} s)`);
-      if (listed && (listed.status === 'done' || listed.status === 'error')) {
-        console.log(`${name}: ${listed.status} after ${elapsedS} s of polling; stages ${stages.join(', ') || 'not seen'}`);
-        return callApi<Trial>(server.baseUrl, token, `/trials/${listed.id}/`);
+    /** Starts every phone (again) filming its video of `step`, on the session's capture page, and waits until all are connected. */
+    async function filmWithPhones(step: 'calibration' | 'neutral' | 'trial'): Promise<void> {
+      pages = await Promise.all(phones.map((phone, index) => phone.open(videos[index][step], captureUrl)));
+      // A phone restarts its chromium, opens the camera and connects again: slow on a busy machine.
+      try {
+        await onEveryPhone('phone-cameras', `Cameras connected: ${CAMERAS.length}`, pages, 60_000);
+      } catch (error) {
+        for (const [index, page] of pages.entries())
+          await screenshot(page, `capture-phone-${CAMERAS[index]}-not-connected-${step}`);
+        throw error;
       }
-      if (Date.now() - started > PROCESSING_PATIENCE_MS) {
-        throw new Error(`Trial ${name} still ${listed?.status} after ${PROCESSING_PATIENCE_MS / 1000} s (stages ${stages.join(', ')})`);
+    }
+
+    /** Polls the trial (as the trial list does) until it has finished processing; logs the stages it went through. */
+    async function processed(name: string): Promise<Trial> {
+      const started = Date.now();
+      const stages: string[] = [];
+      for (;;) {
+        const listed = await sessionTrial(name);
+        const elapsedS = ((Date.now() - started) / 1000).toFixed(0);
+        const stage = (listed?.meta.progress as { stage?: string } | undefined)?.stage;
+        if (stage && stages.at(-1)?.split(' ')[0] !== stage) stages.push(`${stage} (${elapsedS} s)`);
+        if (listed && (listed.status === 'done' || listed.status === 'error')) {
+          console.log(
+            `${name}: ${listed.status} after ${elapsedS} s of polling; stages ${stages.join(', ') || 'not seen'}`,
+          );
+          return callApi<Trial>(server.baseUrl, token, `/trials/${listed.id}/`);
+        }
+        if (Date.now() - started > PROCESSING_PATIENCE_MS) {
+          throw new Error(
+            `Trial ${name} still ${listed?.status} after ${PROCESSING_PATIENCE_MS / 1000} s (stages ${stages.join(', ')})`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1000));
       }
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-  }
-
-  /** Switches every phone off: processing needs none, and their cameras and encoders would slow it down. */
-  const switchPhonesOff = () => Promise.all(phones.map((phone) => phone.close()));
-
-  beforeAll(async () => {
-    workDir = await mkdtemp(join(tmpdir(), 'kinetrace-fake-cameras-'));
-    [videos, { server, browser: researcherBrowser, page: researcher, token }] = await Promise.all([
-      makeDemoPhoneVideos(workDir),
-      startSignedIn(user),
-    ]);
-    phones = videos.map(({ camera }) => new FakePhone(camera.name, join(workDir, `profile-${camera.name}`)));
-  });
-
-  afterAll(async () => {
-    await Promise.all([researcherBrowser?.close(), ...(phones ?? []).map((phone) => phone.close())]);
-    await server?.stop();
-    if (workDir) await rm(workDir, { recursive: true, force: true });
-  });
-
-  it('Connect devices shows the session QR code; each phone opening it pairs and shows its camera', async () => {
-    // The wizard's first step starts a new session (where New session, or a first sign-in, leads).
-    await researcher.goto('/connect-devices');
-    await expectPath(researcher, /^\/[0-9a-f-]{36}\/connect-devices$/);
-    sessionId = new URL(researcher.url()).pathname.split('/')[1];
-    await expectToast(researcher, messages.captureAppNotice);
-
-    // The QR image on the page encodes the session's capture address.
-    captureUrl = `${server.baseUrl}/capture/${await pairingTokenOf(sessionId)}`;
-    const qrImage = researcher.getByRole('img', { name: 'QR code to connect a phone' });
-    await eventually(() => qrImage.getAttribute('src')).toBe(await QRCode.toDataURL(captureUrl, { margin: 1, width: 256 }));
-    await screenshot(researcher, 'capture-1-connect-devices');
-
-    await filmWithPhones('calibration');
-    for (const page of pages) {
-      await eventually(() => phoneText(page, 'phone-connection').textContent()).toBe('Connected');
-      // The preview plays the camera.
-      await eventually(() => page.getByLabel('Camera preview').evaluate((video: HTMLVideoElement) => video.videoWidth)).toBe(DEMO_FLOOR_BOARD.imageWidth);
-      expect(await phoneText(page, 'phone-session').textContent()).toContain('Session:');
-    }
-    await screenshot(pages[0], 'capture-2-phone-paired');
-    await eventually(() => researcher.getByTestId('devices-connected').textContent()).toBe(`${CAMERAS.length} devices connected`);
-  });
-
-  it('Calibration records the board with every phone and calibrates each camera within 1 cm and 0.5° of the truth', async () => {
-    // The lab calibrated each phone's lens once (`kinetrace calibrate`): the board calibration uses those intrinsics.
-    for (const [index, phone] of phones.entries()) {
-      const { camera } = videos[index];
-      const lensFile = writeKinetraceCameras([camera], { rmsPx: 0.2 });
-      await postFiles(server.baseUrl, token, processingPaths.lensCalibrations, [{ name: `${camera.name}-lens.json`, content: lensFile }], {
-        device_model: phone.deviceModel,
-      });
     }
 
-    await researcher.getByRole('button', { name: 'Next' }).click();
-    await expectPath(researcher, `/${sessionId}/calibration`);
-    const { board } = DEMO_FLOOR_BOARD;
-    await researcher.getByRole('textbox', { name: 'Rows' }).fill(String(board.rows));
-    await researcher.getByRole('textbox', { name: 'Columns' }).fill(String(board.cols));
-    await researcher.getByRole('textbox', { name: 'Square size (mm)' }).fill(String(board.squareSizeMm));
-    await researcher.getByRole('combobox', { name: 'Placement' }).click();
-    await researcher.getByRole('option', { name: board.placement, exact: true }).click();
-    await eventually(() => researcher.getByTestId('videos-uploaded').textContent()).toBe(`0 of ${CAMERAS.length} videos uploaded`);
-    await screenshot(researcher, 'capture-3-calibration');
-    // The header's Reconnect phone shows the same QR code.
-    await researcher.getByRole('button', { name: 'Reconnect phone' }).click();
-    await researcher.getByRole('dialog', { name: 'Reconnect phone' }).getByRole('img', { name: 'QR code to connect a phone' }).waitFor();
-    await researcher.keyboard.press('Escape');
-    await researcher.getByRole('dialog', { name: 'Reconnect phone' }).waitFor({ state: 'detached' });
+    /** Switches every phone off: processing needs none, and their cameras and encoders would slow it down. */
+    const switchPhonesOff = () => Promise.all(phones.map((phone) => phone.close()));
 
-    await researcher.getByRole('button', { name: 'Calibrate' }).click();
-    await eventually(() => researcher.getByTestId('calibration-stage').textContent()).toBe('Recording…');
-    await onEveryPhone('phone-recording', 'Recording calibration');
-    await screenshot(pages[1], 'capture-4-phone-recording');
-    await onEveryPhone('phone-upload', 'Video of calibration: uploaded', pages, 60_000);
-    await screenshot(pages[0], 'capture-5-phone-uploaded');
-    const deviceIds = await Promise.all(pages.map((page) => page.evaluate(() => localStorage.getItem('kinetrace_capture_device_id'))));
-    await switchPhonesOff();
-
-    // Processed for real: every camera calibrated, and the wizard moves on.
-    await researcher.getByTestId('toast-message').filter({ hasText: messages.camerasCalibrated(CAMERAS.length) }).first().waitFor({ timeout: 90_000 });
-    await expectPath(researcher, `/${sessionId}/neutral`);
-    const calibration = await processed('calibration');
-    expect(calibration.status).toBe('done');
-    expect(calibration.videos).toHaveLength(CAMERAS.length);
-
-    // Each phone's camera parameters: the board's pose through the fake camera, MediaRecorder and the
-    // calibration step gives back the pose its view was rendered from.
-    const parameters = calibration.results.filter((result) => result.tag === RESULT_TAGS.cameraParameters);
-    expect(parameters).toHaveLength(CAMERAS.length);
-    const errors = await Promise.all(
-      deviceIds.map(async (deviceId, index) => {
-        const result = parameters.find((candidate) => candidate.meta?.device_id === deviceId);
-        if (!result) throw new Error(`No camera parameters for ${CAMERAS[index]}`);
-        // Both planar solutions, the one that explains the board best first.
-        const [best] = readKinetraceCameras((await download(result.media)).toString('utf8'));
-        return { camera: CAMERAS[index], ...poseError(best, videos[index].camera) };
-      }),
-    );
-    console.log(
-      `Calibration recorded by the fake phones vs the cameras the boards were rendered from:\n  ${errors
-        .map(({ camera, centreErrorM, rotationErrorDeg }) => `${camera}: centre ${(centreErrorM * 1000).toFixed(1)} mm, rotation ${rotationErrorDeg.toFixed(3)}°`)
-        .join('\n  ')}`,
-    );
-    for (const { centreErrorM, rotationErrorDeg } of errors) {
-      expect(centreErrorM).toBeLessThan(0.01);
-      expect(rotationErrorDeg).toBeLessThan(0.5);
-    }
-  });
-
-  it('Neutral records the subject standing still and shows the neutral images once processed', async () => {
-    await callApi(server.baseUrl, token, '/subjects/', {
-      name: 'Walker',
-      weight: 72,
-      height: 1.75,
-      birth_year: 1990,
-      subject_tags: ['unimpaired'],
-      terms: true,
+    beforeAll(async () => {
+      workDir = await mkdtemp(join(tmpdir(), 'kinetrace-fake-cameras-'));
+      [videos, { server, browser: researcherBrowser, page: researcher, token }] = await Promise.all([
+        makeDemoPhoneVideos(workDir),
+        startSignedIn(user),
+      ]);
+      phones = videos.map(({ camera }) => new FakePhone(camera.name, join(workDir, `profile-${camera.name}`)));
     });
-    await filmWithPhones('neutral');
-    const record = researcher.getByRole('button', { name: 'Record' });
-    await eventually(() => record.isDisabled()).toBe(true);
-    await researcher.getByRole('combobox', { name: 'Subject' }).click();
-    await researcher.getByRole('option', { name: /Walker/ }).click();
-    await researcher.getByRole('checkbox', { name: /agrees/ }).check();
-    await researcher.getByRole('combobox', { name: 'Data sharing' }).click();
-    await researcher.getByRole('option', { name: 'Share processed data', exact: true }).click();
-    await researcher.getByRole('textbox', { name: 'Session name (optional)' }).fill('gait_lab');
-    await eventually(() => record.isDisabled()).toBe(false);
-    await screenshot(researcher, 'capture-6-neutral');
 
-    await record.click();
-    await researcher.getByRole('button', { name: 'Recording' }).waitFor();
-    await onEveryPhone('phone-recording', 'Recording neutral');
-    await expectToast(researcher, messages.processingSubjectCanRelax);
-    await researcher.getByRole('button', { name: 'Processing' }).waitFor({ timeout: 60_000 });
-    await screenshot(researcher, 'capture-7-neutral-processing');
-    await onEveryPhone('phone-upload', 'Video of neutral: uploaded', pages, 60_000);
-    await switchPhonesOff();
-    expect((await callApi<Session>(server.baseUrl, token, `/sessions/${sessionId}/`)).meta.sessionName).toBe('gait_lab');
+    afterAll(async () => {
+      await Promise.all([researcherBrowser?.close(), ...(phones ?? []).map((phone) => phone.close())]);
+      await server?.stop();
+      if (workDir) await rm(workDir, { recursive: true, force: true });
+    });
 
-    const neutral = await processed('neutral');
-    expect([neutral.status, neutral.meta.error_msg]).toEqual(['done', undefined]);
-    expect(neutral.results.filter((result) => result.tag === RESULT_TAGS.neutralImage)).toHaveLength(CAMERAS.length);
-    // Once processed the wizard opens the session; the Neutral step (opened again from its address) shows
-    // the neutral images, one per camera (§2.11), to check and confirm.
-    await expectPath(researcher, `/session/${sessionId}`);
-    await researcher.goto(`/${sessionId}/neutral`);
-    const images = researcher.getByRole('img', { name: /^Neutral pose, camera/ });
-    await eventually(() => images.count()).toBe(CAMERAS.length);
-    await eventually(() => images.first().evaluate((image: HTMLImageElement) => image.naturalWidth)).toBeGreaterThan(0);
-    await screenshot(researcher, 'capture-8-neutral-images');
-    await researcher.getByRole('button', { name: 'Confirm' }).click();
-    await expectPath(researcher, `/session/${sessionId}`);
-  }, PROCESSED_TEST_TIMEOUT_MS);
+    it('Connect devices shows the session QR code; each phone opening it pairs and shows its camera', async () => {
+      // The wizard's first step starts a new session (where New session, or a first sign-in, leads).
+      await researcher.goto('/connect-devices');
+      await expectPath(researcher, /^\/[0-9a-f-]{36}\/connect-devices$/);
+      sessionId = new URL(researcher.url()).pathname.split('/')[1];
+      await expectToast(researcher, messages.captureAppNotice);
 
-  it('the Session recorder records a trial with every phone; it is processed to results that download', async () => {
-    await filmWithPhones('trial');
-    const start = researcher.getByRole('button', { name: 'Start recording' });
-    await researcher.getByRole('textbox', { name: 'Trial name' }).fill('walk#1');
-    await start.click();
-    await researcher.getByText(messages.alphaDashCustom).waitFor();
-    await researcher.getByRole('textbox', { name: 'Trial name' }).fill('walk_1');
-    await start.click();
-    const stop = researcher.getByRole('button', { name: /^Stop recording \d\d:\d\d$/ });
-    await stop.waitFor();
-    await onEveryPhone('phone-recording', /Recording walk_1 00:0[2-9]/);
-    await screenshot(researcher, 'capture-9-session-recording');
-    await stop.click();
-    await start.waitFor({ timeout: 60_000 });
-    await onEveryPhone('phone-upload', 'Video of walk_1: uploaded');
-    await switchPhonesOff();
-    await researcher.getByRole('table', { name: 'Trials' }).getByText('walk_1').waitFor();
+      // The QR image on the page encodes the session's capture address.
+      captureUrl = `${server.baseUrl}/capture/${await pairingTokenOf(sessionId)}`;
+      const qrImage = researcher.getByRole('img', { name: 'QR code to connect a phone' });
+      await eventually(() => qrImage.getAttribute('src')).toBe(
+        await QRCode.toDataURL(captureUrl, { margin: 1, width: 256 }),
+      );
+      await screenshot(researcher, 'capture-1-connect-devices');
 
-    const walk = await processed('walk_1');
-    expect([walk.status, walk.meta.error_msg]).toEqual(['done', undefined]);
-    const tags = new Set(walk.results.map((result) => result.tag));
-    for (const tag of [RESULT_TAGS.ikResults, RESULT_TAGS.visualizerTransforms, RESULT_TAGS.markerData, RESULT_TAGS.videoSync]) expect(tags).toContain(tag);
-    // The trial list shows it done; opened, it lists its results, and the joint angles download: a .mot
-    // with the model's coordinates, one row per frame.
-    const row = researcher.getByRole('table', { name: 'Trials' }).locator('tbody tr').filter({ has: researcher.getByRole('cell', { name: 'walk_1', exact: true }) });
-    await row.getByTestId('trial-status').filter({ hasText: /^done$/ }).waitFor();
-    await row.getByText('walk_1', { exact: true }).click();
-    const results = researcher.getByRole('list', { name: 'Results of walk_1' });
-    const [motDownload] = await Promise.all([researcher.waitForEvent('download'), results.getByRole('link', { name: RESULT_TAGS.ikResults, exact: true }).click()]);
-    const mot = await readFile(await motDownload.path(), 'utf8');
-    const [columns, ...rows] = mot.split('endheader')[1].trim().split('\n').map((line) => line.trim().split(/\s+/));
-    const knee = columns.indexOf('knee_angle_r');
-    expect(knee).toBeGreaterThan(0);
-    console.log(`walk_1: ${rows.length} frames of joint angles`);
-    expect(rows.length).toBeGreaterThanOrEqual(10);
-    expect(rows.every((row) => Number.isFinite(Number(row[knee])))).toBe(true);
-    await screenshot(researcher, 'capture-10-session-processed');
-  }, PROCESSED_TEST_TIMEOUT_MS);
-  it('a phone reloaded before its upload went through uploads the video it kept after the reload', async () => {
-    await filmWithPhones('trial');
-    const [phone, ...others] = pages;
-    // The phone's uploads fail (a dead network), so its video stays in the phone's storage.
-    await phone.route('**/api/capture/uploads/**', (route) => route.abort('internetdisconnected'));
-    const start = researcher.getByRole('button', { name: 'Start recording' });
-    await researcher.getByRole('textbox', { name: 'Trial name' }).fill('walk_reload');
-    await start.click();
-    // Phones start 1.5 s after the order: stop once all have a second of video.
-    await onEveryPhone('phone-recording', /Recording walk_reload 00:0[1-9]/);
-    await researcher.getByRole('button', { name: /^Stop recording/ }).click();
-    await onEveryPhone('phone-upload', 'Video of walk_reload: uploaded', others);
-    await phoneText(phone, 'phone-upload').filter({ hasText: 'Video of walk_reload: uploading' }).waitFor();
-    await eventually(() => researcher.getByTestId('recorder-uploads').textContent()).toBe(`${CAMERAS.length - 1} of ${CAMERAS.length} videos uploaded`);
+      await filmWithPhones('calibration');
+      for (const page of pages) {
+        await eventually(() => phoneText(page, 'phone-connection').textContent()).toBe('Connected');
+        // The preview plays the camera.
+        await eventually(() =>
+          page.getByLabel('Camera preview').evaluate((video: HTMLVideoElement) => video.videoWidth),
+        ).toBe(DEMO_FLOOR_BOARD.imageWidth);
+        expect(await phoneText(page, 'phone-session').textContent()).toContain('Session:');
+      }
+      await screenshot(pages[0], 'capture-2-phone-paired');
+      await eventually(() => researcher.getByTestId('devices-connected').textContent()).toBe(
+        `${CAMERAS.length} devices connected`,
+      );
+    });
 
-    await phone.unrouteAll();
-    await phone.reload();
-    await phoneText(phone, 'phone-upload').filter({ hasText: 'Video of walk_reload: uploaded' }).waitFor();
-    await start.waitFor();
-    const trial = await sessionTrial('walk_reload');
-    expect(trial?.status).toBe('processing');
-    expect(trial?.videos).toHaveLength(CAMERAS.length);
-  });
+    it('Calibration records the board with every phone and calibrates each camera within 1 cm and 0.5° of the truth', async () => {
+      // The lab calibrated each phone's lens once (`kinetrace calibrate`): the board calibration uses those intrinsics.
+      for (const [index, phone] of phones.entries()) {
+        const { camera } = videos[index];
+        const lensFile = writeKinetraceCameras([camera], { rmsPx: 0.2 });
+        await postFiles(
+          server.baseUrl,
+          token,
+          processingPaths.lensCalibrations,
+          [{ name: `${camera.name}-lens.json`, content: lensFile }],
+          {
+            device_model: phone.deviceModel,
+          },
+        );
+      }
 
-  it('a phone that disappears mid-recording ends the trial with the missing-videos message; the session stays usable', async () => {
-    const start = researcher.getByRole('button', { name: 'Start recording' });
-    await researcher.getByRole('textbox', { name: 'Trial name' }).fill('walk_2');
-    await start.click();
-    await onEveryPhone('phone-recording', /Recording walk_2 00:0[1-9]/);
-    await phones[1].close();
-    await researcher.getByRole('button', { name: /^Stop recording/ }).click();
-    await researcher.getByRole('button', { name: 'Cancel Upload' }).waitFor();
-    // The server gives up on the lost phone after 15 s without a poll (later when the machine is busy processing).
-    await researcher
-      .getByTestId('toast-message')
-      .filter({ hasText: messages.videosMissing(CAMERAS.length, CAMERAS.length - 1) })
-      .first()
-      .waitFor({ timeout: 90_000 });
-    await start.waitFor();
-    expect(await start.isEnabled()).toBe(true);
-    expect((await sessionTrial('walk_2'))?.status).toBe('error');
-    await screenshot(researcher, 'capture-11-phone-lost');
-  });
+      await researcher.getByRole('button', { name: 'Next' }).click();
+      await expectPath(researcher, `/${sessionId}/calibration`);
+      const { board } = DEMO_FLOOR_BOARD;
+      await researcher.getByRole('textbox', { name: 'Rows' }).fill(String(board.rows));
+      await researcher.getByRole('textbox', { name: 'Columns' }).fill(String(board.cols));
+      await researcher.getByRole('textbox', { name: 'Square size (mm)' }).fill(String(board.squareSizeMm));
+      await researcher.getByRole('combobox', { name: 'Placement' }).click();
+      await researcher.getByRole('option', { name: board.placement, exact: true }).click();
+      await eventually(() => researcher.getByTestId('videos-uploaded').textContent()).toBe(
+        `0 of ${CAMERAS.length} videos uploaded`,
+      );
+      await screenshot(researcher, 'capture-3-calibration');
+      // The header's Reconnect phone shows the same QR code.
+      await researcher.getByRole('button', { name: 'Reconnect phone' }).click();
+      await researcher
+        .getByRole('dialog', { name: 'Reconnect phone' })
+        .getByRole('img', { name: 'QR code to connect a phone' })
+        .waitFor();
+      await researcher.keyboard.press('Escape');
+      await researcher.getByRole('dialog', { name: 'Reconnect phone' }).waitFor({ state: 'detached' });
 
-  it('the phone page says why it cannot work: no camera, pairing link no longer valid', async () => {
-    // A browser without a (fake) camera.
-    const cameraless = await (await researcherBrowser.newContext({ baseURL: server.baseUrl })).newPage();
-    await cameraless.goto(captureUrl);
-    await eventually(() => cameraless.getByTestId('phone-error').textContent()).toContain('This device has no camera the browser can use.');
-    await cameraless.getByTestId('phone-connection').filter({ hasText: 'Not connected' }).waitFor();
-    await screenshot(cameraless, 'capture-12-phone-no-camera');
-    await cameraless.context().close();
+      await researcher.getByRole('button', { name: 'Calibrate' }).click();
+      await eventually(() => researcher.getByTestId('calibration-stage').textContent()).toBe('Recording…');
+      await onEveryPhone('phone-recording', 'Recording calibration');
+      await screenshot(pages[1], 'capture-4-phone-recording');
+      await onEveryPhone('phone-upload', 'Video of calibration: uploaded', pages, 60_000);
+      await screenshot(pages[0], 'capture-5-phone-uploaded');
+      const deviceIds = await Promise.all(
+        pages.map((page) => page.evaluate(() => localStorage.getItem('kinetrace_capture_device_id'))),
+      );
+      await switchPhonesOff();
 
-    const stale = await phones[0].newPage(`${server.baseUrl}/capture/no-such-pairing-token`);
-    await eventually(() => stale.getByTestId('phone-error').textContent()).toContain(messages.pairingInvalid);
-    await stale.close();
-  });
+      // Processed for real: every camera calibrated, and the wizard moves on.
+      await researcher
+        .getByTestId('toast-message')
+        .filter({ hasText: messages.camerasCalibrated(CAMERAS.length) })
+        .first()
+        .waitFor({ timeout: 90_000 });
+      await expectPath(researcher, `/${sessionId}/neutral`);
+      const calibration = await processed('calibration');
+      expect(calibration.status).toBe('done');
+      expect(calibration.videos).toHaveLength(CAMERAS.length);
 
-  it('with more cameras connected than calibrated, Start recording waits 5 s, then cancels with the spec message', async () => {
-    // The phone that went away comes back, and two phones nobody calibrated join: two more than calibrated,
-    // so that one phone polling late on a busy machine cannot make the counts equal.
-    const extras = ['extra1', 'extra2'].map((name) => new FakePhone(name, join(workDir, `profile-${name}`)));
-    try {
-      await Promise.all([phones[1].open(videos[1].trial, captureUrl), ...extras.map((extra, index) => extra.open(videos[index].trial, captureUrl))]);
-      await eventually(() => phoneText(pages[0], 'phone-cameras').textContent()).toBe(`Cameras connected: ${CAMERAS.length + extras.length}`);
+      // Each phone's camera parameters: the board's pose through the fake camera, MediaRecorder and the
+      // calibration step gives back the pose its view was rendered from.
+      const parameters = calibration.results.filter((result) => result.tag === RESULT_TAGS.cameraParameters);
+      expect(parameters).toHaveLength(CAMERAS.length);
+      const errors = await Promise.all(
+        deviceIds.map(async (deviceId, index) => {
+          const result = parameters.find((candidate) => candidate.meta?.device_id === deviceId);
+          if (!result) throw new Error(`No camera parameters for ${CAMERAS[index]}`);
+          // Both planar solutions, the one that explains the board best first.
+          const [best] = readKinetraceCameras((await download(result.media)).toString('utf8'));
+          return { camera: CAMERAS[index], ...poseError(best, videos[index].camera) };
+        }),
+      );
+      console.log(
+        `Calibration recorded by the fake phones vs the cameras the boards were rendered from:\n  ${errors
+          .map(
+            ({ camera, centreErrorM, rotationErrorDeg }) =>
+              `${camera}: centre ${(centreErrorM * 1000).toFixed(1)} mm, rotation ${rotationErrorDeg.toFixed(3)}°`,
+          )
+          .join('\n  ')}`,
+      );
+      for (const { centreErrorM, rotationErrorDeg } of errors) {
+        expect(centreErrorM).toBeLessThan(0.01);
+        expect(rotationErrorDeg).toBeLessThan(0.5);
+      }
+    });
+
+    it(
+      'Neutral records the subject standing still and shows the neutral images once processed',
+      async () => {
+        await callApi(server.baseUrl, token, '/subjects/', {
+          name: 'Walker',
+          weight: 72,
+          height: 1.75,
+          birth_year: 1990,
+          subject_tags: ['unimpaired'],
+          terms: true,
+        });
+        await filmWithPhones('neutral');
+        const record = researcher.getByRole('button', { name: 'Record' });
+        await eventually(() => record.isDisabled()).toBe(true);
+        await researcher.getByRole('combobox', { name: 'Subject' }).click();
+        await researcher.getByRole('option', { name: /Walker/ }).click();
+        await researcher.getByRole('checkbox', { name: /agrees/ }).check();
+        await researcher.getByRole('combobox', { name: 'Data sharing' }).click();
+        await researcher.getByRole('option', { name: 'Share processed data', exact: true }).click();
+        await researcher.getByRole('textbox', { name: 'Session name (optional)' }).fill('gait_lab');
+        await eventually(() => record.isDisabled()).toBe(false);
+        await screenshot(researcher, 'capture-6-neutral');
+
+        await record.click();
+        await researcher.getByRole('button', { name: 'Recording' }).waitFor();
+        await onEveryPhone('phone-recording', 'Recording neutral');
+        await expectToast(researcher, messages.processingSubjectCanRelax);
+        await researcher.getByRole('button', { name: 'Processing' }).waitFor({ timeout: 60_000 });
+        await screenshot(researcher, 'capture-7-neutral-processing');
+        await onEveryPhone('phone-upload', 'Video of neutral: uploaded', pages, 60_000);
+        await switchPhonesOff();
+        expect((await callApi<Session>(server.baseUrl, token, `/sessions/${sessionId}/`)).meta.sessionName).toBe(
+          'gait_lab',
+        );
+
+        const neutral = await processed('neutral');
+        expect([neutral.status, neutral.meta.error_msg]).toEqual(['done', undefined]);
+        expect(neutral.results.filter((result) => result.tag === RESULT_TAGS.neutralImage)).toHaveLength(
+          CAMERAS.length,
+        );
+        // Once processed the wizard opens the session; the Neutral step (opened again from its address) shows
+        // the neutral images, one per camera (§2.11), to check and confirm.
+        await expectPath(researcher, `/session/${sessionId}`);
+        await researcher.goto(`/${sessionId}/neutral`);
+        const images = researcher.getByRole('img', { name: /^Neutral pose, camera/ });
+        await eventually(() => images.count()).toBe(CAMERAS.length);
+        await eventually(() =>
+          images.first().evaluate((image: HTMLImageElement) => image.naturalWidth),
+        ).toBeGreaterThan(0);
+        await screenshot(researcher, 'capture-8-neutral-images');
+        await researcher.getByRole('button', { name: 'Confirm' }).click();
+        await expectPath(researcher, `/session/${sessionId}`);
+      },
+      PROCESSED_TEST_TIMEOUT_MS,
+    );
+
+    it(
+      'the Session recorder records a trial with every phone; it is processed to results that download',
+      async () => {
+        await filmWithPhones('trial');
+        const start = researcher.getByRole('button', { name: 'Start recording' });
+        await researcher.getByRole('textbox', { name: 'Trial name' }).fill('walk#1');
+        await start.click();
+        await researcher.getByText(messages.alphaDashCustom).waitFor();
+        await researcher.getByRole('textbox', { name: 'Trial name' }).fill('walk_1');
+        await start.click();
+        const stop = researcher.getByRole('button', { name: /^Stop recording \d\d:\d\d$/ });
+        await stop.waitFor();
+        await onEveryPhone('phone-recording', /Recording walk_1 00:0[2-9]/);
+        await screenshot(researcher, 'capture-9-session-recording');
+        await stop.click();
+        await start.waitFor({ timeout: 60_000 });
+        await onEveryPhone('phone-upload', 'Video of walk_1: uploaded');
+        await switchPhonesOff();
+        await researcher.getByRole('table', { name: 'Trials' }).getByText('walk_1').waitFor();
+
+        const walk = await processed('walk_1');
+        expect([walk.status, walk.meta.error_msg]).toEqual(['done', undefined]);
+        const tags = new Set(walk.results.map((result) => result.tag));
+        for (const tag of [
+          RESULT_TAGS.ikResults,
+          RESULT_TAGS.visualizerTransforms,
+          RESULT_TAGS.markerData,
+          RESULT_TAGS.videoSync,
+        ])
+          expect(tags).toContain(tag);
+        // The trial list shows it done; opened, it lists its results, and the joint angles download: a .mot
+        // with the model's coordinates, one row per frame.
+        const row = researcher
+          .getByRole('table', { name: 'Trials' })
+          .locator('tbody tr')
+          .filter({ has: researcher.getByRole('cell', { name: 'walk_1', exact: true }) });
+        await row
+          .getByTestId('trial-status')
+          .filter({ hasText: /^done$/ })
+          .waitFor();
+        await row.getByText('walk_1', { exact: true }).click();
+        const results = researcher.getByRole('list', { name: 'Results of walk_1' });
+        const [motDownload] = await Promise.all([
+          researcher.waitForEvent('download'),
+          results.getByRole('link', { name: RESULT_TAGS.ikResults, exact: true }).click(),
+        ]);
+        const mot = await readFile(await motDownload.path(), 'utf8');
+        const [columns, ...rows] = mot
+          .split('endheader')[1]
+          .trim()
+          .split('\n')
+          .map((line) => line.trim().split(/\s+/));
+        const knee = columns.indexOf('knee_angle_r');
+        expect(knee).toBeGreaterThan(0);
+        console.log(`walk_1: ${rows.length} frames of joint angles`);
+        expect(rows.length).toBeGreaterThanOrEqual(10);
+        expect(rows.every((row) => Number.isFinite(Number(row[knee])))).toBe(true);
+        await screenshot(researcher, 'capture-10-session-processed');
+      },
+      PROCESSED_TEST_TIMEOUT_MS,
+    );
+    it('a phone reloaded before its upload went through uploads the video it kept after the reload', async () => {
+      await filmWithPhones('trial');
+      const [phone, ...others] = pages;
+      // The phone's uploads fail (a dead network), so its video stays in the phone's storage.
+      await phone.route('**/api/capture/uploads/**', (route) => route.abort('internetdisconnected'));
       const start = researcher.getByRole('button', { name: 'Start recording' });
-      await researcher.getByRole('textbox', { name: 'Trial name' }).fill('walk_3');
+      await researcher.getByRole('textbox', { name: 'Trial name' }).fill('walk_reload');
       await start.click();
-      await expectToast(researcher, messages.camerasConnectionTimeout);
+      // Phones start 1.5 s after the order: stop once all have a second of video.
+      await onEveryPhone('phone-recording', /Recording walk_reload 00:0[1-9]/);
+      await researcher.getByRole('button', { name: /^Stop recording/ }).click();
+      await onEveryPhone('phone-upload', 'Video of walk_reload: uploaded', others);
+      await phoneText(phone, 'phone-upload').filter({ hasText: 'Video of walk_reload: uploading' }).waitFor();
+      await eventually(() => researcher.getByTestId('recorder-uploads').textContent()).toBe(
+        `${CAMERAS.length - 1} of ${CAMERAS.length} videos uploaded`,
+      );
+
+      await phone.unrouteAll();
+      await phone.reload();
+      await phoneText(phone, 'phone-upload').filter({ hasText: 'Video of walk_reload: uploaded' }).waitFor();
       await start.waitFor();
-      // Stopped and cancelled: the trial went to the recycle bin.
-      const walk = (await callApi<Session>(server.baseUrl, token, `/sessions/${sessionId}/`)).trials.find((trial) => trial.name === 'walk_3');
-      expect([walk?.status, walk?.trashed]).toEqual(['stopped', true]);
-    } finally {
-      await Promise.all(extras.map((extra) => extra.close()));
-    }
-  });
-});
+      const trial = await sessionTrial('walk_reload');
+      expect(trial?.status).toBe('processing');
+      expect(trial?.videos).toHaveLength(CAMERAS.length);
+    });
+
+    it('a phone that disappears mid-recording ends the trial with the missing-videos message; the session stays usable', async () => {
+      const start = researcher.getByRole('button', { name: 'Start recording' });
+      await researcher.getByRole('textbox', { name: 'Trial name' }).fill('walk_2');
+      await start.click();
+      await onEveryPhone('phone-recording', /Recording walk_2 00:0[1-9]/);
+      await phones[1].close();
+      await researcher.getByRole('button', { name: /^Stop recording/ }).click();
+      await researcher.getByRole('button', { name: 'Cancel Upload' }).waitFor();
+      // The server gives up on the lost phone after 15 s without a poll (later when the machine is busy processing).
+      await researcher
+        .getByTestId('toast-message')
+        .filter({ hasText: messages.videosMissing(CAMERAS.length, CAMERAS.length - 1) })
+        .first()
+        .waitFor({ timeout: 90_000 });
+      await start.waitFor();
+      expect(await start.isEnabled()).toBe(true);
+      expect((await sessionTrial('walk_2'))?.status).toBe('error');
+      await screenshot(researcher, 'capture-11-phone-lost');
+    });
+
+    it('the phone page says why it cannot work: no camera, pairing link no longer valid', async () => {
+      // A browser without a (fake) camera.
+      const cameraless = await (await researcherBrowser.newContext({ baseURL: server.baseUrl })).newPage();
+      await cameraless.goto(captureUrl);
+      await eventually(() => cameraless.getByTestId('phone-error').textContent()).toContain(
+        'This device has no camera the browser can use.',
+      );
+      await cameraless.getByTestId('phone-connection').filter({ hasText: 'Not connected' }).waitFor();
+      await screenshot(cameraless, 'capture-12-phone-no-camera');
+      await cameraless.context().close();
+
+      const stale = await phones[0].newPage(`${server.baseUrl}/capture/no-such-pairing-token`);
+      await eventually(() => stale.getByTestId('phone-error').textContent()).toContain(messages.pairingInvalid);
+      await stale.close();
+    });
+
+    it('with more cameras connected than calibrated, Start recording waits 5 s, then cancels with the spec message', async () => {
+      // The phone that went away comes back, and two phones nobody calibrated join: two more than calibrated,
+      // so that one phone polling late on a busy machine cannot make the counts equal.
+      const extras = ['extra1', 'extra2'].map((name) => new FakePhone(name, join(workDir, `profile-${name}`)));
+      try {
+        await Promise.all([
+          phones[1].open(videos[1].trial, captureUrl),
+          ...extras.map((extra, index) => extra.open(videos[index].trial, captureUrl)),
+        ]);
+        await eventually(() => phoneText(pages[0], 'phone-cameras').textContent()).toBe(
+          `Cameras connected: ${CAMERAS.length + extras.length}`,
+        );
+        const start = researcher.getByRole('button', { name: 'Start recording' });
+        await researcher.getByRole('textbox', { name: 'Trial name' }).fill('walk_3');
+        await start.click();
+        await expectToast(researcher, messages.camerasConnectionTimeout);
+        await start.waitFor();
+        // Stopped and cancelled: the trial went to the recycle bin.
+        const walk = (await callApi<Session>(server.baseUrl, token, `/sessions/${sessionId}/`)).trials.find(
+          (trial) => trial.name === 'walk_3',
+        );
+        expect([walk?.status, walk?.trashed]).toEqual(['stopped', true]);
+      } finally {
+        await Promise.all(extras.map((extra) => extra.close()));
+      }
+    });
+  },
+);

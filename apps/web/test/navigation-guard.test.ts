@@ -39,11 +39,27 @@ describe('the navigation guard sends each kind of visitor where they may be', ()
   });
 
   it('not logged in: private pages and unknown paths go to Login, public pages open', async () => {
-    for (const path of ['/', '/sessions', '/verify', '/license', '/subjects', '/recycle-bin', '/connect-devices', '/no/such/page']) {
+    for (const path of [
+      '/',
+      '/sessions',
+      '/verify',
+      '/license',
+      '/subjects',
+      '/recycle-bin',
+      '/connect-devices',
+      '/no/such/page',
+    ]) {
       await page.goto(path);
       await expectPath(page, '/login');
     }
-    for (const path of ['/reset-password', '/new-password/some-token', '/register-kinetrace', '/session/1', '/dashboard/', '/profile/nobody/']) {
+    for (const path of [
+      '/reset-password',
+      '/new-password/some-token',
+      '/register-kinetrace',
+      '/session/1',
+      '/dashboard/',
+      '/profile/nobody/',
+    ]) {
       await page.goto(path);
       await expectPath(page, path);
     }
@@ -92,7 +108,9 @@ describe('the navigation guard sends each kind of visitor where they may be', ()
     await loginWithCode(page, server, user);
     await expectPath(page, '/license');
     // Choosing saves the answer at once, without Submit.
-    const saved = page.waitForResponse((response) => response.url().endsWith('/api/set-institutional-use/') && response.ok());
+    const saved = page.waitForResponse(
+      (response) => response.url().endsWith('/api/set-institutional-use/') && response.ok(),
+    );
     await page.getByLabel('Use in a company').check();
     await saved;
     await page.goto('/sessions');
@@ -152,7 +170,10 @@ describe('the navigation guard sends each kind of visitor where they may be', ()
     const user = makeUser('revoked');
     await signUpAndSignIn(page, server, user);
     const token = await page.evaluate(() => localStorage.getItem('auth_token'));
-    const revoked = await fetch(`${server.baseUrl}/api/logout/`, { method: 'POST', headers: { Authorization: `Token ${token}` } });
+    const revoked = await fetch(`${server.baseUrl}/api/logout/`, {
+      method: 'POST',
+      headers: { Authorization: `Token ${token}` },
+    });
     expect(revoked.ok).toBe(true);
     await page.goto('/sessions');
     await expectPath(page, '/login');

@@ -1,6 +1,11 @@
 import { PROCESSING_STAGES, type ProcessingProgress } from '@kinetrace/contracts';
 import { describe, expect, it } from 'vitest';
-import { MIN_OVERDUE_S, OVERDUE_FACTOR, UNKNOWN_EXPECTED_S, progressView } from '../src/components/processing-progress.ts';
+import {
+  MIN_OVERDUE_S,
+  OVERDUE_FACTOR,
+  UNKNOWN_EXPECTED_S,
+  progressView,
+} from '../src/components/processing-progress.ts';
 
 const startedAt = '2026-01-01T10:00:00.000Z';
 const at = (seconds: number) => Date.parse(startedAt) + seconds * 1000;

@@ -68,9 +68,13 @@ describe('the profile page: view, edit, picture, settings and account deletion',
     for (const text of [user.institution, 'Ada Lovelace', user.profession, user.reason, 'United States']) {
       await expect(page.getByText(text, { exact: true }).isVisible(), text).resolves.toBe(true);
     }
-    await expect(page.getByRole('link', { name: 'Contact' }).getAttribute('href')).resolves.toBe(`mailto:${user.email}`);
+    await expect(page.getByRole('link', { name: 'Contact' }).getAttribute('href')).resolves.toBe(
+      `mailto:${user.email}`,
+    );
     await expect.poll(() => page.getByText('Personal Website').count()).toBe(0);
-    await expect(page.getByRole('img', { name: `Profile picture of ${user.username}` }).getAttribute('src')).resolves.toBe('/default-profile.svg');
+    await expect(
+      page.getByRole('img', { name: `Profile picture of ${user.username}` }).getAttribute('src'),
+    ).resolves.toBe('/default-profile.svg');
     for (const button of ['Change image', 'Edit Profile', 'Settings']) {
       await expect(page.getByRole('button', { name: button }).isVisible(), button).resolves.toBe(true);
     }
@@ -80,7 +84,9 @@ describe('the profile page: view, edit, picture, settings and account deletion',
   it('copies the profile URL by clicking the username', async () => {
     await page.getByRole('heading', { name: user.username }).click();
     await expectToast(page, messages.profileUrlCopied);
-    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(`${server.baseUrl}/profile/${user.username}/`);
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(
+      `${server.baseUrl}/profile/${user.username}/`,
+    );
   });
 
   it('edits the profile: required fields are checked, discarded edits leave it unchanged, saved ones show', async () => {
@@ -109,7 +115,9 @@ describe('the profile page: view, edit, picture, settings and account deletion',
     await expectToast(page, messages.profileUpdated);
     await page.getByText('Institute of Movement', { exact: true }).waitFor();
     await expect(page.getByText('France', { exact: true }).isVisible()).resolves.toBe(true);
-    await expect(page.getByRole('link', { name: 'example.org/lab' }).getAttribute('href')).resolves.toBe('https://example.org/lab');
+    await expect(page.getByRole('link', { name: 'example.org/lab' }).getAttribute('href')).resolves.toBe(
+      'https://example.org/lab',
+    );
   });
 
   it("is told on the e-mail field when the address is someone else's", async () => {
@@ -125,7 +133,9 @@ describe('the profile page: view, edit, picture, settings and account deletion',
     const dialog = page.getByRole('dialog', { name: 'Upload Image' });
     await dialog.waitFor();
     await expect(dialog.getByRole('button', { name: 'Save Image' }).isDisabled()).resolves.toBe(true);
-    await dialog.locator('input[type=file]').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: makePng(64, [200, 40, 90]) });
+    await dialog
+      .locator('input[type=file]')
+      .setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: makePng(64, [200, 40, 90]) });
     await dialog.getByRole('img', { name: 'Preview of the new profile picture' }).waitFor();
     await screenshot(page, 'profile-upload');
     await dialog.getByRole('button', { name: 'Save Image' }).click();
@@ -136,7 +146,9 @@ describe('the profile page: view, edit, picture, settings and account deletion',
     const served = await fetch(new URL(src, server.baseUrl));
     expect(served.ok).toBe(true);
     expect(served.headers.get('content-type')).toMatch(/^image\/png/);
-    await expect(page.getByRole('button', { name: 'Profile menu' }).getByRole('img').getAttribute('src')).resolves.toBe(src);
+    await expect(page.getByRole('button', { name: 'Profile menu' }).getByRole('img').getAttribute('src')).resolves.toBe(
+      src,
+    );
     uploadedPicture = src;
   });
 
@@ -151,7 +163,9 @@ describe('the profile page: view, edit, picture, settings and account deletion',
   it('sees the server refuse a file that is not an image', async () => {
     await page.getByRole('button', { name: 'Change image' }).click();
     const dialog = page.getByRole('dialog', { name: 'Upload Image' });
-    await dialog.locator('input[type=file]').setInputFiles({ name: 'notes.png', mimeType: 'image/png', buffer: Buffer.from('just some text') });
+    await dialog
+      .locator('input[type=file]')
+      .setInputFiles({ name: 'notes.png', mimeType: 'image/png', buffer: Buffer.from('just some text') });
     await dialog.getByRole('button', { name: 'Save Image' }).click();
     await expectToast(page, messages.pictureNotImage);
     await dialog.getByRole('button', { name: 'Discard Changes' }).click();

@@ -35,12 +35,17 @@ describe('the session list: paging, rename, trash and restore, opening a session
     // Signing in without sessions passed through the first wizard step, which made one: start from
     // none, away from the list (which would send an empty account back to that step).
     await page.goto('about:blank');
-    const existing = await callApi<{ sessions: { id: string }[] }>(server.baseUrl, token, '/sessions/valid/', { quantity: -1 });
-    for (const { id } of existing.sessions) await callApi(server.baseUrl, token, `/sessions/${id}/permanent_remove/`, {});
+    const existing = await callApi<{ sessions: { id: string }[] }>(server.baseUrl, token, '/sessions/valid/', {
+      quantity: -1,
+    });
+    for (const { id } of existing.sessions)
+      await callApi(server.baseUrl, token, `/sessions/${id}/permanent_remove/`, {});
     // 45 sessions, named in creation order so that the newest (listed first) is session_45.
     for (let index = 1; index <= 45; index += 1) {
       const [session] = await callApi<Session[]>(server.baseUrl, token, '/sessions/new/');
-      await callApi(server.baseUrl, token, `/sessions/${session.id}/rename/`, { sessionNewName: `session_${String(index).padStart(2, '0')}` });
+      await callApi(server.baseUrl, token, `/sessions/${session.id}/rename/`, {
+        sessionNewName: `session_${String(index).padStart(2, '0')}`,
+      });
       sessions.push(session);
     }
     await page.goto('/sessions');
@@ -53,12 +58,20 @@ describe('the session list: paging, rename, trash and restore, opening a session
   it('shows 40 sessions a page, newest first, and the last 5 on page 2', async () => {
     await eventually(() => sessionRows(page).count()).toBe(40);
     await expect(sessionRows(page).first().innerText()).resolves.toContain('session_45');
-    await expect(sessionRows(page).first().innerText()).resolves.toMatch(/[A-Z][a-z]{2}\. \d{2}, \d{4}, \d{1,2}:\d{2} (am|pm)/);
+    await expect(sessionRows(page).first().innerText()).resolves.toMatch(
+      /[A-Z][a-z]{2}\. \d{2}, \d{4}, \d{1,2}:\d{2} (am|pm)/,
+    );
     await screenshot(page, 'session-list');
     await page.getByRole('button', { name: '2', exact: true }).click();
     await eventually(() => sessionRows(page).count()).toBe(5);
     const pageTwo = await sessionRows(page).allInnerTexts();
-    expect(pageTwo.map((row) => /session_\d+/.exec(row)?.[0])).toEqual(['session_05', 'session_04', 'session_03', 'session_02', 'session_01']);
+    expect(pageTwo.map((row) => /session_\d+/.exec(row)?.[0])).toEqual([
+      'session_05',
+      'session_04',
+      'session_03',
+      'session_02',
+      'session_01',
+    ]);
   });
 
   it('sorts by a column: session name ascending puts session_01 first', async () => {
@@ -73,7 +86,10 @@ describe('the session list: paging, rename, trash and restore, opening a session
     await eventually(() => sessionRows(page).count()).toBe(10);
     // No match says so, and what can be searched.
     await page.getByRole('textbox', { name: 'Search sessions' }).fill('no_such_session');
-    await page.getByTestId('empty-table').getByText('No session matches “no_such_session”: try a session name, a subject or an id.').waitFor();
+    await page
+      .getByTestId('empty-table')
+      .getByText('No session matches “no_such_session”: try a session name, a subject or an id.')
+      .waitFor();
     await page.getByRole('textbox', { name: 'Search sessions' }).fill('');
     await eventually(() => sessionRows(page).count()).toBe(40);
   });

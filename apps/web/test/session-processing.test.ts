@@ -16,10 +16,16 @@ import {
 } from './browser-harness.ts';
 
 const trialRow = (page: Page, name: string) =>
-  page.getByRole('table', { name: 'Trials' }).locator('tbody tr').filter({ has: page.getByRole('cell', { name, exact: true }) });
+  page
+    .getByRole('table', { name: 'Trials' })
+    .locator('tbody tr')
+    .filter({ has: page.getByRole('cell', { name, exact: true }) });
 
 /** Two cameras' videos: enough for the server to accept a trial as reprocessable (these tests never decode them). */
-const videos = ['cam01', 'cam02'].map((deviceId) => ({ deviceId, bytes: Buffer.from(`not a real video of ${deviceId}`) }));
+const videos = ['cam01', 'cam02'].map((deviceId) => ({
+  deviceId,
+  bytes: Buffer.from(`not a real video of ${deviceId}`),
+}));
 
 describe('the session screen follows processing: progress in the trial list, reprocess, opening a processed trial', () => {
   let server: SeedableServer;
@@ -43,19 +49,35 @@ describe('the session screen follows processing: progress in the trial list, rep
       name: 'walk_2',
       status: 'done',
       videos,
-      results: [{ tag: 'ik_results', fileName: 'walk_2.mot', bytes: Buffer.from('Coordinates\nendheader\ntime\tknee_angle_r\n0\t12.5\n') }],
+      results: [
+        {
+          tag: 'ik_results',
+          fileName: 'walk_2.mot',
+          bytes: Buffer.from('Coordinates\nendheader\ntime\tknee_angle_r\n0\t12.5\n'),
+        },
+      ],
     });
   });
   afterAll(() => stopSignedIn({ server, browser }));
 
   it("shows a processing trial's stage and percentage, and follows them as the list refreshes", async () => {
-    await writeProgress(walking, { stage: 'triangulate', percent: 42, started_at: new Date().toISOString(), expected_s: 60 });
+    await writeProgress(walking, {
+      stage: 'triangulate',
+      percent: 42,
+      started_at: new Date().toISOString(),
+      expected_s: 60,
+    });
     await page.goto(`/session/${session.id}`);
     const progress = trialRow(page, 'walk_1').getByTestId('trial-progress');
     await eventually(() => progress.textContent()).toBe(`${PROCESSING_STAGES.triangulate} · 42%`);
     await screenshot(page, 'session-trial-progress');
     // The runner moves on; the list shows it at its next refresh (every 5 s, §9) without a reload.
-    await writeProgress(walking, { stage: 'scale_ik', percent: 71, started_at: new Date().toISOString(), expected_s: 60 });
+    await writeProgress(walking, {
+      stage: 'scale_ik',
+      percent: 71,
+      started_at: new Date().toISOString(),
+      expected_s: 60,
+    });
     await eventually(() => progress.textContent()).toBe(`${PROCESSING_STAGES.scale_ik} · 71%`);
   });
 
@@ -72,12 +94,19 @@ describe('the session screen follows processing: progress in the trial list, rep
   });
 
   it('Reprocess in the trial menu queues the trial again, and the list shows it as reprocess', async () => {
-    const sent = page.waitForResponse((response) => response.url().endsWith(`/reprocess/`) && response.request().method() === 'POST');
+    const sent = page.waitForResponse(
+      (response) => response.url().endsWith(`/reprocess/`) && response.request().method() === 'POST',
+    );
     await page.getByRole('button', { name: 'Actions for trial walk_2' }).click();
-    await page.getByRole('menu', { name: 'Actions for trial walk_2' }).getByRole('menuitem', { name: 'Reprocess' }).click();
+    await page
+      .getByRole('menu', { name: 'Actions for trial walk_2' })
+      .getByRole('menuitem', { name: 'Reprocess' })
+      .click();
     const response = await sent;
     expect(response.status()).toBe(200);
-    const walk2 = (await callApi<Session>(server.baseUrl, token, `/sessions/${session.id}/`)).trials.find((trial) => trial.name === 'walk_2')!;
+    const walk2 = (await callApi<Session>(server.baseUrl, token, `/sessions/${session.id}/`)).trials.find(
+      (trial) => trial.name === 'walk_2',
+    )!;
     expect(await response.json()).toEqual({ trials: [walk2.id] });
     await expectToast(page, messages.trialQueuedForReprocessing);
     // No neutral trial in this session yet: the trial waits for it, queued for reprocessing.

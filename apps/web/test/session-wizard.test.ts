@@ -1,4 +1,10 @@
-import { PROCESSING_STAGES, capturePaths, messages, type ConnectDeviceRequest, type ProcessingProgress } from '@kinetrace/contracts';
+import {
+  PROCESSING_STAGES,
+  capturePaths,
+  messages,
+  type ConnectDeviceRequest,
+  type ProcessingProgress,
+} from '@kinetrace/contracts';
 import { schema } from '@kinetrace/db';
 import { eq } from 'drizzle-orm';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -28,7 +34,13 @@ async function pairPhone(baseUrl: string, pairingToken: string, deviceId: string
   const api = (path: string) => `${baseUrl}/api${path}`;
   const request: ConnectDeviceRequest = {
     device_id: deviceId,
-    capabilities: { model: 'Pixel 8 (Android 15), Chrome 140', max_width: 1920, max_height: 1080, framerates: [30, 60], mime_types: ['video/webm'] },
+    capabilities: {
+      model: 'Pixel 8 (Android 15), Chrome 140',
+      max_width: 1920,
+      max_height: 1080,
+      framerates: [30, 60],
+      mime_types: ['video/webm'],
+    },
   };
   const connected = await fetch(api(capturePaths.connect(pairingToken)), {
     method: 'POST',
@@ -36,12 +48,16 @@ async function pairPhone(baseUrl: string, pairingToken: string, deviceId: string
     body: JSON.stringify(request),
   });
   expect(connected.status).toBe(200);
-  const timer = setInterval(() => void fetch(api(`${capturePaths.state(pairingToken)}?device_id=${deviceId}`)).catch(() => undefined), 500);
+  const timer = setInterval(
+    () => void fetch(api(`${capturePaths.state(pairingToken)}?device_id=${deviceId}`)).catch(() => undefined),
+    500,
+  );
   return () => clearInterval(timer);
 }
 
 /** The step the wizard's stepper marks as the current one. */
-const currentStep = (page: Page) => page.getByRole('navigation', { name: 'Session set-up steps' }).locator('[aria-current="step"]');
+const currentStep = (page: Page) =>
+  page.getByRole('navigation', { name: 'Session set-up steps' }).locator('[aria-current="step"]');
 
 describe('the session wizard: addresses that survive a reload, the stepper, and what the QR code can reach', () => {
   let server: SeedableServer;
@@ -53,7 +69,8 @@ describe('the session wizard: addresses that survive a reload, the stepper, and 
   const unpairPhones: (() => void)[] = [];
   const user = makeUser('wizard');
 
-  const sessionCount = async () => (await callApi<{ total: number }>(server.baseUrl, token, '/sessions/valid/', { start: 0, quantity: 40 })).total;
+  const sessionCount = async () =>
+    (await callApi<{ total: number }>(server.baseUrl, token, '/sessions/valid/', { start: 0, quantity: 40 })).total;
 
   beforeAll(async () => {
     ({ server, browser, context, page, token } = await startSignedIn(user));
@@ -78,8 +95,12 @@ describe('the session wizard: addresses that survive a reload, the stepper, and 
   });
 
   it('reloading or bookmarking a step opens that session with its phones, and makes no new session', async () => {
-    const [session] = await server.backends.database.db.select().from(schema.sessions).where(eq(schema.sessions.id, sessionId));
-    for (const deviceId of ['phone-one-0001', 'phone-two-0002']) unpairPhones.push(await pairPhone(server.baseUrl, session.pairingToken, deviceId));
+    const [session] = await server.backends.database.db
+      .select()
+      .from(schema.sessions)
+      .where(eq(schema.sessions.id, sessionId));
+    for (const deviceId of ['phone-one-0001', 'phone-two-0002'])
+      unpairPhones.push(await pairPhone(server.baseUrl, session.pairingToken, deviceId));
     await eventually(() => page.getByTestId('devices-connected').textContent()).toBe('2 devices connected');
     const sessionsBefore = await sessionCount();
 
@@ -102,20 +123,31 @@ describe('the session wizard: addresses that survive a reload, the stepper, and 
     expect(await sessionCount()).toBe(sessionsBefore);
   });
 
-  it('a step of a session that is not the user\'s starts at Connect devices, as before', async () => {
+  it("a step of a session that is not the user's starts at Connect devices, as before", async () => {
     await page.goto('/00000000-0000-4000-8000-000000000000/calibration');
     await expectPath(page, /^\/([0-9a-f-]{36}\/)?connect-devices$/);
   });
 
   it('a calibration processing far longer than its videos warrant says so, with what to try, and leaves the buttons usable', async () => {
     const calibration = await server.seedTrial(sessionId, 'calibration', 'processing');
-    const progress: ProcessingProgress = { stage: 'board', percent: 30, started_at: new Date(Date.now() - 3_600_000).toISOString(), expected_s: 20 };
-    await server.backends.database.db.update(schema.trials).set({ meta: { progress } }).where(eq(schema.trials.id, calibration));
+    const progress: ProcessingProgress = {
+      stage: 'board',
+      percent: 30,
+      started_at: new Date(Date.now() - 3_600_000).toISOString(),
+      expected_s: 20,
+    };
+    await server.backends.database.db
+      .update(schema.trials)
+      .set({ meta: { progress } })
+      .where(eq(schema.trials.id, calibration));
     // Opened again (a reload): the screen follows the calibration under way.
     await page.goto(`/${sessionId}/calibration`);
     await eventually(() => page.getByTestId('processing-stage').textContent()).toBe(PROCESSING_STAGES.board);
     await eventually(() => page.getByTestId('processing-elapsed').textContent()).toMatch(/^30% · 6\d:\d\d$/);
-    await page.getByTestId('processing-overdue').getByText(/reprocess the trial from the session menu or record it again/).waitFor();
+    await page
+      .getByTestId('processing-overdue')
+      .getByText(/reprocess the trial from the session menu or record it again/)
+      .waitFor();
     await screenshot(page, 'wizard-4-calibration-overdue');
     expect(await page.getByRole('button', { name: 'Back' }).isEnabled()).toBe(true);
     await eventually(() => page.getByRole('button', { name: 'Calibrate' }).isEnabled()).toBe(true);
@@ -143,85 +175,102 @@ describe('the session wizard: addresses that survive a reload, the stepper, and 
   });
 });
 
-describeWithData('a lab without phones: import a calibration, then neutral videos', [QCA_CALIBRATION, ...DEMO_CAMERAS.map((camera) => `${DEMO_VIDEOS}/${camera}.mp4`)], () => {
-  let server: SeedableServer;
-  let browser: Browser;
-  let page: Page;
-  let token: string;
-  let firstSessionId: string;
-  const user = makeUser('importer');
+describeWithData(
+  'a lab without phones: import a calibration, then neutral videos',
+  [QCA_CALIBRATION, ...DEMO_CAMERAS.map((camera) => `${DEMO_VIDEOS}/${camera}.mp4`)],
+  () => {
+    let server: SeedableServer;
+    let browser: Browser;
+    let page: Page;
+    let token: string;
+    let firstSessionId: string;
+    const user = makeUser('importer');
 
-  beforeAll(async () => {
-    ({ server, browser, page, token } = await startSignedIn(user));
-  });
-  afterAll(() => stopSignedIn({ server, browser }));
+    beforeAll(async () => {
+      ({ server, browser, page, token } = await startSignedIn(user));
+    });
+    afterAll(() => stopSignedIn({ server, browser }));
 
-  it("a Qualisys file calibrates the demo's four cameras and the wizard goes on to Neutral", async () => {
-    await page.goto('/connect-devices');
-    await expectPath(page, /^\/[0-9a-f-]{36}\/connect-devices$/);
-    const sessionId = new URL(page.url()).pathname.split('/')[1];
-    await page.getByRole('button', { name: 'Next' }).click();
-    await expectPath(page, `/${sessionId}/calibration`);
+    it("a Qualisys file calibrates the demo's four cameras and the wizard goes on to Neutral", async () => {
+      await page.goto('/connect-devices');
+      await expectPath(page, /^\/[0-9a-f-]{36}\/connect-devices$/);
+      const sessionId = new URL(page.url()).pathname.split('/')[1];
+      await page.getByRole('button', { name: 'Next' }).click();
+      await expectPath(page, `/${sessionId}/calibration`);
 
-    await page.getByRole('button', { name: 'Import a calibration file' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Import a calibration file' });
-    await dialog.getByRole('button', { name: 'Import' }).click();
-    await dialog.getByText(messages.required).waitFor();
-    await dialog.locator('input[type="file"]').setInputFiles(referencePath(QCA_CALIBRATION));
-    await screenshot(page, 'wizard-3-import-calibration');
-    await dialog.getByRole('button', { name: 'Import' }).click();
-    await expectToast(page, messages.camerasCalibrated(4));
-    await expectPath(page, `/${sessionId}/neutral`);
-    await eventually(() => currentStep(page).innerText()).toContain('Neutral');
-    await screenshot(page, 'wizard-5-neutral');
-    firstSessionId = sessionId;
-  });
+      await page.getByRole('button', { name: 'Import a calibration file' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Import a calibration file' });
+      await dialog.getByRole('button', { name: 'Import' }).click();
+      await dialog.getByText(messages.required).waitFor();
+      await dialog.locator('input[type="file"]').setInputFiles(referencePath(QCA_CALIBRATION));
+      await screenshot(page, 'wizard-3-import-calibration');
+      await dialog.getByRole('button', { name: 'Import' }).click();
+      await expectToast(page, messages.camerasCalibrated(4));
+      await expectPath(page, `/${sessionId}/neutral`);
+      await eventually(() => currentStep(page).innerText()).toContain('Neutral');
+      await screenshot(page, 'wizard-5-neutral');
+      firstSessionId = sessionId;
+    });
 
-  it("Next subject opens a new session at its Neutral step, with the first session's calibration", async () => {
-    await page.goto(`/session/${firstSessionId}`);
-    await page.getByRole('button', { name: 'Next subject' }).click();
-    await expectPath(page, /^\/[0-9a-f-]{36}\/neutral$/);
-    const nextSessionId = new URL(page.url()).pathname.split('/')[1];
-    expect(nextSessionId).not.toBe(firstSessionId);
-    await page.getByRole('heading', { name: 'Neutral pose', level: 2 }).waitFor();
-    expect(await callApi(server.baseUrl, token, `/sessions/${nextSessionId}/get_n_calibrated_cameras/`)).toEqual({ data: 4 });
-  });
+    it("Next subject opens a new session at its Neutral step, with the first session's calibration", async () => {
+      await page.goto(`/session/${firstSessionId}`);
+      await page.getByRole('button', { name: 'Next subject' }).click();
+      await expectPath(page, /^\/[0-9a-f-]{36}\/neutral$/);
+      const nextSessionId = new URL(page.url()).pathname.split('/')[1];
+      expect(nextSessionId).not.toBe(firstSessionId);
+      await page.getByRole('heading', { name: 'Neutral pose', level: 2 }).waitFor();
+      expect(await callApi(server.baseUrl, token, `/sessions/${nextSessionId}/get_n_calibrated_cameras/`)).toEqual({
+        data: 4,
+      });
+    });
 
-  it('the lens-calibration dialog puts what is wrong on the field it is about', async () => {
-    await page.goto(`/session/${firstSessionId}`);
-    await page.getByRole('button', { name: 'Session menu' }).click();
-    await page.getByRole('menuitem', { name: 'Lens calibrations' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Lens calibrations' });
-    await dialog.getByText(/No lens calibration yet/).waitFor();
-    await dialog.getByRole('button', { name: 'Save lens calibration' }).click();
-    await dialog.getByText('Name the device model.').waitFor();
-    await dialog.getByRole('textbox', { name: 'Device model' }).fill('Pixel 8');
-    await dialog.locator('input[type="file"]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not a calibration') });
-    await dialog.getByRole('button', { name: 'Save lens calibration' }).click();
-    // The server's refusal, on the files field.
-    await dialog.getByText(/"notes\.txt" is neither a `kinetrace calibrate` \.json file nor a board image/).waitFor();
-    await screenshot(page, 'session-lens-calibrations');
-  });
+    it('the lens-calibration dialog puts what is wrong on the field it is about', async () => {
+      await page.goto(`/session/${firstSessionId}`);
+      await page.getByRole('button', { name: 'Session menu' }).click();
+      await page.getByRole('menuitem', { name: 'Lens calibrations' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Lens calibrations' });
+      await dialog.getByText(/No lens calibration yet/).waitFor();
+      await dialog.getByRole('button', { name: 'Save lens calibration' }).click();
+      await dialog.getByText('Name the device model.').waitFor();
+      await dialog.getByRole('textbox', { name: 'Device model' }).fill('Pixel 8');
+      await dialog
+        .locator('input[type="file"]')
+        .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not a calibration') });
+      await dialog.getByRole('button', { name: 'Save lens calibration' }).click();
+      // The server's refusal, on the files field.
+      await dialog.getByText(/"notes\.txt" is neither a `kinetrace calibrate` \.json file nor a board image/).waitFor();
+      await screenshot(page, 'session-lens-calibrations');
+    });
 
-  it("Import neutral videos on the Neutral step follows the imported trial with the runner's stage and percentage", async () => {
-    await callApi(server.baseUrl, token, '/subjects/', { name: 'Balancer', weight: 70, height: 1.75, birth_year: 1990, subject_tags: ['unimpaired'], terms: true });
-    await page.goto(`/${firstSessionId}/neutral`);
-    const importButton = page.getByRole('button', { name: 'Import neutral videos' });
-    // Subject, consent and data sharing first: the neutral trial is processed with them.
-    await eventually(() => importButton.isDisabled()).toBe(true);
-    await page.getByRole('combobox', { name: 'Subject' }).click();
-    await page.getByRole('option', { name: /Balancer/ }).click();
-    await page.getByRole('checkbox', { name: /agrees/ }).check();
-    await page.getByRole('combobox', { name: 'Data sharing' }).click();
-    await page.getByRole('option', { name: 'Share processed data', exact: true }).click();
-    await importButton.click();
-    const dialog = page.getByRole('dialog', { name: 'Import neutral videos' });
-    await dialog.locator('input[type="file"]').setInputFiles(DEMO_CAMERAS.map((camera) => referencePath(`${DEMO_VIDEOS}/${camera}.mp4`)));
-    await dialog.getByRole('button', { name: 'Import' }).click();
-    // The page keeps asking the recorder's status meanwhile: the import must not be taken for phones gone missing.
-    await eventually(() => page.getByTestId('processing-stage').textContent()).toBe(PROCESSING_STAGES.pose);
-    await eventually(() => page.getByTestId('processing-elapsed').textContent()).toMatch(/^\d+% · \d\d:\d\d$/);
-    await expect(page.getByTestId('neutral-error').count()).resolves.toBe(0);
-    await screenshot(page, 'wizard-6-neutral-import-processing');
-  });
-});
+    it("Import neutral videos on the Neutral step follows the imported trial with the runner's stage and percentage", async () => {
+      await callApi(server.baseUrl, token, '/subjects/', {
+        name: 'Balancer',
+        weight: 70,
+        height: 1.75,
+        birth_year: 1990,
+        subject_tags: ['unimpaired'],
+        terms: true,
+      });
+      await page.goto(`/${firstSessionId}/neutral`);
+      const importButton = page.getByRole('button', { name: 'Import neutral videos' });
+      // Subject, consent and data sharing first: the neutral trial is processed with them.
+      await eventually(() => importButton.isDisabled()).toBe(true);
+      await page.getByRole('combobox', { name: 'Subject' }).click();
+      await page.getByRole('option', { name: /Balancer/ }).click();
+      await page.getByRole('checkbox', { name: /agrees/ }).check();
+      await page.getByRole('combobox', { name: 'Data sharing' }).click();
+      await page.getByRole('option', { name: 'Share processed data', exact: true }).click();
+      await importButton.click();
+      const dialog = page.getByRole('dialog', { name: 'Import neutral videos' });
+      await dialog
+        .locator('input[type="file"]')
+        .setInputFiles(DEMO_CAMERAS.map((camera) => referencePath(`${DEMO_VIDEOS}/${camera}.mp4`)));
+      await dialog.getByRole('button', { name: 'Import' }).click();
+      // The page keeps asking the recorder's status meanwhile: the import must not be taken for phones gone missing.
+      await eventually(() => page.getByTestId('processing-stage').textContent()).toBe(PROCESSING_STAGES.pose);
+      await eventually(() => page.getByTestId('processing-elapsed').textContent()).toMatch(/^\d+% · \d\d:\d\d$/);
+      await expect(page.getByTestId('neutral-error').count()).resolves.toBe(0);
+      await screenshot(page, 'wizard-6-neutral-import-processing');
+    });
+  },
+);

@@ -83,7 +83,11 @@ describe('a remembered device skips the e-mailed code', () => {
     await expect.poll(() => page.getByLabel('Remember this device for 90 days').count()).toBe(0);
 
     const api = (path: string, body: unknown) =>
-      fetch(`${server.baseUrl}/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${server.baseUrl}/api${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     expect((await api('/reset-password/', { email: user.email })).status).toBe(200);
     const token = (await server.mailbox.nextLink(user.email)).split('/').at(-1);
     expect((await api('/new-password/', { token, password: user.password })).status).toBe(200);

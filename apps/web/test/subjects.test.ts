@@ -16,13 +16,17 @@ import {
 } from './browser-harness.ts';
 
 const subjectRows = (page: Page) => page.getByRole('table', { name: 'Subjects' }).locator('tbody tr');
-const subjectRow = (page: Page, name: string) => subjectRows(page).filter({ has: page.getByRole('cell', { name, exact: true }) });
+const subjectRow = (page: Page, name: string) =>
+  subjectRows(page).filter({ has: page.getByRole('cell', { name, exact: true }) });
 const field = (dialog: Locator, name: string) => dialog.getByRole('textbox', { name, exact: true });
 
 async function openSubjectMenu(page: Page, name: string, item: string): Promise<void> {
   await page.getByRole('button', { name: `Actions for subject ${name}` }).click();
   // Scoped to this subject's menu: the previous menu may still be fading out.
-  await page.getByRole('menu', { name: `Actions for subject ${name}` }).getByRole('menuitem', { name: item, exact: true }).click();
+  await page
+    .getByRole('menu', { name: `Actions for subject ${name}` })
+    .getByRole('menuitem', { name: item, exact: true })
+    .click();
 }
 
 describe('the Subjects screen and the subject dialog', () => {
@@ -45,7 +49,11 @@ describe('the Subjects screen and the subject dialog', () => {
   it('opens from the session list with its buttons and columns', async () => {
     await page.getByRole('link', { name: 'Subjects' }).click();
     await expectPath(page, '/subjects');
-    for (const button of ['Go back to sessions list', 'New Subject']) await page.getByRole('button', { name: button }).or(page.getByRole('link', { name: button })).waitFor();
+    for (const button of ['Go back to sessions list', 'New Subject'])
+      await page
+        .getByRole('button', { name: button })
+        .or(page.getByRole('link', { name: button }))
+        .waitFor();
     await page.getByRole('checkbox', { name: 'Show removed subjects' }).waitFor();
     const headers = await page.getByRole('table', { name: 'Subjects' }).locator('thead th').allInnerTexts();
     expect(headers.slice(0, 8).map((header) => header.replace(/[▲▼]/g, '').trim())).toEqual([
@@ -90,14 +98,19 @@ describe('the Subjects screen and the subject dialog', () => {
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.getByText(messages.subjectTagsRequired, { exact: true }).waitFor();
     await dialog.getByText(messages.subjectConsentRequired, { exact: true }).waitFor();
-    for (const [, , message] of ranges) await expect(dialog.getByText(message, { exact: true }).count()).resolves.toBe(0);
+    for (const [, , message] of ranges)
+      await expect(dialog.getByText(message, { exact: true }).count()).resolves.toBe(0);
     await screenshot(page, 'subject-dialog-errors');
 
     await dialog.getByLabel('Sex at birth', { exact: true }).click();
     await page.getByRole('option', { name: 'Female', exact: true }).click();
     await dialog.getByLabel('Gender', { exact: true }).click();
     await page.getByRole('option', { name: 'Non-Binary/Non-Conforming', exact: true }).click();
-    await dialog.getByRole('textbox', { name: /^Subject tags/ }).or(dialog.getByLabel(/^Subject tags/)).first().click();
+    await dialog
+      .getByRole('textbox', { name: /^Subject tags/ })
+      .or(dialog.getByLabel(/^Subject tags/))
+      .first()
+      .click();
     await page.getByRole('option', { name: 'Unimpaired', exact: true }).click();
     await page.getByRole('option', { name: 'Knee osteoarthritis', exact: true }).click();
     await dialog.getByText(messages.subjectTagsRequired, { exact: true }).waitFor({ state: 'detached' });
@@ -106,7 +119,16 @@ describe('the Subjects screen and the subject dialog', () => {
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'detached' });
 
-    await eventually(async () => (await subjectRow(page, 'P01').locator('td').allInnerTexts()).slice(0, 8)).toEqual(['P01', '72.5 kg', '1.74 m', '1990', 'Female', 'Non-Binary/Non-Conforming', 'Unimpaired, Knee osteoarthritis', 'Left knee pain']);
+    await eventually(async () => (await subjectRow(page, 'P01').locator('td').allInnerTexts()).slice(0, 8)).toEqual([
+      'P01',
+      '72.5 kg',
+      '1.74 m',
+      '1990',
+      'Female',
+      'Non-Binary/Non-Conforming',
+      'Unimpaired, Knee osteoarthritis',
+      'Left knee pain',
+    ]);
     await screenshot(page, 'subjects');
   });
 
@@ -117,7 +139,11 @@ describe('the Subjects screen and the subject dialog', () => {
     await field(dialog, 'Name').fill('P01-renamed');
     await page.route('**/api/subjects/*/', (route) =>
       route.request().method() === 'PUT'
-        ? route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ name: ['A subject with this name already exists.'] }) })
+        ? route.fulfill({
+            status: 400,
+            contentType: 'application/json',
+            body: JSON.stringify({ name: ['A subject with this name already exists.'] }),
+          })
         : route.fallback(),
     );
     await dialog.getByRole('button', { name: 'Save' }).click();
@@ -141,7 +167,12 @@ describe('the Subjects screen and the subject dialog', () => {
     const sessionsTable = page.getByRole('table', { name: 'Sessions of the subject' });
     const row = sessionsTable.locator('tbody tr').filter({ hasText: 'knee_visit_1' });
     await row.waitFor();
-    expect(await sessionsTable.locator('thead th').allInnerTexts()).toEqual(['Session ID', 'Session Name', 'Trials', 'Date']);
+    expect(await sessionsTable.locator('thead th').allInnerTexts()).toEqual([
+      'Session ID',
+      'Session Name',
+      'Trials',
+      'Date',
+    ]);
     await screenshot(page, 'subjects-selected');
     await row.dblclick();
     await expectPath(page, `/session/${session.id}`);
@@ -166,7 +197,11 @@ describe('the Subjects screen and the subject dialog', () => {
     await link.waitFor();
     const archive = await fetch(new URL((await link.getAttribute('href'))!, server.baseUrl));
     expect(archive.status).toBe(200);
-    expect(Buffer.from(await archive.arrayBuffer()).subarray(0, 2).toString('latin1')).toBe('PK');
+    expect(
+      Buffer.from(await archive.arrayBuffer())
+        .subarray(0, 2)
+        .toString('latin1'),
+    ).toBe('PK');
     await download;
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
@@ -230,7 +265,14 @@ describe('the Subjects screen and the subject dialog', () => {
       const response = await fetch(`${server.baseUrl}/api/subjects/`, {
         method: 'POST',
         headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `S${String(index).padStart(2, '0')}`, weight: 60, height: 1.7, birth_year: 1980, subject_tags: ['unimpaired'], terms: true }),
+        body: JSON.stringify({
+          name: `S${String(index).padStart(2, '0')}`,
+          weight: 60,
+          height: 1.7,
+          birth_year: 1980,
+          subject_tags: ['unimpaired'],
+          terms: true,
+        }),
       });
       expect(response.status).toBe(201);
     }

@@ -35,8 +35,27 @@ interface Transforms {
 /** A 3-second test-pattern video, H.264 in mp4 as processing writes them. */
 function testVideo(dir: string, name: string, pattern: string): Buffer {
   const path = join(dir, `${name}.mp4`);
-  execFileSync(ffmpegPath(), ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `${pattern}=size=320x240:rate=${VIDEO_FPS}`, '-t', '3',
-    '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-g', '1', '-movflags', '+faststart', path]);
+  execFileSync(ffmpegPath(), [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `${pattern}=size=320x240:rate=${VIDEO_FPS}`,
+    '-t',
+    '3',
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+    '-g',
+    '1',
+    '-movflags',
+    '+faststart',
+    path,
+  ]);
   return readFileSync(path);
 }
 
@@ -44,8 +63,20 @@ function testVideo(dir: string, name: string, pattern: string): Buffer {
 function ikJsonOf(motText: string): Buffer {
   const mot = readStorage(motText);
   const width = mot.columnLabels.length;
-  const coordinates = Object.fromEntries(mot.columnLabels.map((label, c) => [label, Array.from(mot.timesS, (_, row) => mot.values[row * width + c])]));
-  return Buffer.from(JSON.stringify({ format: 'kinetrace-ik', version: 1, units: 'degrees', translationUnits: 'm', time: Array.from(mot.timesS), coordinates, translationalCoordinates: ['pelvis_tx', 'pelvis_ty', 'pelvis_tz'] }));
+  const coordinates = Object.fromEntries(
+    mot.columnLabels.map((label, c) => [label, Array.from(mot.timesS, (_, row) => mot.values[row * width + c])]),
+  );
+  return Buffer.from(
+    JSON.stringify({
+      format: 'kinetrace-ik',
+      version: 1,
+      units: 'degrees',
+      translationUnits: 'm',
+      time: Array.from(mot.timesS),
+      coordinates,
+      translationalCoordinates: ['pelvis_tx', 'pelvis_ty', 'pelvis_tz'],
+    }),
+  );
 }
 
 const scene = (page: Page) => page.getByTestId('viewer-scene');
@@ -95,8 +126,14 @@ async function drawnJointsNear(page: Page, png: Buffer, points: { x: number; y: 
         let [sumX, sumY] = [0, 0];
         for (const [px, py] of queue) {
           [sumX, sumY] = [sumX + px + 0.5, sumY + py + 0.5];
-          for (const [nx, ny] of [[px + 1, py], [px - 1, py], [px, py + 1], [px, py - 1]]) {
-            if (nx < 0 || ny < 0 || nx >= width || ny >= height || seen.has(ny * width + nx) || !orange(nx, ny)) continue;
+          for (const [nx, ny] of [
+            [px + 1, py],
+            [px - 1, py],
+            [px, py + 1],
+            [px, py - 1],
+          ]) {
+            if (nx < 0 || ny < 0 || nx >= width || ny >= height || seen.has(ny * width + nx) || !orange(nx, ny))
+              continue;
             seen.add(ny * width + nx);
             queue.push([nx, ny]);
           }
@@ -108,7 +145,8 @@ async function drawnJointsNear(page: Page, png: Buffer, points: { x: number; y: 
   );
 }
 
-const nextPaint = (page: Page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+const nextPaint = (page: Page) =>
+  page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
 
 async function seek(page: Page, timeS: number): Promise<void> {
   const field = page.getByRole('textbox', { name: 'Time (s)' });
@@ -152,7 +190,8 @@ async function chartJointAngles(page: Page): Promise<void> {
 
 let session: Session;
 
-const videoTimes = (page: Page) => page.locator('video').evaluateAll((videos) => (videos as HTMLVideoElement[]).map((video) => video.currentTime));
+const videoTimes = (page: Page) =>
+  page.locator('video').evaluateAll((videos) => (videos as HTMLVideoElement[]).map((video) => video.currentTime));
 
 describeWithData('the trial viewer, its videos and the chart', [fixture.transforms, fixture.motion], () => {
   let server: SeedableServer;
@@ -200,12 +239,20 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
       await nextPaint(page);
       const png = await scene(page).locator('canvas').screenshot();
       const bodies = ['pelvis', 'calcn_r', 'calcn_l'];
-      const projected = await Promise.all(bodies.map((body) => projectOnCanvas(page, transforms.bodies[body].translation[frame])));
+      const projected = await Promise.all(
+        bodies.map((body) => projectOnCanvas(page, transforms.bodies[body].translation[frame])),
+      );
       const drawn = await drawnJointsNear(page, png, projected, 12);
       await screenshot(page, `trial-viewer-${timeS}s`);
       bodies.forEach((body, i) => {
-        expect(drawn[i], `${body} drawn near its projection ${JSON.stringify(projected[i])} at ${timeS} s`).not.toBeNull();
-        expect(Math.hypot(drawn[i]!.x - projected[i].x, drawn[i]!.y - projected[i].y), `${body} at ${timeS} s`).toBeLessThan(3);
+        expect(
+          drawn[i],
+          `${body} drawn near its projection ${JSON.stringify(projected[i])} at ${timeS} s`,
+        ).not.toBeNull();
+        expect(
+          Math.hypot(drawn[i]!.x - projected[i].x, drawn[i]!.y - projected[i].y),
+          `${body} at ${timeS} s`,
+        ).toBeLessThan(3);
       });
     }
   });
@@ -235,7 +282,10 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
               // While a video seeks (the loop back to the start) the clock waits for it, and chromium may report
               // its time as 0 until the picture is there: only settled moments are compared.
               if (elements.every((video) => !video.seeking)) {
-                out.push({ clockS: Number(time) + sinceS * speedFactor, videos: elements.map((video) => video.currentTime) });
+                out.push({
+                  clockS: Number(time) + sinceS * speedFactor,
+                  videos: elements.map((video) => video.currentTime),
+                });
               }
               if (performance.now() < end) requestAnimationFrame(sample);
               else resolve(out);
@@ -246,7 +296,9 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
       await page.getByRole('button', { name: 'Pause' }).click();
       // Software WebGL draws only a few frames a second; enough to see the clocks drift apart.
       expect(samples.length).toBeGreaterThanOrEqual(4);
-      const worst = Math.max(...samples.flatMap(({ clockS, videos }) => videos.map((videoTime) => Math.abs(videoTime - clockS))));
+      const worst = Math.max(
+        ...samples.flatMap(({ clockS, videos }) => videos.map((videoTime) => Math.abs(videoTime - clockS))),
+      );
       expect(worst, `largest video-to-clock difference at ${speed}`).toBeLessThanOrEqual(FRAME_S);
     }
   });
@@ -277,7 +329,8 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
     expect(header.split(',')).toEqual(['time', 'knee_angle_r', 'hip_flexion_r']);
     const mot = readStorage(motText);
     expect(rows).toHaveLength(mot.timesS.length);
-    const column = (label: string) => Array.from(mot.timesS, (_, row) => mot.values[row * mot.columnLabels.length + mot.columnLabels.indexOf(label)]);
+    const column = (label: string) =>
+      Array.from(mot.timesS, (_, row) => mot.values[row * mot.columnLabels.length + mot.columnLabels.indexOf(label)]);
     expect(rows.map((row) => row.split(',').map(Number))).toEqual(
       Array.from(mot.timesS, (t, row) => [t, column('knee_angle_r')[row], column('hip_flexion_r')[row]]),
     );
@@ -296,7 +349,11 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
     await visitor.getByRole('cell', { name: 'jump', exact: true }).click();
     await scene(visitor).locator('canvas').waitFor();
     await eventually(() => scene(visitor).getAttribute('data-frame')).not.toBeNull();
-    for (const ownerControl of [visitor.getByRole('button', { name: /Actions for trial/ }), visitor.getByRole('button', { name: 'Start recording' }), visitor.getByRole('button', { name: 'Session menu' })]) {
+    for (const ownerControl of [
+      visitor.getByRole('button', { name: /Actions for trial/ }),
+      visitor.getByRole('button', { name: 'Start recording' }),
+      visitor.getByRole('button', { name: 'Session menu' }),
+    ]) {
       await expect(ownerControl.count()).resolves.toBe(0);
     }
     await chartJointAngles(visitor);

@@ -15,14 +15,18 @@ import {
 } from './browser-harness.ts';
 
 const trialRows = (page: Page) => page.getByRole('table', { name: 'Trials' }).locator('tbody tr');
-const trialRow = (page: Page, name: string) => trialRows(page).filter({ has: page.getByRole('cell', { name, exact: true }) });
+const trialRow = (page: Page, name: string) =>
+  trialRows(page).filter({ has: page.getByRole('cell', { name, exact: true }) });
 const binSessions = (page: Page) => page.getByRole('table', { name: 'Trashed sessions' }).locator('tbody tr');
 const binTrials = (page: Page) => page.getByRole('table', { name: 'Trashed trials' }).locator('tbody tr');
 
 async function openTrialMenu(page: Page, trial: string, item: string): Promise<void> {
   await page.getByRole('button', { name: `Actions for trial ${trial}` }).click();
   // Scoped to this trial's menu: the previous menu may still be fading out.
-  await page.getByRole('menu', { name: `Actions for trial ${trial}` }).getByRole('menuitem', { name: item, exact: true }).click();
+  await page
+    .getByRole('menu', { name: `Actions for trial ${trial}` })
+    .getByRole('menuitem', { name: item, exact: true })
+    .click();
 }
 
 describe('trial dialogs on the session screen, and the recycle bin', () => {
@@ -57,13 +61,21 @@ describe('trial dialogs on the session screen, and the recycle bin', () => {
     await page.goto(`/session/${fresh.id}`);
     await page.getByRole('heading', { name: /^Session \d{4}-\d{2}-\d{2} \d{2}:\d{2}$/ }).waitFor();
     await expect(page.getByRole('heading', { name: fresh.id }).count()).resolves.toBe(0);
-    await page.getByTestId('empty-table').getByText('No trials yet: name one above and press Start recording, or import videos from the session menu.').waitFor();
+    await page
+      .getByTestId('empty-table')
+      .getByText('No trials yet: name one above and press Start recording, or import videos from the session menu.')
+      .waitFor();
   });
 
   it('lists the trials of a session without the calibration trial', async () => {
     await page.goto(`/session/${visit.id}`);
     await page.getByRole('heading', { name: 'visit_a' }).waitFor();
-    await eventually(async () => (await trialRows(page).allInnerTexts()).map((row) => row.split('\t')[0])).toEqual(['neutral', 'walk_1', 'walk_2', 'squat_1']);
+    await eventually(async () => (await trialRows(page).allInnerTexts()).map((row) => row.split('\t')[0])).toEqual([
+      'neutral',
+      'walk_1',
+      'walk_2',
+      'squat_1',
+    ]);
     await screenshot(page, 'session-trials');
   });
 
@@ -102,7 +114,11 @@ describe('trial dialogs on the session screen, and the recycle bin', () => {
     expect(warningBox.y).toBeGreaterThanOrEqual(headerBox.y + headerBox.height);
     expect(warningBox.x + warningBox.width).toBeGreaterThan(page.viewportSize()!.width - 100);
     // A warning stays until closed.
-    await page.getByRole('alert').filter({ hasText: messages.trialBusy }).getByRole('button', { name: 'Close' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: messages.trialBusy })
+      .getByRole('button', { name: 'Close' })
+      .click();
     await expect(page.getByRole('dialog', { name: 'Rename trial' }).count()).resolves.toBe(0);
   });
 
@@ -111,7 +127,11 @@ describe('trial dialogs on the session screen, and the recycle bin', () => {
     const dialog = page.getByRole('dialog', { name: 'Tags of trial walk_1' });
     const apply = dialog.getByRole('button', { name: 'Apply Tags' });
     await expect(apply.isDisabled()).resolves.toBe(true);
-    await dialog.getByRole('textbox', { name: /^Trial tags/ }).or(dialog.getByLabel(/^Trial tags/)).first().click();
+    await dialog
+      .getByRole('textbox', { name: /^Trial tags/ })
+      .or(dialog.getByLabel(/^Trial tags/))
+      .first()
+      .click();
     await page.getByRole('option', { name: 'Walking (fast)', exact: true }).click();
     await eventually(() => apply.isDisabled()).toBe(false);
     await dialog.getByRole('heading', { name: 'Tags of trial walk_1' }).click(); // closes the tag list
@@ -123,7 +143,9 @@ describe('trial dialogs on the session screen, and the recycle bin', () => {
   it('trashes a trial after asking, hides it, and shows it again with the trashed ones', async () => {
     await openTrialMenu(page, 'walk_1', 'Trash');
     const dialog = page.getByRole('dialog', { name: 'Trash trial' });
-    await dialog.getByText(/^Do you want to trash trial walk_1\? You will be able to restore it for 30 days\./).waitFor();
+    await dialog
+      .getByText(/^Do you want to trash trial walk_1\? You will be able to restore it for 30 days\./)
+      .waitFor();
     await dialog.getByRole('button', { name: 'Yes' }).click();
     await eventually(() => trialRow(page, 'walk_1').count()).toBe(0);
     await page.getByRole('checkbox', { name: 'Show trashed trials' }).check();
@@ -138,7 +160,11 @@ describe('trial dialogs on the session screen, and the recycle bin', () => {
     const link = dialog.getByRole('link', { name: 'data.zip' });
     await link.waitFor();
     const archive = await fetch(new URL((await link.getAttribute('href'))!, server.baseUrl));
-    expect(Buffer.from(await archive.arrayBuffer()).subarray(0, 2).toString('latin1')).toBe('PK');
+    expect(
+      Buffer.from(await archive.arrayBuffer())
+        .subarray(0, 2)
+        .toString('latin1'),
+    ).toBe('PK');
     await download;
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });

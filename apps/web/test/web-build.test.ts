@@ -1,5 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +41,10 @@ function scratchProject() {
   mkdirSync(join(project, 'node_modules'), { recursive: true });
   copyFileSync(ENSURE_READY, join(project, 'scripts/ensure-ready.mjs'));
   writeFileSync(join(project, 'build.cjs'), FAKE_BUILD);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, scripts: { 'build:web': 'node build.cjs' } }));
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'scratch', private: true, scripts: { 'build:web': 'node build.cjs' } }),
+  );
   // Dependencies installed after the lock file: ensure-ready leaves them alone.
   writeFileSync(join(project, 'package-lock.json'), '{}');
   writeFileSync(join(project, 'node_modules/.package-lock.json'), '{}');
@@ -46,7 +59,11 @@ function editSource() {
   utimesSync(path, later, later);
 }
 const ensureReady = (env: Record<string, string>) =>
-  spawnSync(process.execPath, [join(project, 'scripts/ensure-ready.mjs')], { cwd: project, env: { ...process.env, ...env }, encoding: 'utf8' });
+  spawnSync(process.execPath, [join(project, 'scripts/ensure-ready.mjs')], {
+    cwd: project,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
 const dist = (path = '') => join(project, 'apps/web/dist', path);
 const leftovers = () => readdirSync(join(project, 'apps/web')).filter((name) => name !== 'src' && name !== 'dist');
 

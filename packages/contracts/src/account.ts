@@ -76,7 +76,9 @@ const passwordsMatchRule = {
   path: ['confirm_password'],
   when: (payload: { value: unknown }) => {
     const value = payload.value as { password?: unknown; confirm_password?: unknown } | undefined;
-    return typeof value?.password === 'string' && typeof value.confirm_password === 'string' && value.confirm_password !== '';
+    return (
+      typeof value?.password === 'string' && typeof value.confirm_password === 'string' && value.confirm_password !== ''
+    );
   },
 };
 
@@ -155,7 +157,6 @@ export const deleteAccountRequestSchema = z.object({ confirm: requiredText(150) 
 
 export const messageResponseSchema = z.object({ message: z.string() });
 export type MessageResponse = z.infer<typeof messageResponseSchema>;
-
 
 export const meResponseSchema = z.object({
   user_id: z.number().int(),

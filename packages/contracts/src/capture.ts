@@ -114,7 +114,9 @@ export interface ClockSample {
  */
 export function estimateClockOffsetMs(samples: readonly ClockSample[]): { offsetMs: number; uncertaintyMs: number } {
   if (samples.length === 0) throw new Error('No clock samples');
-  const best = samples.reduce((a, b) => (b.receivedAtLocalMs - b.sentAtLocalMs < a.receivedAtLocalMs - a.sentAtLocalMs ? b : a));
+  const best = samples.reduce((a, b) =>
+    b.receivedAtLocalMs - b.sentAtLocalMs < a.receivedAtLocalMs - a.sentAtLocalMs ? b : a,
+  );
   const roundTripMs = best.receivedAtLocalMs - best.sentAtLocalMs;
   return { offsetMs: best.serverTimeMs - (best.sentAtLocalMs + roundTripMs / 2), uncertaintyMs: roundTripMs / 2 };
 }

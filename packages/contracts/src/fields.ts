@@ -45,14 +45,18 @@ export const passwordField = loginPasswordField.superRefine((value, ctx) => {
   if (value === '') return; // already reported as required
   const meaningful = value.trim();
   if (meaningful === '') ctx.addIssue({ code: 'custom', message: messages.passwordOnlySpaces });
-  else if (meaningful.length < PASSWORD_MIN_LENGTH) ctx.addIssue({ code: 'custom', message: messages.passwordTooShort(PASSWORD_MIN_LENGTH) });
+  else if (meaningful.length < PASSWORD_MIN_LENGTH)
+    ctx.addIssue({ code: 'custom', message: messages.passwordTooShort(PASSWORD_MIN_LENGTH) });
 });
 
 export const websiteField = z
   .string()
   .trim()
   .max(200)
-  .refine((value) => value === '' || URL.canParse(value.includes('://') ? value : `https://${value}`), messages.invalidUrl)
+  .refine(
+    (value) => value === '' || URL.canParse(value.includes('://') ? value : `https://${value}`),
+    messages.invalidUrl,
+  )
   .optional()
   .default('');
 
@@ -63,11 +67,15 @@ export const countryField = z.string().refine((value) => COUNTRY_NAMES.includes(
  * `z.number(wrongTypeError(...))` so that a value that is not a number (true, [1.7], "70", null) is
  * refused with the field's own message, never converted.
  */
-export const fromNumberInput = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema);
+export const fromNumberInput = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema);
 
 /**
  * A number sent as text (a query string, tus metadata, a multipart field) or as a JSON number: text in
  * decimal notation is the number it spells; anything else (true, [1.7], null, '', "1e3") is refused.
  */
 export const fromNumberText = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (typeof value === 'string' && /^-?\d{1,15}(\.\d{1,15})?$/.test(value) ? Number(value) : value), schema);
+  z.preprocess(
+    (value) => (typeof value === 'string' && /^-?\d{1,15}(\.\d{1,15})?$/.test(value) ? Number(value) : value),
+    schema,
+  );

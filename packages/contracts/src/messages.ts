@@ -44,7 +44,8 @@ export const messages = {
   subjectHeightTooSmall:
     "It seems unlikely that the subject's height is less than 0.1 m. Please ensure that you are using the correct units. The height should be specified in meters (m).",
   subjectBirthYearInFuture: "The subject's birth year cannot be set in the future. Please enter a valid birth year.",
-  subjectBirthYearTooEarly: "It seems unlikely that the subject's birth year predates 1900. Please enter a valid birth year.",
+  subjectBirthYearTooEarly:
+    "It seems unlikely that the subject's birth year predates 1900. Please enter a valid birth year.",
   subjectTagsRequired: "You must add at least one subject tag. For subjects with no conditions, select 'Unimpaired'.",
   subjectTagsNotArray: 'The subject tags must be contained in an array.',
   subjectConsentRequired: 'The subject must provide informed consent.',
@@ -71,10 +72,12 @@ export const messages = {
     `${connected} device(s) connected to the session and 2+ devices are required, please re-pair your devices using qr code at top of page.`,
   videosMissing: (expected: number, uploaded: number) =>
     `${expected} devices expected and ${uploaded} videos were uploaded. Please reconnect the missing ${expected - uploaded} devices to the session using the QR code at the top of the screen.`,
-  camerasConnectionTimeout: 'Connected cameras do not match calibrated cameras. Timeout while waiting for cameras to connect.',
+  camerasConnectionTimeout:
+    'Connected cameras do not match calibrated cameras. Timeout while waiting for cameras to connect.',
   noCalibratedCamerasForTrial: 'There are no calibrated cameras for this trial.',
   noCamerasCalibrated: 'No cameras have been calibrated. Please go back and calibrate your cameras.',
-  onlyOneCalibratedCamera: 'There is only 1 calibrated camera, but at least 2 cameras are necessary. Please go back and calibrate your cameras.',
+  onlyOneCalibratedCamera:
+    'There is only 1 calibrated camera, but at least 2 cameras are necessary. Please go back and calibrate your cameras.',
   camerasCalibrated: (count: number) => `${count} devices calibrated successfully.`,
   recordingTimeLimit: 'Recording finished upon reaching time limit',
   trialBeingRecorded: 'The trial is being recorded',
@@ -120,7 +123,10 @@ export const messages = {
   tooManyWrongCodes: 'Too many wrong codes. Request a new code.',
   tooManyAttempts: (waitS: number) => {
     const seconds = Math.max(1, Math.ceil(waitS));
-    const wait = seconds < 60 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${Math.ceil(seconds / 60)} minute${seconds <= 60 ? '' : 's'}`;
+    const wait =
+      seconds < 60
+        ? `${seconds} second${seconds === 1 ? '' : 's'}`
+        : `${Math.ceil(seconds / 60)} minute${seconds <= 60 ? '' : 's'}`;
     return `Too many attempts. Please wait ${wait} and try again.`;
   },
   invalidResetLink: 'This password reset link is invalid or has expired. Request a new one.',
@@ -136,4 +142,3 @@ export const messages = {
   licensePreviousNotPermitted:
     'Your previous answer was a use that is not permitted without a license. Please confirm how you use this software.',
 } as const;
-

@@ -81,11 +81,14 @@ export const processingMessages = {
   /** An internal failure after its last retry: never the error's own text, a stack or a path. */
   internalFailure:
     'Processing failed because of a problem on the server, not with your recording. Try Reprocess; if it fails again, report it with the trial id.',
-  calibrationMissing: 'This session has no calibrated cameras yet. Record (or import) the calibration first, then reprocess this trial.',
-  neutralMissing: 'This session has no processed neutral trial. Record the neutral pose first, then reprocess this trial.',
+  calibrationMissing:
+    'This session has no calibrated cameras yet. Record (or import) the calibration first, then reprocess this trial.',
+  neutralMissing:
+    'This session has no processed neutral trial. Record the neutral pose first, then reprocess this trial.',
   camerasNotCalibrated: (cameras: string[]) =>
     `No calibration for camera${cameras.length === 1 ? '' : 's'} ${cameras.join(', ')}. Calibrate the session again with the cameras that recorded this trial.`,
-  subjectMissing: "The subject's mass and height are needed to scale the model. Choose the session's subject, then reprocess the neutral trial.",
+  subjectMissing:
+    "The subject's mass and height are needed to scale the model. Choose the session's subject, then reprocess the neutral trial.",
   notProcessable: 'Only a trial that has finished processing (done or error) can be reprocessed.',
 } as const;
 
@@ -100,7 +103,11 @@ export const lensCalibrationSchema = z.object({
 });
 export type LensCalibration = z.infer<typeof lensCalibrationSchema>;
 
-export const deviceModelField = z.string({ error: 'Name the device model.' }).trim().min(1, 'Name the device model.').max(100);
+export const deviceModelField = z
+  .string({ error: 'Name the device model.' })
+  .trim()
+  .min(1, 'Name the device model.')
+  .max(100);
 
 /** Calibration files `importCalibration` reads, by how the file name ends (lower case). */
 export const CALIBRATION_FILE_EXTENSIONS = ['.json', '.toml', '.qca.txt', '.pickle', '.pkl'] as const;
@@ -154,7 +161,8 @@ export const importMessages = {
   lensJsonUnreadable: (fileName: string) =>
     `"${fileName}" is not a \`kinetrace calibrate\` file: it must be the Kinetrace camera .json the command wrote, with one camera.`,
   lensImageUnreadable: (fileName: string) => `"${fileName}" could not be read as an image.`,
-  lensImageSizes: (fileName: string) => `"${fileName}" has another size or orientation than the first image: take every image with the same camera, held the same way.`,
+  lensImageSizes: (fileName: string) =>
+    `"${fileName}" has another size or orientation than the first image: take every image with the same camera, held the same way.`,
   lensTooFewViews: (found: number, total: number, cols: number, rows: number) =>
     `The ${cols} x ${rows} board (inner corners) was found in ${found} of ${total} images; at least ${LENS_MIN_VIEWS} are needed. ` +
     'Check the board size (inner corners, not squares), and photograph the whole board from several angles (tilted 20-45°, near the image corners too).',

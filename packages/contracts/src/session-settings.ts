@@ -11,7 +11,10 @@ export const DATA_SHARING_OPTIONS = [
 export const SCALING_SETUPS = { upright_standing_pose: 'Upright standing pose', any_pose: 'Any pose' } as const;
 /** Pose models by the spec's names; the engine runs BlazePose full for 'hrnet' (accurate) and lite for 'openpose' (fast). */
 export const POSE_MODELS = { hrnet: 'HRNet (accurate)', openpose: 'OpenPose (fast)' } as const;
-export const OPENSIM_MODELS = { LaiUhlrich2022: 'Full body', LaiUhlrich2022_shoulder: 'Full body with shoulder complex' } as const;
+export const OPENSIM_MODELS = {
+  LaiUhlrich2022: 'Full body',
+  LaiUhlrich2022_shoulder: 'Full body with shoulder complex',
+} as const;
 export const AUGMENTER_MODELS = { 'v0.3': 'v0.3 (latest)', 'v0.2': 'v0.2' } as const;
 export const FRAMERATES = [60, 120, 240] as const;
 export const CHECKERBOARD_PLACEMENTS = ['Perpendicular', 'Lying'] as const;
@@ -34,7 +37,10 @@ export interface FilterFrequencyDecision {
  * §5 filter frequency: 'default' or a positive number of Hz, never above half the framerate. A value
  * above half is replaced by half, anything else by 'default', each with the spec's warning.
  */
-export function clampFilterFrequency(input: string | number | null | undefined, framerate: number): FilterFrequencyDecision {
+export function clampFilterFrequency(
+  input: string | number | null | undefined,
+  framerate: number,
+): FilterFrequencyDecision {
   if (input === 'default' || input === undefined || input === null || input === '') return { value: 'default' };
   const hz = typeof input === 'number' ? input : Number(String(input).trim());
   if (!Number.isFinite(hz) || hz <= 0) return { value: 'default', warning: messages.filterFrequencyInvalid };

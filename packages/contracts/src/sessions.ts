@@ -14,7 +14,8 @@ import {
 } from './session-settings.ts';
 import { trialSchema } from './trials.ts';
 
-const keysOf = <T extends Record<string, string>>(options: T) => Object.keys(options) as [keyof T & string, ...(keyof T & string)[]];
+const keysOf = <T extends Record<string, string>>(options: T) =>
+  Object.keys(options) as [keyof T & string, ...(keyof T & string)[]];
 
 export const checkerboardSchema = z.object({
   rows: z.number().int(),

@@ -29,7 +29,8 @@ export const GENDER_OPTIONS = {
 export type SexAtBirth = keyof typeof SEX_OPTIONS;
 export type Gender = keyof typeof GENDER_OPTIONS;
 
-const optionKeys = <T extends Record<string, string>>(options: T) => Object.keys(options) as [keyof T & string, ...(keyof T & string)[]];
+const optionKeys = <T extends Record<string, string>>(options: T) =>
+  Object.keys(options) as [keyof T & string, ...(keyof T & string)[]];
 
 /** The current year, against which birth years are checked (a function so that a long-running server moves on). */
 export const currentYear = () => new Date().getFullYear();
@@ -60,7 +61,10 @@ export const subjectInputSchema = z.object({
   gender: z.enum(optionKeys(GENDER_OPTIONS)).nullable().optional().default(null),
   characteristics: z.string().trim().max(5000).optional().default(''),
   subject_tags: z
-    .array(z.string().trim().min(1).max(100), wrongTypeError(messages.subjectTagsNotArray, messages.subjectTagsRequired))
+    .array(
+      z.string().trim().min(1).max(100),
+      wrongTypeError(messages.subjectTagsNotArray, messages.subjectTagsRequired),
+    )
     .min(1, messages.subjectTagsRequired)
     .max(50),
   terms: z.literal(true, { error: messages.subjectConsentRequired }),
@@ -92,11 +96,24 @@ export const subjectSchema = z.object({
 export type Subject = z.infer<typeof subjectSchema>;
 
 /** "Name (70 kg, 1.8 m, 1990)", as the pickers show a subject (units as people write them). */
-export function subjectDisplayName(subject: { name: string; weight: number; height: number; birth_year: number }): string {
+export function subjectDisplayName(subject: {
+  name: string;
+  weight: number;
+  height: number;
+  birth_year: number;
+}): string {
   return `${subject.name} (${subject.weight} kg, ${subject.height} m, ${subject.birth_year})`;
 }
 
-export const SUBJECT_SORT_FIELDS = ['name', 'weight', 'height', 'birth_year', 'sex_at_birth', 'gender', 'created_at'] as const;
+export const SUBJECT_SORT_FIELDS = [
+  'name',
+  'weight',
+  'height',
+  'birth_year',
+  'sex_at_birth',
+  'gender',
+  'created_at',
+] as const;
 
 export const subjectListQuerySchema = pagingQuerySchema.extend({
   quantity: wholeNumber(-1, 1000).default(FULL_SUBJECT_LOAD_PAGE_SIZE),

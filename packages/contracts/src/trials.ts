@@ -4,7 +4,16 @@ import { wrongTypeError } from './error-map.ts';
 import { messages } from './messages.ts';
 
 /** §3 Trial statuses. */
-export const TRIAL_STATUSES = ['recording', 'uploading', 'processing', 'reprocess', 'stopped', 'done', 'error', 'ready'] as const;
+export const TRIAL_STATUSES = [
+  'recording',
+  'uploading',
+  'processing',
+  'reprocess',
+  'stopped',
+  'done',
+  'error',
+  'ready',
+] as const;
 export type TrialStatus = (typeof TRIAL_STATUSES)[number];
 /** A trial in these states cannot be renamed or re-tagged (§5). */
 export const BUSY_TRIAL_STATUSES: readonly TrialStatus[] = ['recording', 'uploading', 'processing', 'reprocess'];

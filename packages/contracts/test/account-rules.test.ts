@@ -47,7 +47,13 @@ describe('account validation rules', () => {
   });
 
   it('requires every mandatory field and each agreement', () => {
-    const errors = errorsOf({ ...validForm, first_name: '  ', email: 'not-an-email', accept_terms: false, reason: undefined });
+    const errors = errorsOf({
+      ...validForm,
+      first_name: '  ',
+      email: 'not-an-email',
+      accept_terms: false,
+      reason: undefined,
+    });
     expect(errors.first_name).toEqual([messages.required]);
     expect(errors.email).toEqual([messages.invalidEmail]);
     expect(errors.reason).toEqual([messages.required]);

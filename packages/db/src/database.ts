@@ -45,17 +45,30 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
  * rows and indexes) several times over.
  */
 const PGLITE_START_PARAMS = [
-  '--single', '-F', '-O', '-j',
-  '-c', 'search_path=public',
-  '-c', 'exit_on_error=false',
-  '-c', 'log_checkpoints=false',
-  '-c', 'max_worker_processes=0',
-  '-c', 'max_parallel_workers=0',
-  '-c', 'max_parallel_workers_per_gather=0',
-  '-c', 'io_method=sync',
-  '-c', 'max_parallel_maintenance_workers=0',
-  '-c', 'shared_buffers=16MB',
-  '-c', 'wal_buffers=1MB',
+  '--single',
+  '-F',
+  '-O',
+  '-j',
+  '-c',
+  'search_path=public',
+  '-c',
+  'exit_on_error=false',
+  '-c',
+  'log_checkpoints=false',
+  '-c',
+  'max_worker_processes=0',
+  '-c',
+  'max_parallel_workers=0',
+  '-c',
+  'max_parallel_workers_per_gather=0',
+  '-c',
+  'io_method=sync',
+  '-c',
+  'max_parallel_maintenance_workers=0',
+  '-c',
+  'shared_buffers=16MB',
+  '-c',
+  'wal_buffers=1MB',
 ];
 
 /**
@@ -70,8 +83,13 @@ function createPgliteDatabase(directory: string): Promise<void> {
   `;
   const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['-e', source, entry, directory, JSON.stringify(PGLITE_START_PARAMS)], (error, _stdout, stderr) =>
-      error ? reject(new Error(`Could not create the database in ${directory}: ${stderr.trim() || error.message}`)) : resolve(),
+    execFile(
+      process.execPath,
+      ['-e', source, entry, directory, JSON.stringify(PGLITE_START_PARAMS)],
+      (error, _stdout, stderr) =>
+        error
+          ? reject(new Error(`Could not create the database in ${directory}: ${stderr.trim() || error.message}`))
+          : resolve(),
     );
   });
 }
@@ -99,7 +117,7 @@ async function openPglite(directory: string): Promise<DatabaseHandle> {
       const run = queue.then(async () =>
         values && values.length > 0
           ? (await client.query<Record<string, unknown>>(text, values)).rows
-          : ((await client.exec(text)).at(-1)?.rows ?? []) as Record<string, unknown>[],
+          : (((await client.exec(text)).at(-1)?.rows ?? []) as Record<string, unknown>[]),
       );
       queue = run.catch(() => undefined);
       return run.then((rows) => ({ rows }));
@@ -108,7 +126,10 @@ async function openPglite(directory: string): Promise<DatabaseHandle> {
   };
 }
 
-async function openPostgres(connectionString: string, onConnectionError: (error: Error) => void): Promise<DatabaseHandle> {
+async function openPostgres(
+  connectionString: string,
+  onConnectionError: (error: Error) => void,
+): Promise<DatabaseHandle> {
   const pool = new pg.Pool({ connectionString, max: 10 });
   // Without a listener, an idle client's error would crash the process (node-postgres' Pool docs).
   pool.on('error', onConnectionError);

@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { boolean, doublePrecision, index, integer, jsonb, pgTable, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  real,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 /**
  * The one schema of Kinetrace, used on PGlite and PostgreSQL alike. Secrets (passwords, tokens,
@@ -10,7 +22,10 @@ import { boolean, doublePrecision, index, integer, jsonb, pgTable, real, text, t
 const identityColumn = () => integer('id').primaryKey().generatedAlwaysAsIdentity();
 const createdAtColumn = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 /** The owning user: their rows go when the account is deleted. */
-const ownerUserId = () => integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' });
+const ownerUserId = () =>
+  integer('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' });
 /** When an expiring secret (login, code, remembered device, reset link) was made and when it stops working. */
 const lifetimeColumns = () => ({
   createdAt: createdAtColumn(),
@@ -126,7 +141,10 @@ export const subjects = pgTable(
     ...timestamps(),
     ...trashColumns(),
   },
-  (table) => [index('subjects_user_idx').on(table.userId), uniqueIndex('subjects_share_token_idx').on(table.shareToken)],
+  (table) => [
+    index('subjects_user_idx').on(table.userId),
+    uniqueIndex('subjects_share_token_idx').on(table.shareToken),
+  ],
 );
 
 export const sessions = pgTable(

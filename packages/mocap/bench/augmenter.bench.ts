@@ -25,7 +25,9 @@ if (!existsSync(trialPath) || !existsSync(resolve(dataDir, 'reference_models/lst
     const start = performance.now();
     for (let r = 0; r < repeats; r++) augmentMarkers(trial, subject, augmenter);
     const seconds = (performance.now() - start) / 1000;
-    console.log(`augmenter ${kind}: ${((frames * repeats) / seconds).toFixed(0)} frames/s (${frames} frames x ${repeats}, ${seconds.toFixed(2)} s)`);
+    console.log(
+      `augmenter ${kind}: ${((frames * repeats) / seconds).toFixed(0)} frames/s (${frames} frames x ${repeats}, ${seconds.toFixed(2)} s)`,
+    );
   }
   console.log(`peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
 }

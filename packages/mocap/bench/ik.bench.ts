@@ -21,7 +21,8 @@ import { readOsim } from '../src/model/read-osim.ts';
 
 const dataDir = resolve(fileURLToPath(new URL('../../../../shared/data', import.meta.url)));
 const at = (path: string) => resolve(dataDir, path);
-const openCapSession = 'opencap_outputs/opencap-processing@e94e44aeba/ActivityAnalyses/Data/03284efb-2244-4a48-aec9-abc34afdffc8';
+const openCapSession =
+  'opencap_outputs/opencap-processing@e94e44aeba/ActivityAnalyses/Data/03284efb-2244-4a48-aec9-abc34afdffc8';
 
 interface Case {
   name: string;
@@ -35,22 +36,44 @@ interface Case {
 const cases: Case[] = [
   {
     name: 'gait2354 walking (23 coordinates, 31 markers)',
-    files: ['opensim_gait/Pipelines/Gait2354_Simbody/OutputReference/subject01_simbody.osim', 'opensim_gait/Pipelines/Gait2354_Simbody/subject01_walk1.trc', 'opensim_gait/Pipelines/Gait2354_Simbody/subject01_Setup_IK.xml'],
-    model: () => readOsim(readFileSync(at('opensim_gait/Pipelines/Gait2354_Simbody/OutputReference/subject01_simbody.osim'), 'utf8')),
+    files: [
+      'opensim_gait/Pipelines/Gait2354_Simbody/OutputReference/subject01_simbody.osim',
+      'opensim_gait/Pipelines/Gait2354_Simbody/subject01_walk1.trc',
+      'opensim_gait/Pipelines/Gait2354_Simbody/subject01_Setup_IK.xml',
+    ],
+    model: () =>
+      readOsim(
+        readFileSync(at('opensim_gait/Pipelines/Gait2354_Simbody/OutputReference/subject01_simbody.osim'), 'utf8'),
+      ),
     markers: 'opensim_gait/Pipelines/Gait2354_Simbody/subject01_walk1.trc',
     setup: 'opensim_gait/Pipelines/Gait2354_Simbody/subject01_Setup_IK.xml',
   },
   {
     name: 'Hamner running (37 coordinates, 37 markers)',
-    files: ['opensim_gait/Pipelines/Hamner/outputReference/subject02_registered.osim', 'opensim_gait/Pipelines/Hamner/subject02_running.trc', 'opensim_gait/Pipelines/Hamner/Setup_IK.xml'],
-    model: () => readOsim(readFileSync(at('opensim_gait/Pipelines/Hamner/outputReference/subject02_registered.osim'), 'utf8')),
+    files: [
+      'opensim_gait/Pipelines/Hamner/outputReference/subject02_registered.osim',
+      'opensim_gait/Pipelines/Hamner/subject02_running.trc',
+      'opensim_gait/Pipelines/Hamner/Setup_IK.xml',
+    ],
+    model: () =>
+      readOsim(readFileSync(at('opensim_gait/Pipelines/Hamner/outputReference/subject02_registered.osim'), 'utf8')),
     markers: 'opensim_gait/Pipelines/Hamner/subject02_running.trc',
     setup: 'opensim_gait/Pipelines/Hamner/Setup_IK.xml',
   },
   {
     name: 'OpenCap session, LaiArnold/LaiUhlrich model (41 coordinates, 43 OpenCap markers)',
-    files: [`${openCapSession}/OpenSimData/Model/LaiArnoldModified2017_poly_withArms_weldHand_scaled.osim`, `${openCapSession}/MarkerData/walk.trc`, 'opencap_outputs/opencap-core@d5a5258954/opensimPipeline/IK/Setup_IK.xml'],
-    model: () => readOsim(readFileSync(at(`${openCapSession}/OpenSimData/Model/LaiArnoldModified2017_poly_withArms_weldHand_scaled.osim`), 'utf8')),
+    files: [
+      `${openCapSession}/OpenSimData/Model/LaiArnoldModified2017_poly_withArms_weldHand_scaled.osim`,
+      `${openCapSession}/MarkerData/walk.trc`,
+      'opencap_outputs/opencap-core@d5a5258954/opensimPipeline/IK/Setup_IK.xml',
+    ],
+    model: () =>
+      readOsim(
+        readFileSync(
+          at(`${openCapSession}/OpenSimData/Model/LaiArnoldModified2017_poly_withArms_weldHand_scaled.osim`),
+          'utf8',
+        ),
+      ),
     markers: `${openCapSession}/MarkerData/walk.trc`,
     setup: 'opencap_outputs/opencap-core@d5a5258954/opensimPipeline/IK/Setup_IK.xml',
   },
@@ -58,8 +81,18 @@ const cases: Case[] = [
     // OpenCap's example LaiUhlrich2022 scaled model has no trial of its own here: it tracks the session's
     // markers (another subject, so larger errors), which times the model and marker set all the same.
     name: 'LaiUhlrich2022 scaled (35 coordinates, 43 OpenCap markers) on the OpenCap session markers',
-    files: ['opencap_outputs/opencap-processing@eb5fa1d90a/Examples/ExampleData/LaiUhlrich2022_scaled.osim', `${openCapSession}/MarkerData/walk.trc`, 'opencap_outputs/opencap-core@d5a5258954/opensimPipeline/IK/Setup_IK.xml'],
-    model: () => readOsim(readFileSync(at('opencap_outputs/opencap-processing@eb5fa1d90a/Examples/ExampleData/LaiUhlrich2022_scaled.osim'), 'utf8')),
+    files: [
+      'opencap_outputs/opencap-processing@eb5fa1d90a/Examples/ExampleData/LaiUhlrich2022_scaled.osim',
+      `${openCapSession}/MarkerData/walk.trc`,
+      'opencap_outputs/opencap-core@d5a5258954/opensimPipeline/IK/Setup_IK.xml',
+    ],
+    model: () =>
+      readOsim(
+        readFileSync(
+          at('opencap_outputs/opencap-processing@eb5fa1d90a/Examples/ExampleData/LaiUhlrich2022_scaled.osim'),
+          'utf8',
+        ),
+      ),
     markers: `${openCapSession}/MarkerData/walk.trc`,
     setup: 'opencap_outputs/opencap-core@d5a5258954/opensimPipeline/IK/Setup_IK.xml',
   },
@@ -89,7 +122,9 @@ for (const benchCase of cases) {
   }
   const model = new KinematicModel(benchCase.model());
   const markers = readTrc(readFileSync(at(benchCase.markers), 'utf8'));
-  const tasks: IkSettings = benchCase.setup ? ikTasksFromSetup(model, readIkSetup(readFileSync(at(benchCase.setup), 'utf8'))) : (benchCase.settings?.() ?? {});
+  const tasks: IkSettings = benchCase.setup
+    ? ikTasksFromSetup(model, readIkSetup(readFileSync(at(benchCase.setup), 'utf8')))
+    : (benchCase.settings?.() ?? {});
   const warmUp = solveInverseKinematics(model, markers, tasks);
   const frames = warmUp.trajectories.timesS.length;
   const repeats = Math.max(1, Math.ceil(1500 / frames));

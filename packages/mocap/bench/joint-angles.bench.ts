@@ -8,7 +8,12 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEMO_FILES, formatComparison, runDemoChain, runOnTheirKeypoints } from '../test/model-fitting/pose2sim-demo-chain.ts';
+import {
+  DEMO_FILES,
+  formatComparison,
+  runDemoChain,
+  runOnTheirKeypoints,
+} from '../test/model-fitting/pose2sim-demo-chain.ts';
 import { referencePath, sharedDataDir } from '../test/reference-data.ts';
 
 const missing = Object.values(DEMO_FILES).filter((path) => !existsSync(referencePath(path)));

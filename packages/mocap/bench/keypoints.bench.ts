@@ -58,7 +58,11 @@ function distancesToOtherToolMm(ours: MarkerTrajectories, theirs: MarkerTrajecto
       for (let frame = 0; frame < Math.min(ours.timesS.length, theirs.timesS.length); frame++) {
         const p = (frame * ours.markerNames.length + a) * 3;
         const q = (frame * theirs.markerNames.length + b) * 3;
-        const d = Math.hypot(ours.positionsM[p] - theirs.positionsM[q], ours.positionsM[p + 1] - theirs.positionsM[q + 1], ours.positionsM[p + 2] - theirs.positionsM[q + 2]);
+        const d = Math.hypot(
+          ours.positionsM[p] - theirs.positionsM[q],
+          ours.positionsM[p + 1] - theirs.positionsM[q + 1],
+          ours.positionsM[p + 2] - theirs.positionsM[q + 2],
+        );
         if (!Number.isNaN(d)) distances.push(d);
       }
       return `${name} ${mm(median(distances))}`;
@@ -79,20 +83,36 @@ async function main(): Promise<void> {
   for (const poseModel of models) {
     const started = performance.now();
     const trial = await processTrial(
-      { trialName: 'balancing', cameras, videos: cameraNames.map((cameraName) => ({ cameraName, path: join(demoDir, `videos/${cameraName}.mp4`) })) },
+      {
+        trialName: 'balancing',
+        cameras,
+        videos: cameraNames.map((cameraName) => ({ cameraName, path: join(demoDir, `videos/${cameraName}.mp4`) })),
+      },
       { poseModel },
     );
     const seconds = (performance.now() - started) / 1000;
     if (poseModel === DEFAULT_POSE_MODEL || keypoints2D.length === 0) keypoints2D = trial.keypoints2D;
     const ours = figures(trial.keypoints);
     const report = trial.report;
-    console.log(`${poseModel}: ${trial.cameraFrames} camera frames in ${seconds.toFixed(1)} s (${(trial.cameraFrames / seconds).toFixed(1)} camera frames/s)`);
+    console.log(
+      `${poseModel}: ${trial.cameraFrames} camera frames in ${seconds.toFixed(1)} s (${(trial.cameraFrames / seconds).toFixed(1)} camera frames/s)`,
+    );
     console.log(`  measure on the balancing trial                    ours              other tool`);
-    console.log(`  median segment-length SD (12 segments, mm)        ${mm(ours.medianSdM).padEnd(18)}${mm(theirs.medianSdM)}   (goal < 15)`);
-    console.log(`  worst segment's SD (mm)                           ${`${mm(ours.worst.sdM)} ${ours.worst.name}`.padEnd(18)}${mm(theirs.worst.sdM)} ${theirs.worst.name}   (goal < 30)`);
-    console.log(`  right shank length range (mm)                     ${mm(ours.shankRangeM).padEnd(18)}${mm(theirs.shankRangeM)}`);
-    console.log(`  largest frame-to-frame right ankle jump (mm)      ${mm(ours.rightAnkleJumpM).padEnd(18)}${mm(theirs.rightAnkleJumpM)}   (goal < 150)`);
-    console.log(`  median frame-to-frame left (stance) ankle (mm)    ${mm(ours.leftAnkleMedianM).padEnd(18)}${mm(theirs.leftAnkleMedianM)}`);
+    console.log(
+      `  median segment-length SD (12 segments, mm)        ${mm(ours.medianSdM).padEnd(18)}${mm(theirs.medianSdM)}   (goal < 15)`,
+    );
+    console.log(
+      `  worst segment's SD (mm)                           ${`${mm(ours.worst.sdM)} ${ours.worst.name}`.padEnd(18)}${mm(theirs.worst.sdM)} ${theirs.worst.name}   (goal < 30)`,
+    );
+    console.log(
+      `  right shank length range (mm)                     ${mm(ours.shankRangeM).padEnd(18)}${mm(theirs.shankRangeM)}`,
+    );
+    console.log(
+      `  largest frame-to-frame right ankle jump (mm)      ${mm(ours.rightAnkleJumpM).padEnd(18)}${mm(theirs.rightAnkleJumpM)}   (goal < 150)`,
+    );
+    console.log(
+      `  median frame-to-frame left (stance) ankle (mm)    ${mm(ours.leftAnkleMedianM).padEnd(18)}${mm(theirs.leftAnkleMedianM)}`,
+    );
     console.log(`  median distance to the other tool (mm): ${distancesToOtherToolMm(trial.keypoints, otherTool)}`);
     console.log(
       `  reprojection median ${report.reprojectionErrorPx?.medianPx.toFixed(1)} px (outlier threshold ${report.outlierThresholdPx.toFixed(1)} px); ` +
@@ -111,15 +131,26 @@ async function main(): Promise<void> {
       const first = [0, 0, 0, 0];
       first[camera] = shiftFrames / 60;
       const result = reconstruct(keypoints2D, first);
-      const alignment = ((result.sync.offsetsS[camera] - result.sync.offsetsS[0]) - (baseline[camera] - baseline[0])) * 60;
+      const alignment =
+        (result.sync.offsetsS[camera] - result.sync.offsetsS[0] - (baseline[camera] - baseline[0])) * 60;
       const sync = result.sync.cameras[camera];
-      rows.push(`${shiftFrames > 0 ? '+' : ''}${shiftFrames}: ${alignment.toFixed(2)}${sync.refined ? '' : ' (not refined)'}`);
+      rows.push(
+        `${shiftFrames > 0 ? '+' : ''}${shiftFrames}: ${alignment.toFixed(2)}${sync.refined ? '' : ' (not refined)'}`,
+      );
     }
-    console.log(`sync, ${cameraNames[camera]}'s start time shifted (frames): alignment off by ${rows.join(', ')} frames (goal within ±0.5)`);
+    console.log(
+      `sync, ${cameraNames[camera]}'s start time shifted (frames): alignment off by ${rows.join(', ')} frames (goal within ±0.5)`,
+    );
   }
   const cut = keypoints2D.map((k) => {
     const stride = k.keypointNames.length * 3;
-    return { ...k, frameCount: 60, timestampsS: k.timestampsS.slice(0, 60), data: k.data.slice(0, 60 * stride), personFound: k.personFound.slice(0, 60) };
+    return {
+      ...k,
+      frameCount: 60,
+      timestampsS: k.timestampsS.slice(0, 60),
+      data: k.data.slice(0, 60 * stride),
+      personFound: k.personFound.slice(0, 60),
+    };
   });
   const cutSync = reconstruct(cut).sync.cameras;
   console.log(
@@ -145,7 +176,11 @@ async function main(): Promise<void> {
   const names = clean.keypoints.markerNames;
   let worstM = 0;
   for (let i = 0; i < clean.keypoints.positionsM.length; i += 3) {
-    const d = Math.hypot(clean.keypoints.positionsM[i] - bystander.keypoints.positionsM[i], clean.keypoints.positionsM[i + 1] - bystander.keypoints.positionsM[i + 1], clean.keypoints.positionsM[i + 2] - bystander.keypoints.positionsM[i + 2]);
+    const d = Math.hypot(
+      clean.keypoints.positionsM[i] - bystander.keypoints.positionsM[i],
+      clean.keypoints.positionsM[i + 1] - bystander.keypoints.positionsM[i + 1],
+      clean.keypoints.positionsM[i + 2] - bystander.keypoints.positionsM[i + 2],
+    );
     if (!Number.isNaN(d)) worstM = Math.max(worstM, d);
   }
   const withFigures = figures(bystander.keypoints);

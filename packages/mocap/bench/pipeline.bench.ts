@@ -21,7 +21,9 @@ import { decodeFrames } from '../src/video/decode.ts';
 import { ffmpegPath } from '../src/video/binaries.ts';
 import { POSE_INPUT_MAX_SIDE_PX } from '../src/pose/pose-model.ts';
 
-const dataDir = fileURLToPath(new URL('../../../../shared/data/pose2sim_demo/Pose2Sim/Demo_SinglePerson', import.meta.url));
+const dataDir = fileURLToPath(
+  new URL('../../../../shared/data/pose2sim_demo/Pose2Sim/Demo_SinglePerson', import.meta.url),
+);
 const cameraNames = ['cam01', 'cam02', 'cam03', 'cam04'];
 const longSeconds = Number(process.env.KINETRACE_BENCH_LONG_S ?? 6);
 
@@ -40,12 +42,18 @@ async function main(): Promise<void> {
   let decoded = 0;
   const decodeStart = performance.now();
   for (const name of cameraNames) {
-    for await (const frame of decodeFrames(join(dataDir, `videos/${name}.mp4`), { pixelFormat: 'rgb24', maxWidth: POSE_INPUT_MAX_SIDE_PX, maxHeight: POSE_INPUT_MAX_SIDE_PX })) {
+    for await (const frame of decodeFrames(join(dataDir, `videos/${name}.mp4`), {
+      pixelFormat: 'rgb24',
+      maxWidth: POSE_INPUT_MAX_SIDE_PX,
+      maxHeight: POSE_INPUT_MAX_SIDE_PX,
+    })) {
       decoded += frame.data.length > 0 ? 1 : 0;
     }
   }
   const decodeSeconds = (performance.now() - decodeStart) / 1000;
-  console.log(`decode only (1080x1920 -> ${POSE_INPUT_MAX_SIDE_PX} px, rgb24): ${decoded} camera frames in ${decodeSeconds.toFixed(2)} s = ${fps(decoded, decodeSeconds)} camera frames/s`);
+  console.log(
+    `decode only (1080x1920 -> ${POSE_INPUT_MAX_SIDE_PX} px, rgb24): ${decoded} camera frames in ${decodeSeconds.toFixed(2)} s = ${fps(decoded, decodeSeconds)} camera frames/s`,
+  );
 
   const run = async (label: string, videoDir: string) => {
     const started = performance.now();
@@ -66,7 +74,21 @@ async function main(): Promise<void> {
   const loopDir = mkdtempSync(join(tmpdir(), 'kinetrace-bench-'));
   try {
     for (const name of cameraNames) {
-      const loop = spawnSync(ffmpegPath(), ['-hide_banner', '-loglevel', 'error', '-y', '-stream_loop', String(Math.ceil(longSeconds / 1.6)), '-i', join(dataDir, `videos/${name}.mp4`), '-c', 'copy', '-t', String(longSeconds), join(loopDir, `${name}.mp4`)]);
+      const loop = spawnSync(ffmpegPath(), [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-y',
+        '-stream_loop',
+        String(Math.ceil(longSeconds / 1.6)),
+        '-i',
+        join(dataDir, `videos/${name}.mp4`),
+        '-c',
+        'copy',
+        '-t',
+        String(longSeconds),
+        join(loopDir, `${name}.mp4`),
+      ]);
       if (loop.status !== 0) throw new Error(`ffmpeg could not loop ${name}: ${loop.stderr}`);
     }
     await run(`looped demo (${longSeconds} s, 4 cameras)`, loopDir);
@@ -86,7 +108,13 @@ async function main(): Promise<void> {
     const frames = k.frameCount * repeats;
     const data = new Float32Array(k.data.length * repeats);
     for (let r = 0; r < repeats; r++) data.set(k.data, r * k.data.length);
-    return { ...k, frameCount: frames, timestampsS: Float64Array.from({ length: frames }, (_, i) => i / k.fps), data, personFound: new Uint8Array(frames).fill(1) };
+    return {
+      ...k,
+      frameCount: frames,
+      timestampsS: Float64Array.from({ length: frames }, (_, i) => i / k.fps),
+      data,
+      personFound: new Uint8Array(frames).fill(1),
+    };
   });
   const stageStart = new Map<string, number>();
   const stageSeconds = new Map<string, number>();
@@ -102,7 +130,9 @@ async function main(): Promise<void> {
   const frames = tiled[0].frameCount;
   console.log(
     `after-pose stages on ${(frames / 60).toFixed(0)} s of keypoints (${frames} frames x 4 cameras): ${totalSeconds.toFixed(2)} s in all; ` +
-      [...stageSeconds].map(([stage, s]) => `${stage} ${s.toFixed(3)} s (${fps(frames * 4, s)} camera frames/s)`).join(', '),
+      [...stageSeconds]
+        .map(([stage, s]) => `${stage} ${s.toFixed(3)} s (${fps(frames * 4, s)} camera frames/s)`)
+        .join(', '),
   );
   console.log(`peak RSS at the end: ${rssMb().toFixed(0)} MB`);
 }

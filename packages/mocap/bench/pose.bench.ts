@@ -11,12 +11,19 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { detectPose2D } from '../src/pose/detect-pose.ts';
-import { DEFAULT_POSE_MODEL, POSE_INPUT_MAX_SIDE_PX, POSE_MODEL_NAMES, type PoseModelName } from '../src/pose/pose-model.ts';
+import {
+  DEFAULT_POSE_MODEL,
+  POSE_INPUT_MAX_SIDE_PX,
+  POSE_MODEL_NAMES,
+  type PoseModelName,
+} from '../src/pose/pose-model.ts';
 import { PoseWorkerPool } from '../src/pose/pose-worker-pool.ts';
 import { decodeFrames } from '../src/video/decode.ts';
 import { probeVideo } from '../src/video/probe.ts';
 
-const videosDir = resolve(fileURLToPath(new URL('../../../../shared/data/pose2sim_demo/Pose2Sim/Demo_SinglePerson/videos', import.meta.url)));
+const videosDir = resolve(
+  fileURLToPath(new URL('../../../../shared/data/pose2sim_demo/Pose2Sim/Demo_SinglePerson/videos', import.meta.url)),
+);
 const videos = ['cam01', 'cam02', 'cam03', 'cam04'].map((camera) => resolve(videosDir, `${camera}.mp4`));
 const models = (process.env.BENCH_POSE_MODELS?.split(',') ?? POSE_MODEL_NAMES) as PoseModelName[];
 const workers = Number(process.env.BENCH_POSE_WORKERS ?? availableParallelism());
@@ -43,7 +50,11 @@ if (!videos.every((path) => existsSync(path))) {
 }
 
 const infos = await Promise.all(videos.map((path) => probeVideo(path)));
-const decodeOptions = { pixelFormat: 'rgb24', maxWidth: POSE_INPUT_MAX_SIDE_PX, maxHeight: POSE_INPUT_MAX_SIDE_PX } as const;
+const decodeOptions = {
+  pixelFormat: 'rgb24',
+  maxWidth: POSE_INPUT_MAX_SIDE_PX,
+  maxHeight: POSE_INPUT_MAX_SIDE_PX,
+} as const;
 
 for (const [label, options] of [
   [`at ${POSE_INPUT_MAX_SIDE_PX} px`, decodeOptions],
@@ -54,7 +65,9 @@ for (const [label, options] of [
   let decoded = 0;
   for (const info of infos) for await (const _frame of decodeFrames(info.path, { ...options, info })) decoded++;
   const seconds = (performance.now() - start) / 1000;
-  console.log(`decode ${decoded} frames ${label}, RGB: ${rates(decoded, seconds, cpuSeconds() - cpuStart)}, peak RSS ${peakRssMb()} MB`);
+  console.log(
+    `decode ${decoded} frames ${label}, RGB: ${rates(decoded, seconds, cpuSeconds() - cpuStart)}, peak RSS ${peakRssMb()} MB`,
+  );
 }
 
 // Memory flat in trial length: peak RSS after a 100-frame camera, then after a 1000-frame one (the
@@ -72,7 +85,9 @@ for (const [label, options] of [
   }
   const long = await detectPose2D(tenTimesOver(), { pool, imageSize: infos[0] });
   await pool.close();
-  console.log(`memory, ${DEFAULT_POSE_MODEL}: peak RSS ${afterShortMb} MB after 100 frames, ${peakRssMb()} MB after ${long.frameCount} frames`);
+  console.log(
+    `memory, ${DEFAULT_POSE_MODEL}: peak RSS ${afterShortMb} MB after 100 frames, ${peakRssMb()} MB after ${long.frameCount} frames`,
+  );
 }
 
 for (const model of models) {
@@ -84,7 +99,11 @@ for (const model of models) {
   let frames = 0;
   let found = 0;
   for (const info of infos) {
-    const keypoints = await detectPose2D(decodeFrames(info.path, { ...decodeOptions, info }), { pool, imageSize: info, fps: info.fps });
+    const keypoints = await detectPose2D(decodeFrames(info.path, { ...decodeOptions, info }), {
+      pool,
+      imageSize: info,
+      fps: info.fps,
+    });
     frames += keypoints.frameCount;
     found += keypoints.personFound.reduce((sum, flag) => sum + flag, 0);
   }

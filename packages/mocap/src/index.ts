@@ -14,7 +14,11 @@ export type { VideoInfo } from './video/types.ts';
 // 2. Calibration
 export { detectCheckerboard } from './calibration/checkerboard.ts';
 export { calibrateIntrinsics } from './calibration/intrinsics.ts';
-export { calibrateCameraFromVideo, calibrateCameraFromFrames, BoardNotFoundError } from './calibration/camera-calibration.ts';
+export {
+  calibrateCameraFromVideo,
+  calibrateCameraFromFrames,
+  BoardNotFoundError,
+} from './calibration/camera-calibration.ts';
 
 // 3. 2D pose
 export { VIDEO_KEYPOINTS } from './pose/keypoints.ts';
@@ -47,4 +51,10 @@ export { readStorage, writeStorage } from './formats/mot.ts';
 export { writeOsim } from './formats/osim-writer.ts';
 
 // Analyses of a processed trial (gait, squat, sit-to-stand, drop jump)
-export { analyseTrial, loadAnalysisInput, AnalysisError, analysisTitles, type AnalysisInput } from './analyses/index.ts';
+export {
+  analyseTrial,
+  loadAnalysisInput,
+  AnalysisError,
+  analysisTitles,
+  type AnalysisInput,
+} from './analyses/index.ts';

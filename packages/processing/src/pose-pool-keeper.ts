@@ -23,7 +23,8 @@ export class PosePoolKeeper {
 
   constructor(
     private readonly idleMs: number,
-    private readonly start: (options: PoseWorkerPoolOptions) => Promise<PoseWorkerPool> = (options) => PoseWorkerPool.start(options),
+    private readonly start: (options: PoseWorkerPoolOptions) => Promise<PoseWorkerPool> = (options) =>
+      PoseWorkerPool.start(options),
   ) {}
 
   /** Runs `work` with a pool of `model`: the kept one, or one for this run only (after close, or while another model's is busy). */

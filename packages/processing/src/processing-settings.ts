@@ -25,8 +25,10 @@ export const POSE_MODEL_FOR: Record<keyof typeof POSE_MODELS, PoseModelName> = {
  * `<installDir>/models/<openSimModel>.osim`. Without them the engine uses keypoint IK and its own
  * default model, and says so in main_settings.
  */
-export const augmenterDirOf = (installDir: string, augmenterModel: string) => join(installDir, 'augmenters', augmenterModel);
-export const modelPathOf = (installDir: string, openSimModel: string) => join(installDir, 'models', `${openSimModel}.osim`);
+export const augmenterDirOf = (installDir: string, augmenterModel: string) =>
+  join(installDir, 'augmenters', augmenterModel);
+export const modelPathOf = (installDir: string, openSimModel: string) =>
+  join(installDir, 'models', `${openSimModel}.osim`);
 
 export function boardOf(meta: SessionMeta): BoardSpec {
   const board = meta.checkerboard;
@@ -39,7 +41,11 @@ export function boardOf(meta: SessionMeta): BoardSpec {
  * The session's settings (spec §3) as the engine takes them. `framerate` is the trial's recording
  * rate: the filter frequency is kept below half of it (spec §5).
  */
-export function resolveProcessingSettings(meta: SessionMeta, framerate: number, installDir: string): ProcessingSettings {
+export function resolveProcessingSettings(
+  meta: SessionMeta,
+  framerate: number,
+  installDir: string,
+): ProcessingSettings {
   const settings = { ...DEFAULT_SESSION_SETTINGS, ...meta.settings };
   const augmenterDir = augmenterDirOf(installDir, settings.augmenter_model);
   const modelPath = modelPathOf(installDir, settings.openSimModel);

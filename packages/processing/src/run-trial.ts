@@ -35,7 +35,9 @@ export interface TrialSteps {
   progressS: number;
 }
 
-export type TrialOutcome = ({ status: 'done' } | { status: 'user-error'; message: string } | { status: 'internal-error'; error: unknown }) & { steps: TrialSteps };
+export type TrialOutcome = (
+  { status: 'done' } | { status: 'user-error'; message: string } | { status: 'internal-error'; error: unknown }
+) & { steps: TrialSteps };
 
 /**
  * Progress is written when the stage changes, or when it moved this many percent and this long after
@@ -73,7 +75,10 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
   let timer: NodeJS.Timeout | undefined;
   try {
     const timeLimit = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new TimeLimitError(`Processing exceeded its ${Math.round(options.timeLimitS)} s limit`)), options.timeLimitS * 1000);
+      timer = setTimeout(
+        () => reject(new TimeLimitError(`Processing exceeded its ${Math.round(options.timeLimitS)} s limit`)),
+        options.timeLimitS * 1000,
+      );
     });
     const run = async () => {
       const read = await timed('inputsS', () => io.readInputs(join(workDir, 'inputs')));
@@ -84,7 +89,9 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
         const files =
           read.kind === 'calibration' || !options.poses
             ? await dispatch(read, outDir, { onProgress: progress.report })
-            : await options.poses.use(read.settings.poseModel, (pool) => dispatch(read, outDir, { onProgress: progress.report, pool }));
+            : await options.poses.use(read.settings.poseModel, (pool) =>
+                dispatch(read, outDir, { onProgress: progress.report, pool }),
+              );
         await progress.flush();
         return files;
       });
@@ -115,10 +122,15 @@ async function dispatch(inputs: TrialInputs, outDir: string, runOptions: RunOpti
       const outcome = await calibrateSession({ videos: inputs.videos, board: inputs.board, outDir }, runOptions);
       const files: ResultFile[] = [];
       for (const camera of outcome.cameras) {
-        const path = await writeCameraFile(outDir, camera.cameraName, camera.solutions.map((solution) => solution.camera), {
-          boardRmsPx: camera.solutions.map((solution) => solution.boardRmsPx),
-          intrinsicsEstimated: camera.intrinsicsEstimated,
-        });
+        const path = await writeCameraFile(
+          outDir,
+          camera.cameraName,
+          camera.solutions.map((solution) => solution.camera),
+          {
+            boardRmsPx: camera.solutions.map((solution) => solution.boardRmsPx),
+            intrinsicsEstimated: camera.intrinsicsEstimated,
+          },
+        );
         files.push({ tag: RESULT_TAGS.cameraParameters, path, cameraName: camera.cameraName });
         files.push({ tag: RESULT_TAGS.calibrationImage, path: camera.imagePath, cameraName: camera.cameraName });
       }
@@ -130,7 +142,10 @@ async function dispatch(inputs: TrialInputs, outDir: string, runOptions: RunOpti
         outcome.cameras.map(async (camera, index) => {
           const cameraName = inputs.videos[index].cameraName;
           const boardRmsPx = outcome.calibrationErrorsPx?.[index];
-          const path = await writeCameraFile(outDir, cameraName, [camera], { chosenForSession: true, ...(typeof boardRmsPx === 'number' && { boardRmsPx: [boardRmsPx] }) });
+          const path = await writeCameraFile(outDir, cameraName, [camera], {
+            chosenForSession: true,
+            ...(typeof boardRmsPx === 'number' && { boardRmsPx: [boardRmsPx] }),
+          });
           return { tag: RESULT_TAGS.cameraParameters, path, cameraName } satisfies ResultFile;
         }),
       );
@@ -144,7 +159,12 @@ async function dispatch(inputs: TrialInputs, outDir: string, runOptions: RunOpti
 }
 
 /** One camera's candidate models (best first) as a Kinetrace camera file named after the camera. */
-async function writeCameraFile(outDir: string, cameraName: string, models: CameraModel[], calibration: Record<string, unknown>): Promise<string> {
+async function writeCameraFile(
+  outDir: string,
+  cameraName: string,
+  models: CameraModel[],
+  calibration: Record<string, unknown>,
+): Promise<string> {
   const folder = join(outDir, 'camera-parameters');
   await mkdir(folder, { recursive: true });
   const path = join(folder, `${cameraName.replace(/[^A-Za-z0-9_-]+/g, '_')}.json`);
@@ -165,7 +185,11 @@ function progressWriter(io: TrialIO) {
     report(stage: ProcessingStage, fraction: number) {
       const percent = Math.min(100, Math.max(0, Math.round(fraction * 1000) / 10));
       const now = performance.now();
-      if (stage === lastStage && (percent - lastPercent < PROGRESS_STEP_PERCENT || now - lastWriteMs < PROGRESS_MIN_INTERVAL_MS)) return;
+      if (
+        stage === lastStage &&
+        (percent - lastPercent < PROGRESS_STEP_PERCENT || now - lastWriteMs < PROGRESS_MIN_INTERVAL_MS)
+      )
+        return;
       lastStage = stage;
       lastPercent = percent;
       lastWriteMs = now;

@@ -61,7 +61,8 @@ export interface ResultFile {
  * How an attempt failed: a message the user can act on (with the error it came from, for the log),
  * or our fault (retried while attempts remain).
  */
-export type TrialFailure = { kind: 'user'; message: string; error: unknown } | { kind: 'internal'; error: unknown; willRetry: boolean };
+export type TrialFailure =
+  { kind: 'user'; message: string; error: unknown } | { kind: 'internal'; error: unknown; willRetry: boolean };
 
 /** The trial cannot be processed until the user does something (calibrate, record the neutral): the message says what. */
 export class TrialInputError extends Error {

@@ -40,10 +40,12 @@ const USER_ERRORS = [
 export function userMessageOf(error: unknown, videos: readonly SessionVideo[] = []): string | undefined {
   if (error instanceof VideoReadError) {
     // A video the inputs do not list by that path: its file's name (the server names work copies by device).
-    const camera = videos.find((video) => video.path === error.path)?.cameraName ?? basename(error.path, extname(error.path));
+    const camera =
+      videos.find((video) => video.path === error.path)?.cameraName ?? basename(error.path, extname(error.path));
     return unreadableVideoError([camera]).message;
   }
-  if (error instanceof ProcessingError && error.code === 'VIDEO_UNREADABLE' && error.cameras.length > 0) return unreadableVideoError(error.cameras).message;
+  if (error instanceof ProcessingError && error.code === 'VIDEO_UNREADABLE' && error.cameras.length > 0)
+    return unreadableVideoError(error.cameras).message;
   if (!USER_ERRORS.some((kind) => error instanceof kind)) return undefined;
   return withoutPaths((error as Error).message);
 }

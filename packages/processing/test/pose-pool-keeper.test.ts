@@ -34,7 +34,9 @@ describe('PosePoolKeeper: one pose pool kept warm between trials', () => {
   it('starts a fresh pool after a failed run, and for another model', async () => {
     const { started, start } = fakePools();
     const keeper = new PosePoolKeeper(60_000, start);
-    await expect(keeper.use('blazepose-full', async () => Promise.reject(new Error('a pose worker stopped')))).rejects.toThrow('a pose worker stopped');
+    await expect(
+      keeper.use('blazepose-full', async () => Promise.reject(new Error('a pose worker stopped'))),
+    ).rejects.toThrow('a pose worker stopped');
     expect(started[0].closed).toBe(true);
     await keeper.use('blazepose-full', async () => undefined);
     await keeper.use('blazepose-lite', async () => undefined);

@@ -45,7 +45,11 @@ describe("a session's settings as the engine runs them", () => {
     mkdirSync(augmenterDirOf(installDir, 'v0.2'), { recursive: true });
     mkdirSync(join(installDir, 'models'), { recursive: true });
     writeFileSync(modelPathOf(installDir, 'LaiUhlrich2022_shoulder'), '<OpenSimDocument/>');
-    const settings = resolveProcessingSettings({ settings: { augmenter_model: 'v0.2', openSimModel: 'LaiUhlrich2022_shoulder' } }, 60, installDir);
+    const settings = resolveProcessingSettings(
+      { settings: { augmenter_model: 'v0.2', openSimModel: 'LaiUhlrich2022_shoulder' } },
+      60,
+      installDir,
+    );
     expect(settings.augmenterDir).toBe(join(installDir, 'augmenters', 'v0.2'));
     expect(settings.modelPath).toBe(join(installDir, 'models', 'LaiUhlrich2022_shoulder.osim'));
   });

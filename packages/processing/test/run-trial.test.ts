@@ -31,7 +31,8 @@ function recordingIO(inputs: () => TrialInputs) {
   return { io, failures };
 }
 
-const run = (io: TrialIO, finalAttempt = false) => runTrial('t1', io, { workRoot: join(root, 'work'), finalAttempt, timeLimitS: 60 });
+const run = (io: TrialIO, finalAttempt = false) =>
+  runTrial('t1', io, { workRoot: join(root, 'work'), finalAttempt, timeLimitS: 60 });
 
 describe('runTrial: which failures are the user’s, and what they read', () => {
   it('a calibration whose videos cannot be read ends as a user error naming the cameras, not the files or ffprobe’s text', async () => {
@@ -39,7 +40,10 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
     writeFileSync(broken, 'not a video at all');
     const { io, failures } = recordingIO(() => ({
       kind: 'calibration',
-      videos: [{ cameraName: 'cam01', path: broken }, { cameraName: 'cam02', path: join(uploads, 'cam02.mp4') }],
+      videos: [
+        { cameraName: 'cam01', path: broken },
+        { cameraName: 'cam02', path: join(uploads, 'cam02.mp4') },
+      ],
       board: { rows: 4, cols: 5, squareSizeMm: 35, placement: 'Perpendicular' },
     }));
     const outcome = await run(io);
@@ -56,8 +60,18 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
     const unreadable = await probeVideo(join(uploads, 'missing.mp4')).catch((error: unknown) => error);
     expect(unreadable).toBeInstanceOf(VideoReadError);
     const cases: [Error, RegExp][] = [
-      [new ScalingError('No measurement could be made: the static trial and the model share none of the measurement marker pairs (a, b).'), /No measurement could be made/],
-      [new MissingAugmenterInputError('The marker augmenter "v0.3" needs the keypoints RHeel, which this trial lacks.'), /needs the keypoints RHeel/],
+      [
+        new ScalingError(
+          'No measurement could be made: the static trial and the model share none of the measurement marker pairs (a, b).',
+        ),
+        /No measurement could be made/,
+      ],
+      [
+        new MissingAugmenterInputError(
+          'The marker augmenter "v0.3" needs the keypoints RHeel, which this trial lacks.',
+        ),
+        /needs the keypoints RHeel/,
+      ],
       [unreadable as Error, /The video of camera missing cannot be read/],
     ];
     for (const [error, shown] of cases) {
@@ -99,7 +113,9 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
 
 describe('withoutPaths', () => {
   it('cuts absolute paths to their file name and leaves units and fractions alone', () => {
-    expect(withoutPaths('Cannot read "/srv/kinetrace/data/uploads/7f3c/cam1.mp4" as a video.')).toBe('Cannot read "cam1.mp4" as a video.');
+    expect(withoutPaths('Cannot read "/srv/kinetrace/data/uploads/7f3c/cam1.mp4" as a video.')).toBe(
+      'Cannot read "cam1.mp4" as a video.',
+    );
     expect(withoutPaths('Folder C:\\Users\\lab\\augmenters\\v0.3\\ lacks body/.')).toBe('Folder a folder lacks body/.');
     expect(withoutPaths('At 1.2 m/s and 60 frames/s, km/h or and/or: nothing to cut (H.264, VP8/VP9).')).toBe(
       'At 1.2 m/s and 60 frames/s, km/h or and/or: nothing to cut (H.264, VP8/VP9).',

@@ -32,8 +32,16 @@ const notPaired = { status_code: 404, body: JSON.stringify({ detail: messages.pa
  * from the last byte the server has, so a video arrives whole and is stored once. Chunks are staged
  * under `stagingDir`; a complete upload goes through the capture service (probe, store, hand-off).
  */
-export function registerTusUploads(app: FastifyInstance, capture: CaptureService, stagingDir: string, trustProxy: boolean): void {
-  const datastore = new TusFileStore({ directory: stagingDir, expirationPeriodInMilliseconds: UNFINISHED_UPLOAD_LIFETIME_MS });
+export function registerTusUploads(
+  app: FastifyInstance,
+  capture: CaptureService,
+  stagingDir: string,
+  trustProxy: boolean,
+): void {
+  const datastore = new TusFileStore({
+    directory: stagingDir,
+    expirationPeriodInMilliseconds: UNFINISHED_UPLOAD_LIFETIME_MS,
+  });
   const tus = new TusServer({
     path: `${API_PREFIX}${capturePaths.uploads.replace(/\/$/, '')}`,
     datastore,
@@ -57,7 +65,10 @@ export function registerTusUploads(app: FastifyInstance, capture: CaptureService
       try {
         const result = await capture.finishUpload(upload.metadata ?? {}, join(stagingDir, upload.id));
         if (!result.stored) {
-          throw { status_code: result.reason === 'duplicate' ? 410 : 422, body: JSON.stringify({ detail: result.message }) };
+          throw {
+            status_code: result.reason === 'duplicate' ? 410 : 422,
+            body: JSON.stringify({ detail: result.message }),
+          };
         }
         return {};
       } catch (error) {
@@ -71,14 +82,21 @@ export function registerTusUploads(app: FastifyInstance, capture: CaptureService
   app.register(async (scope) => {
     // tus reads the request body itself: Fastify must leave the stream alone.
     scope.addContentTypeParser('application/offset+octet-stream', (_request, _payload, done) => done(null));
-    const handler = async (request: { raw: import('node:http').IncomingMessage }, reply: { hijack(): void; raw: import('node:http').ServerResponse }) => {
+    const handler = async (
+      request: { raw: import('node:http').IncomingMessage },
+      reply: { hijack(): void; raw: import('node:http').ServerResponse },
+    ) => {
       reply.hijack();
       await tus.handle(request.raw, reply.raw);
     };
     const base = `${API_PREFIX}${capturePaths.uploads}`;
     for (const url of [base, `${base}*`]) {
-      scope.route({ method: ['POST', 'PATCH', 'HEAD', 'OPTIONS', 'DELETE', 'GET'], url, handler, schema: { hide: true } });
+      scope.route({
+        method: ['POST', 'PATCH', 'HEAD', 'OPTIONS', 'DELETE', 'GET'],
+        url,
+        handler,
+        schema: { hide: true },
+      });
     }
   });
 }
-

@@ -42,7 +42,10 @@ export async function createJobQueue(database: DatabaseHandle, onError: (error: 
     // A handler still running when the queue stopped (an engine run cannot be cut short) ends later:
     // pg-boss then records its end (complete or fail) without awaiting it. The database may be closed
     // by then, so nothing is written and the answer is that of a completion touching no job.
-    db: { executeSql: (text, values) => (stopped ? Promise.resolve({ rows: [{ count: 0 }] }) : database.executeSql(text, values)) },
+    db: {
+      executeSql: (text, values) =>
+        stopped ? Promise.resolve({ rows: [{ count: 0 }] }) : database.executeSql(text, values),
+    },
     schema: 'pgboss',
     // Cron schedules are checked every 30 s: the hourly purge needs no finer cadence.
     cronMonitorIntervalSeconds: 30,
@@ -64,11 +67,16 @@ export async function createJobQueue(database: DatabaseHandle, onError: (error: 
     async work(handlers, handledElsewhere) {
       for (const kind of Object.keys(jobKinds) as JobKind[]) {
         const handler = handlers[kind] as ((payload: unknown, attempt: JobAttempt) => Promise<void>) | undefined;
-        if (handler && handledElsewhere.includes(kind)) throw new Error(`Job kind "${kind}" has a handler here and elsewhere`);
+        if (handler && handledElsewhere.includes(kind))
+          throw new Error(`Job kind "${kind}" has a handler here and elsewhere`);
         if (!handler && !handledElsewhere.includes(kind)) throw new Error(`No handler for job kind "${kind}"`);
         if (!handler) continue;
         await boss.work(kind, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) => {
-          await handler(jobKinds[kind].parse(job.data), { id: job.id, retryCount: job.retryCount, retryLimit: job.retryLimit });
+          await handler(jobKinds[kind].parse(job.data), {
+            id: job.id,
+            retryCount: job.retryCount,
+            retryLimit: job.retryLimit,
+          });
         });
       }
     },

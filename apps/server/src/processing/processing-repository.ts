@@ -37,7 +37,11 @@ export function createProcessingRepository(db: Database) {
     async startAttempt(trialId: string, attemptId: string, progress: ProcessingProgress): Promise<void> {
       await db
         .update(trials)
-        .set({ status: 'processing', meta: patchedMeta({ progress, processing_attempt: attemptId }, ['error_msg']), updatedAt: new Date() })
+        .set({
+          status: 'processing',
+          meta: patchedMeta({ progress, processing_attempt: attemptId }, ['error_msg']),
+          updatedAt: new Date(),
+        })
         .where(eq(trials.id, trialId));
     },
 
@@ -66,11 +70,18 @@ export function createProcessingRepository(db: Database) {
       return db.transaction(async (tx) => {
         const [current] = await tx.select().from(trials).where(isAttempt(trialId, attemptId)).for('update');
         if (!current) return null;
-        const replaced = await tx.delete(trialResults).where(eq(trialResults.trialId, trialId)).returning({ storageKey: trialResults.storageKey });
+        const replaced = await tx
+          .delete(trialResults)
+          .where(eq(trialResults.trialId, trialId))
+          .returning({ storageKey: trialResults.storageKey });
         if (results.length > 0) await tx.insert(trialResults).values(results.map((result) => ({ trialId, ...result })));
         await tx
           .update(trials)
-          .set({ status: 'done', meta: patchedMeta({}, ['progress', 'processing_attempt', 'error_msg']), updatedAt: new Date() })
+          .set({
+            status: 'done',
+            meta: patchedMeta({}, ['progress', 'processing_attempt', 'error_msg']),
+            updatedAt: new Date(),
+          })
           .where(eq(trials.id, trialId));
         return replaced.flatMap((row) => (row.storageKey ? [row.storageKey] : []));
       });
@@ -80,7 +91,11 @@ export function createProcessingRepository(db: Database) {
     async markError(trialId: string, attemptId: string | null, message: string): Promise<void> {
       await db
         .update(trials)
-        .set({ status: 'error', meta: patchedMeta({ error_msg: message }, ['progress', 'processing_attempt']), updatedAt: new Date() })
+        .set({
+          status: 'error',
+          meta: patchedMeta({ error_msg: message }, ['progress', 'processing_attempt']),
+          updatedAt: new Date(),
+        })
         .where(attemptId === null ? eq(trials.id, trialId) : isAttempt(trialId, attemptId));
     },
 

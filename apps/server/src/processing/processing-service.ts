@@ -1,5 +1,11 @@
 import { join } from 'node:path';
-import { messages, processingMessages, trialKindOf, type ProcessingProgress, type TrialKind } from '@kinetrace/contracts';
+import {
+  messages,
+  processingMessages,
+  trialKindOf,
+  type ProcessingProgress,
+  type TrialKind,
+} from '@kinetrace/contracts';
 import { PosePoolKeeper } from '@kinetrace/processing/pose-pool-keeper';
 import { runTrial } from '@kinetrace/processing/run-trial';
 import { badRequest, notFound } from '../http/http-errors.ts';
@@ -78,7 +84,10 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
 
   async function expectedSeconds(trialId: string): Promise<number> {
     const videos = await trials.videosOf(trialId);
-    const totalS = videos.reduce((sum, video) => sum + (typeof video.parameters.duration_s === 'number' ? video.parameters.duration_s : 0), 0);
+    const totalS = videos.reduce(
+      (sum, video) => sum + (typeof video.parameters.duration_s === 'number' ? video.parameters.duration_s : 0),
+      0,
+    );
     return Math.round(EXPECTED_BASE_S + EXPECTED_S_PER_VIDEO_S * totalS);
   }
 
@@ -92,7 +101,11 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     await queue.send(
       'process-trial',
       { trialId: trial.id },
-      { priority: PRIORITY[reprocess ? 'reprocess' : trialKindOf(trial.name)], ...RETRY, expireInSeconds: timeLimitS + 120 },
+      {
+        priority: PRIORITY[reprocess ? 'reprocess' : trialKindOf(trial.name)],
+        ...RETRY,
+        expireInSeconds: timeLimitS + 120,
+      },
     );
   }
 
@@ -107,7 +120,9 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     const kind = trialKindOf(trial.name);
     if (kind === 'calibration') return null;
     const needed = kind === 'neutral' ? 'calibration' : 'neutral';
-    const newest = (await trials.ofSession(trial.sessionId)).filter((row) => row.name === needed && !row.trashed).at(-1);
+    const newest = (await trials.ofSession(trial.sessionId))
+      .filter((row) => row.name === needed && !row.trashed)
+      .at(-1);
     if (kind === 'neutral') return newest && IN_PROGRESS.includes(newest.status) ? 'waiting_for_calibration' : null;
     return newest?.status === 'done' ? null : 'waiting_for_neutral';
   }
@@ -116,7 +131,10 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
   async function releaseWaiting(trial: TrialRow): Promise<void> {
     const kind = trialKindOf(trial.name);
     if (kind === 'movement') return;
-    for (const waiting of await repository.waitingAt(trial.sessionId, kind === 'calibration' ? 'waiting_for_calibration' : 'waiting_for_neutral')) {
+    for (const waiting of await repository.waitingAt(
+      trial.sessionId,
+      kind === 'calibration' ? 'waiting_for_calibration' : 'waiting_for_neutral',
+    )) {
       await enqueue(waiting);
     }
   }
@@ -126,7 +144,10 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     let trial = await trials.findById(trialId);
     // Wall-clock seconds since the trial was queued (not the rules' clock, which tests move).
     const queuedAt = (trial?.meta as { progress?: { stage?: unknown; started_at?: unknown } } | undefined)?.progress;
-    const queuedS = queuedAt?.stage === 'queued' && typeof queuedAt.started_at === 'string' ? (Date.now() - Date.parse(queuedAt.started_at)) / 1000 : undefined;
+    const queuedS =
+      queuedAt?.stage === 'queued' && typeof queuedAt.started_at === 'string'
+        ? (Date.now() - Date.parse(queuedAt.started_at)) / 1000
+        : undefined;
     if (!trial || trial.trashed || (trial.status !== 'processing' && trial.status !== 'reprocess')) return;
     const waitFor = await prerequisiteStage(trial);
     if (waitFor) {
@@ -157,20 +178,32 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
           lensFor: deps.lensFor,
           logFailure: (id, failure) =>
             failure.kind === 'user'
-              ? log.info({ err: failure.error, trialId: id, userMessage: failure.message }, 'trial processing ended in an error the user can act on')
+              ? log.info(
+                  { err: failure.error, trialId: id, userMessage: failure.message },
+                  'trial processing ended in an error the user can act on',
+                )
               : log.error({ err: failure.error, trialId: id, willRetry: failure.willRetry }, 'trial processing failed'),
         },
         { id: attemptId, trial, session, progress },
       );
       // Keep the reported progress as the heartbeat's base: the heartbeat must not move the stage back.
-      const reporting = { ...io, progress: async (stage: ProcessingProgress['stage'], percent: number) => {
-        Object.assign(progress, { stage, percent });
-        await io.progress(stage, percent);
-      } };
+      const reporting = {
+        ...io,
+        progress: async (stage: ProcessingProgress['stage'], percent: number) => {
+          Object.assign(progress, { stage, percent });
+          await io.progress(stage, percent);
+        },
+      };
       const finalAttempt = job.retryCount >= job.retryLimit;
-      const outcome = await runTrial(trialId, reporting, { workRoot: join(deps.dataDir, 'work'), finalAttempt, timeLimitS, poses });
+      const outcome = await runTrial(trialId, reporting, {
+        workRoot: join(deps.dataDir, 'work'),
+        finalAttempt,
+        timeLimitS,
+        poses,
+      });
       // Where the time went (`npm run bench` reads it): the queue's pickup, each step of the attempt.
-      if (outcome.status === 'done') log.info({ trialId, attempt: attemptId, queuedS, ...outcome.steps }, 'trial processed');
+      if (outcome.status === 'done')
+        log.info({ trialId, attempt: attemptId, queuedS, ...outcome.steps }, 'trial processed');
       if (outcome.status === 'internal-error' && !finalAttempt) throw new Error('Trial processing failed; retrying');
       // Whatever the end, what waited for this trial runs again: with it, or to wait for the next one, or to say what is missing.
       await releaseWaiting(trial);
@@ -191,8 +224,14 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
       // Wall-clock time, as updated_at is written: not the rules' clock (which tests move).
       const silentMs = trial ? Date.now() - trial.updatedAt.getTime() : Infinity;
       if (!(atStartup && deps.singleProcess) && silentMs < STALE_AFTER_MS) continue;
-      if (trial && job.retryCount >= job.retryLimit) await repository.markError(trial.id, null, processingMessages.internalFailure);
-      else if (trial) await repository.markQueued(trial.id, trial.status === 'reprocess' ? 'reprocess' : 'processing', progressAt('queued'));
+      if (trial && job.retryCount >= job.retryLimit)
+        await repository.markError(trial.id, null, processingMessages.internalFailure);
+      else if (trial)
+        await repository.markQueued(
+          trial.id,
+          trial.status === 'reprocess' ? 'reprocess' : 'processing',
+          progressAt('queued'),
+        );
       await queue.failInterrupted('process-trial', job.id);
       log.info({ trialId: job.payload.trialId, job: job.id }, 'interrupted processing queued again');
     }
@@ -222,7 +261,8 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
       const trial = await trials.findById(trialId);
       const session = trial && (await sessions.findById(trial.sessionId));
       if (!trial || trial.trashed || session?.userId !== context.user.id) throw notFound(messages.trialNotFound);
-      if (!reprocessable(trial) || (await trials.videosOf(trial.id)).length === 0) throw badRequest(processingMessages.notProcessable);
+      if (!reprocessable(trial) || (await trials.videosOf(trial.id)).length === 0)
+        throw badRequest(processingMessages.notProcessable);
       await enqueue(trial, true);
       return { trials: [trial.id] };
     },

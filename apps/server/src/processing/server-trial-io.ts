@@ -2,11 +2,24 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { processingMessages, RESULT_TAGS, sessionMetaSchema, trialKindOf, type ProcessingProgress, type ProcessingStage } from '@kinetrace/contracts';
+import {
+  processingMessages,
+  RESULT_TAGS,
+  sessionMetaSchema,
+  trialKindOf,
+  type ProcessingProgress,
+  type ProcessingStage,
+} from '@kinetrace/contracts';
 import { readKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
 import type { CameraModel, LensIntrinsics, SessionVideo, Subject } from '@kinetrace/mocap/session/types';
 import { resolveProcessingSettings, boardOf } from '@kinetrace/processing/processing-settings';
-import { TrialInputError, type ResultFile, type TrialFailure, type TrialInputs, type TrialIO } from '@kinetrace/processing/trial-io';
+import {
+  TrialInputError,
+  type ResultFile,
+  type TrialFailure,
+  type TrialInputs,
+  type TrialIO,
+} from '@kinetrace/processing/trial-io';
 import type { SessionRowDb } from '../repositories/sessions-repository.ts';
 import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
 import type { TrialResultRow, TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
@@ -34,7 +47,6 @@ export interface Attempt {
   session: SessionRowDb;
   progress: ProcessingProgress;
 }
-
 
 /**
  * The in-process runner's TrialIO over the database and the file store. Cameras are named by the
@@ -84,7 +96,9 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
 
   /** The newest done trial of that name in the session, if any. */
   async function newestDone(name: 'calibration' | 'neutral'): Promise<TrialRow | undefined> {
-    return (await trials.ofSession(trial.sessionId)).filter((row) => row.name === name && !row.trashed && row.status === 'done').at(-1);
+    return (await trials.ofSession(trial.sessionId))
+      .filter((row) => row.name === name && !row.trashed && row.status === 'done')
+      .at(-1);
   }
 
   async function storedText(result: TrialResultRow): Promise<string> {
@@ -99,7 +113,10 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
    * The camera-parameters of `source` for each video: by camera name or phone; when none matches (an
    * imported calibration named otherwise) and the counts agree, in order.
    */
-  async function camerasFor(source: TrialRow, videos: SessionVideo[]): Promise<{ candidates: CameraModel[]; boardRmsPx?: number[] }[]> {
+  async function camerasFor(
+    source: TrialRow,
+    videos: SessionVideo[],
+  ): Promise<{ candidates: CameraModel[]; boardRmsPx?: number[] }[]> {
     const results = (await trials.resultsOf(source.id)).filter((result) => result.tag === RESULT_TAGS.cameraParameters);
     const shows = (result: TrialResultRow, video: SessionVideo) =>
       result.meta?.camera_name === video.cameraName || result.meta?.device_id === deviceOf.get(video.cameraName);
@@ -113,7 +130,10 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
         const candidates = readKinetraceCameras(text).map((camera) => ({ ...camera, name: videos[index].cameraName }));
         // The calibration's own figures, kept beside the cameras (run-trial.ts writeCameraFile).
         const boardRmsPx = (JSON.parse(text) as { calibration?: { boardRmsPx?: unknown } }).calibration?.boardRmsPx;
-        const known = Array.isArray(boardRmsPx) && boardRmsPx.length === candidates.length && boardRmsPx.every((value) => typeof value === 'number');
+        const known =
+          Array.isArray(boardRmsPx) &&
+          boardRmsPx.length === candidates.length &&
+          boardRmsPx.every((value) => typeof value === 'number');
         return { candidates, ...(known && { boardRmsPx: boardRmsPx as number[] }) };
       }),
     );
@@ -122,7 +142,8 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
   /** Mass and height given with the neutral recording, else the session's subject's. */
   async function subjectOf(neutral: TrialRow): Promise<Subject> {
     const given = (neutral.meta as { subject?: { mass_kg?: unknown; height_m?: unknown } }).subject;
-    if (typeof given?.mass_kg === 'number' && typeof given.height_m === 'number') return { massKg: given.mass_kg, heightM: given.height_m };
+    if (typeof given?.mass_kg === 'number' && typeof given.height_m === 'number')
+      return { massKg: given.mass_kg, heightM: given.height_m };
     const subject = session.subjectId === null ? undefined : await subjects.findById(session.subjectId);
     if (!subject) throw new TrialInputError(processingMessages.subjectMissing);
     return { massKg: subject.weightKg, heightM: subject.heightM };
@@ -142,7 +163,8 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
     return results.map((result) => {
       const name = basename(result.path).replace(/[^A-Za-z0-9_.-]+/g, '_');
       let key = `${prefix}/${result.tag}/${name}`;
-      if (used.has(key) && result.cameraName) key = `${prefix}/${result.tag}/${result.cameraName.replace(/[^A-Za-z0-9_-]+/g, '_')}-${name}`;
+      if (used.has(key) && result.cameraName)
+        key = `${prefix}/${result.tag}/${result.cameraName.replace(/[^A-Za-z0-9_-]+/g, '_')}-${name}`;
       used.add(key);
       return key;
     });
@@ -151,7 +173,8 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
   return {
     async readInputs(workDir): Promise<TrialInputs> {
       const kind = trialKindOf(trial.name);
-      if (kind === 'calibration') return { kind, videos: await withLenses(await fetchVideos(workDir)), board: boardOf(meta) };
+      if (kind === 'calibration')
+        return { kind, videos: await withLenses(await fetchVideos(workDir)), board: boardOf(meta) };
       const settings = resolveProcessingSettings(meta, await framerateOf(), deps.installDir);
       if (kind === 'neutral') {
         const calibration = await newestDone('calibration');
@@ -162,7 +185,9 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
           kind,
           videos,
           cameraSolutions: cameras.map((camera) => camera.candidates),
-          ...(cameras.every((camera) => camera.boardRmsPx) && { boardRmsPx: cameras.map((camera) => camera.boardRmsPx!) }),
+          ...(cameras.every((camera) => camera.boardRmsPx) && {
+            boardRmsPx: cameras.map((camera) => camera.boardRmsPx!),
+          }),
           subject: await subjectOf(trial),
           settings,
         };
@@ -194,8 +219,14 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
       for (const [index, result] of results.entries()) await files.put(keys[index], createReadStream(result.path));
       // Per-camera results name their phone, so the session counts its calibrated cameras (session-calibration.ts).
       const cameraMeta = (cameraName: string | undefined) =>
-        cameraName === undefined ? null : { device_id: deviceOf.get(cameraName) ?? cameraName, camera_name: cameraName };
-      const rows: NewResult[] = results.map((result, index) => ({ tag: result.tag, storageKey: keys[index], meta: cameraMeta(result.cameraName) }));
+        cameraName === undefined
+          ? null
+          : { device_id: deviceOf.get(cameraName) ?? cameraName, camera_name: cameraName };
+      const rows: NewResult[] = results.map((result, index) => ({
+        tag: result.tag,
+        storageKey: keys[index],
+        meta: cameraMeta(result.cameraName),
+      }));
       const replaced = await repository.commitResults(trial.id, attempt.id, rows).catch(async (error: unknown) => {
         await Promise.all(keys.map((key) => files.remove(key))).catch(() => undefined);
         throw error;
@@ -208,7 +239,8 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
     async fail(failure: TrialFailure) {
       deps.logFailure(trial.id, failure);
       if (failure.kind === 'user') return repository.markError(trial.id, attempt.id, failure.message);
-      if (failure.willRetry) return repository.setProgress(trial.id, attempt.id, { ...attempt.progress, stage: 'queued', percent: 0 });
+      if (failure.willRetry)
+        return repository.setProgress(trial.id, attempt.id, { ...attempt.progress, stage: 'queued', percent: 0 });
       return repository.markError(trial.id, attempt.id, processingMessages.internalFailure);
     },
   };

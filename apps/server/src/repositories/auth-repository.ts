@@ -17,7 +17,10 @@ export function createAuthRepository(db: Database) {
      * The live token with this hash (not revoked, not expired) and its user, in one query: every authenticated request asks
      * this first, and on PGlite each query waits for the one before.
      */
-    async findLiveToken(tokenHash: string, now: Date): Promise<{ token: AuthTokenRow; user: typeof schema.users.$inferSelect } | undefined> {
+    async findLiveToken(
+      tokenHash: string,
+      now: Date,
+    ): Promise<{ token: AuthTokenRow; user: typeof schema.users.$inferSelect } | undefined> {
       const [row] = await db
         .select({ token: authTokens, user: schema.users })
         .from(authTokens)
@@ -105,7 +108,13 @@ export function createAuthRepository(db: Database) {
       const [row] = await db
         .update(passwordResets)
         .set({ usedAt: now })
-        .where(and(eq(passwordResets.tokenHash, tokenHash), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, now)))
+        .where(
+          and(
+            eq(passwordResets.tokenHash, tokenHash),
+            isNull(passwordResets.usedAt),
+            gt(passwordResets.expiresAt, now),
+          ),
+        )
         .returning({ userId: passwordResets.userId });
       return row?.userId;
     },

@@ -7,7 +7,12 @@ const { sessionDevices } = schema;
 export function createDevicesRepository(db: Database) {
   return {
     /** Registers the phone with the session, or refreshes it when it pairs again. */
-    async upsert(sessionId: string, deviceId: string, capabilities: Record<string, unknown>, now: Date): Promise<DeviceRow> {
+    async upsert(
+      sessionId: string,
+      deviceId: string,
+      capabilities: Record<string, unknown>,
+      now: Date,
+    ): Promise<DeviceRow> {
       const [row] = await db
         .insert(sessionDevices)
         .values({ sessionId, deviceId, capabilities, connectedAt: now, lastSeenAt: now })
@@ -40,7 +45,15 @@ export function createDevicesRepository(db: Database) {
       if (rows.length === 0) return;
       await db
         .insert(sessionDevices)
-        .values(rows.map(({ deviceId, capabilities, connectedAt, lastSeenAt }) => ({ sessionId: toSessionId, deviceId, capabilities, connectedAt, lastSeenAt })))
+        .values(
+          rows.map(({ deviceId, capabilities, connectedAt, lastSeenAt }) => ({
+            sessionId: toSessionId,
+            deviceId,
+            capabilities,
+            connectedAt,
+            lastSeenAt,
+          })),
+        )
         .onConflictDoNothing();
     },
     /** Phones seen since `since`. */

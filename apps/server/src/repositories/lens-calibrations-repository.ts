@@ -26,7 +26,11 @@ const sameModel = (deviceModel: string) => sql`lower(${lensCalibrations.deviceMo
 export function createLensCalibrationsRepository(db: Database) {
   return {
     async ofUser(userId: number): Promise<LensCalibrationRow[]> {
-      return db.select().from(lensCalibrations).where(eq(lensCalibrations.userId, userId)).orderBy(asc(lensCalibrations.deviceModel));
+      return db
+        .select()
+        .from(lensCalibrations)
+        .where(eq(lensCalibrations.userId, userId))
+        .orderBy(asc(lensCalibrations.deviceModel));
     },
 
     /** Stores the user's calibration of a device model, replacing an earlier one of that model. */
@@ -44,8 +48,15 @@ export function createLensCalibrationsRepository(db: Database) {
         .from(lensCalibrations)
         .where(and(eq(lensCalibrations.userId, userId), sameModel(lens.deviceModel)));
       const [row] = existing
-        ? await db.update(lensCalibrations).set({ ...values, updatedAt: new Date() }).where(eq(lensCalibrations.id, existing.id)).returning()
-        : await db.insert(lensCalibrations).values({ userId, ...values }).returning();
+        ? await db
+            .update(lensCalibrations)
+            .set({ ...values, updatedAt: new Date() })
+            .where(eq(lensCalibrations.id, existing.id))
+            .returning()
+        : await db
+            .insert(lensCalibrations)
+            .values({ userId, ...values })
+            .returning();
       return row;
     },
 

@@ -99,14 +99,25 @@ export function createSessionsRepository(db: Database) {
       if (filter.skipNoTrials) conditions.push(sql`exists (select 1 from trials t where ${countedTrials})`);
       if (filter.search) {
         const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        conditions.push(or(sql`"sessions"."meta"->>'sessionName' ilike ${pattern}`, ilike(subjects.name, pattern), sql`"sessions"."id"::text ilike ${pattern}`)!);
+        conditions.push(
+          or(
+            sql`"sessions"."meta"->>'sessionName' ilike ${pattern}`,
+            ilike(subjects.name, pattern),
+            sql`"sessions"."id"::text ilike ${pattern}`,
+          )!,
+        );
       }
       const where = and(...conditions);
       const order = sortExpressions[filter.sort];
       // The page and the number of matching sessions in one query (a window count over the filtered
       // rows): the list is the app's most frequent call, and on PGlite every query waits its turn.
       const query = db
-        .select({ session: listedColumns, subjectName: subjects.name, trialsCount, total: sql<number>`(count(*) over ())::int` })
+        .select({
+          session: listedColumns,
+          subjectName: subjects.name,
+          trialsCount,
+          total: sql<number>`(count(*) over ())::int`,
+        })
         .from(sessions)
         .leftJoin(subjects, eq(sessions.subjectId, subjects.id))
         .where(where)
@@ -139,7 +150,10 @@ export function createSessionsRepository(db: Database) {
         .where(and(eq(sessions.trashed, true), isNotNull(sessions.trashedAt), lt(sessions.trashedAt, cutoff)));
     },
     async trashedOfUser(userId: number): Promise<SessionRowDb[]> {
-      return db.select().from(sessions).where(and(eq(sessions.userId, userId), eq(sessions.trashed, true)));
+      return db
+        .select()
+        .from(sessions)
+        .where(and(eq(sessions.userId, userId), eq(sessions.trashed, true)));
     },
   };
 }

@@ -42,7 +42,9 @@ export function createSubjectsRepository(db: Database) {
       const [row] = await db.select({ count: sessionsCount }).from(subjects).where(eq(subjects.id, id));
       return row?.count ?? 0;
     },
-    async list(filter: SubjectListFilter): Promise<{ rows: (SubjectRow & { sessionsCount: number })[]; total: number }> {
+    async list(
+      filter: SubjectListFilter,
+    ): Promise<{ rows: (SubjectRow & { sessionsCount: number })[]; total: number }> {
       const conditions: SQL[] = [eq(subjects.userId, filter.userId)];
       if (!filter.includeTrashed) conditions.push(eq(subjects.trashed, false));
       if (filter.search) {
@@ -63,7 +65,10 @@ export function createSubjectsRepository(db: Database) {
         .orderBy(...order)
         .offset(filter.start);
       const rows = filter.quantity === -1 ? await query : await query.limit(filter.quantity);
-      const [{ total }] = await db.select({ total: sql<number>`count(*)::int` }).from(subjects).where(where);
+      const [{ total }] = await db
+        .select({ total: sql<number>`count(*)::int` })
+        .from(subjects)
+        .where(where);
       return { rows: rows.map((row) => ({ ...row.subject, sessionsCount: row.sessionsCount })), total };
     },
     async insert(subject: NewSubject): Promise<SubjectRow> {

@@ -18,7 +18,10 @@ export function createTasksRepository(db: Database) {
       await db.update(tasks).set(changes).where(eq(tasks.id, id));
     },
     async finishedBefore(cutoff: Date): Promise<TaskRow[]> {
-      return db.select().from(tasks).where(and(eq(tasks.status, 'done'), lt(tasks.createdAt, cutoff)));
+      return db
+        .select()
+        .from(tasks)
+        .where(and(eq(tasks.status, 'done'), lt(tasks.createdAt, cutoff)));
     },
     async remove(id: string): Promise<void> {
       await db.delete(tasks).where(eq(tasks.id, id));

@@ -36,7 +36,11 @@ export function createTrialsRepository(db: Database) {
       return row;
     },
     async ofSession(sessionId: string): Promise<TrialRow[]> {
-      return db.select().from(trials).where(eq(trials.sessionId, sessionId)).orderBy(asc(trials.createdAt), asc(trials.id));
+      return db
+        .select()
+        .from(trials)
+        .where(eq(trials.sessionId, sessionId))
+        .orderBy(asc(trials.createdAt), asc(trials.id));
     },
     async insert(trial: NewTrial): Promise<TrialRow> {
       const [row] = await db.insert(trials).values(trial).returning();
@@ -87,7 +91,13 @@ export function createTrialsRepository(db: Database) {
       const rows = await db
         .select({ id: trials.id })
         .from(trials)
-        .where(and(eq(trials.sessionId, sessionId), sql`lower(${trials.name}) = lower(${name})`, sql`${trials.id} <> ${exceptTrialId}`));
+        .where(
+          and(
+            eq(trials.sessionId, sessionId),
+            sql`lower(${trials.name}) = lower(${name})`,
+            sql`${trials.id} <> ${exceptTrialId}`,
+          ),
+        );
       return rows.length > 0;
     },
   };

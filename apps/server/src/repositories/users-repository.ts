@@ -14,11 +14,17 @@ export function createUsersRepository(db: Database) {
       return row;
     },
     async findByUsername(username: string): Promise<UserRow | undefined> {
-      const [row] = await db.select().from(users).where(sql`lower(${users.username}) = lower(${username})`);
+      const [row] = await db
+        .select()
+        .from(users)
+        .where(sql`lower(${users.username}) = lower(${username})`);
       return row;
     },
     async findByEmail(email: string): Promise<UserRow | undefined> {
-      const [row] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`);
+      const [row] = await db
+        .select()
+        .from(users)
+        .where(sql`lower(${users.email}) = lower(${email})`);
       return row;
     },
     async insert(user: NewUser): Promise<UserRow> {

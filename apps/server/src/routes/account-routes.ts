@@ -36,7 +36,14 @@ export function registerAccountRoutes(app: FastifyInstance, authService: AuthSer
 
   api.post(
     accountPaths.login,
-    { schema: { tags, body: loginRequestSchema, headers: rememberedDeviceHeaders, response: { 200: loginResponseSchema } } },
+    {
+      schema: {
+        tags,
+        body: loginRequestSchema,
+        headers: rememberedDeviceHeaders,
+        response: { 200: loginResponseSchema },
+      },
+    },
     (request) => authService.login(request.body, request.ip, request.headers[REMEMBERED_DEVICE_HEADER]),
   );
 
@@ -53,21 +60,29 @@ export function registerAccountRoutes(app: FastifyInstance, authService: AuthSer
   api.post(
     accountPaths.verify,
     { schema: { tags, body: verifyRequestSchema, response: { 200: verifyResponseSchema } } },
-    (request) => authService.verify(requireLogin(request), request.body.otp_token, request.body.remember_device, request.ip),
+    (request) =>
+      authService.verify(requireLogin(request), request.body.otp_token, request.body.remember_device, request.ip),
   );
 
   api.get(
     accountPaths.checkOtpVerified,
     { schema: { tags, headers: rememberedDeviceHeaders, response: { 200: otpVerifiedResponseSchema } } },
     async (request) => ({
-      otp_verified: await authService.checkOtpVerified(requireLogin(request), request.headers[REMEMBERED_DEVICE_HEADER]),
+      otp_verified: await authService.checkOtpVerified(
+        requireLogin(request),
+        request.headers[REMEMBERED_DEVICE_HEADER],
+      ),
     }),
   );
 
-  api.post(accountPaths.resetOtpChallenge, { schema: { tags, response: { 200: otpChallengeResponseSchema } } }, async (request) => {
-    await authService.resendCode(requireLogin(request));
-    return { otp_challenge_sent: true as const };
-  });
+  api.post(
+    accountPaths.resetOtpChallenge,
+    { schema: { tags, response: { 200: otpChallengeResponseSchema } } },
+    async (request) => {
+      await authService.resendCode(requireLogin(request));
+      return { otp_challenge_sent: true as const };
+    },
+  );
 
   api.post(
     accountPaths.register,
@@ -78,7 +93,8 @@ export function registerAccountRoutes(app: FastifyInstance, authService: AuthSer
   api.post(
     accountPaths.getUserInfo,
     { schema: { tags, body: userInfoRequestSchema, response: { 200: userProfileSchema } } },
-    (request) => accounts.getUserInfo(request.body.username, request.auth?.token.verified ? request.auth.user : undefined),
+    (request) =>
+      accounts.getUserInfo(request.body.username, request.auth?.token.verified ? request.auth.user : undefined),
   );
 
   api.post(

@@ -24,7 +24,12 @@ export function registerCaptureRoutes(app: FastifyInstance, capture: CaptureServ
         params: tokenParams,
         body: connectDeviceRequestSchema,
         response: {
-          200: z.object({ session_id: z.string(), session_name: z.string(), device_id: z.string(), server_time_ms: z.number() }),
+          200: z.object({
+            session_id: z.string(),
+            session_name: z.string(),
+            device_id: z.string(),
+            server_time_ms: z.number(),
+          }),
         },
       },
     },
@@ -33,7 +38,14 @@ export function registerCaptureRoutes(app: FastifyInstance, capture: CaptureServ
 
   api.get(
     '/capture/:pairingToken/state/',
-    { schema: { tags, params: tokenParams, querystring: z.object({ device_id: deviceIdField }), response: { 200: captureStateSchema } } },
+    {
+      schema: {
+        tags,
+        params: tokenParams,
+        querystring: z.object({ device_id: deviceIdField }),
+        response: { 200: captureStateSchema },
+      },
+    },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       return capture.state(request.params.pairingToken, request.query.device_id);

@@ -25,7 +25,8 @@ const contentTypes: Record<string, string> = {
   osim: 'application/xml',
   yaml: 'text/yaml; charset=utf-8',
 };
-const contentTypeOf = (key: string) => contentTypes[key.split('.').at(-1)?.toLowerCase() ?? ''] ?? 'application/octet-stream';
+const contentTypeOf = (key: string) =>
+  contentTypes[key.split('.').at(-1)?.toLowerCase() ?? ''] ?? 'application/octet-stream';
 
 /** One `bytes=start-end` range (what video players ask for); null when absent, 416 when unsatisfiable. */
 function parseRange(header: string | undefined, sizeBytes: number): ByteRange | null {
@@ -39,7 +40,13 @@ function parseRange(header: string | undefined, sizeBytes: number): ByteRange | 
   return { start, end };
 }
 
-async function sendStored(reply: FastifyReply, files: FileStore, key: string, rangeHeader: string | undefined, cacheControl: string) {
+async function sendStored(
+  reply: FastifyReply,
+  files: FileStore,
+  key: string,
+  rangeHeader: string | undefined,
+  cacheControl: string,
+) {
   const sizeBytes = await files.size(key);
   if (sizeBytes === null) throw notFound(messages.notFound);
   const range = parseRange(rangeHeader, sizeBytes);
@@ -52,7 +59,10 @@ async function sendStored(reply: FastifyReply, files: FileStore, key: string, ra
     .header('x-content-type-options', 'nosniff');
   if (key.endsWith('.zip')) reply.header('content-disposition', `attachment; filename="${key.split('/').at(-1)}"`);
   if (range) {
-    reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${sizeBytes}`).header('content-length', range.end - range.start + 1);
+    reply
+      .code(206)
+      .header('content-range', `bytes ${range.start}-${range.end}/${sizeBytes}`)
+      .header('content-length', range.end - range.start + 1);
   } else reply.header('content-length', sizeBytes);
   return reply.send(file.stream);
 }
@@ -88,7 +98,11 @@ export function registerMediaRoutes(app: FastifyInstance, files: FileStore, sign
       schema: {
         tags: ['Media'],
         params: z.object({ '*': z.string().min(1).max(1000) }),
-        querystring: z.object({ expires: z.coerce.number().int(), signature: z.string().max(200), access: z.string().max(100).default('') }),
+        querystring: z.object({
+          expires: z.coerce.number().int(),
+          signature: z.string().max(200),
+          access: z.string().max(100).default(''),
+        }),
       },
     },
     async (request, reply) => {

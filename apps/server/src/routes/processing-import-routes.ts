@@ -34,19 +34,32 @@ export function registerProcessingImportRoutes(
 
   api.post(
     processingPaths.importCalibration(':id'),
-    { schema: { tags, params: uuidIdParams, consumes: ['multipart/form-data'], response: { 200: importCalibrationResponseSchema } } },
+    {
+      schema: {
+        tags,
+        params: uuidIdParams,
+        consumes: ['multipart/form-data'],
+        response: { 200: importCalibrationResponseSchema },
+      },
+    },
     (request) => {
       const context = requireVerified(request);
-      return withUploadedFiles(request, 'file', CALIBRATION_LIMITS, (files) => calibrationImport.importCalibration(context, request.params.id, files));
+      return withUploadedFiles(request, 'file', CALIBRATION_LIMITS, (files) =>
+        calibrationImport.importCalibration(context, request.params.id, files),
+      );
     },
   );
 
-  api.get(processingPaths.newSubject(':id'), { schema: { tags, params: uuidIdParams, response: { 200: z.array(sessionSchema) } } }, async (request) => [
-    await sessions.newSubject(requireVerified(request), request.params.id),
-  ]);
+  api.get(
+    processingPaths.newSubject(':id'),
+    { schema: { tags, params: uuidIdParams, response: { 200: z.array(sessionSchema) } } },
+    async (request) => [await sessions.newSubject(requireVerified(request), request.params.id)],
+  );
 
-  api.get(processingPaths.lensCalibrations, { schema: { tags, response: { 200: lensCalibrationsResponseSchema } } }, (request) =>
-    lenses.list(requireVerified(request)),
+  api.get(
+    processingPaths.lensCalibrations,
+    { schema: { tags, response: { 200: lensCalibrationsResponseSchema } } },
+    (request) => lenses.list(requireVerified(request)),
   );
 
   api.post(

@@ -1,7 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { fieldErrorsFromZod, importVideosFieldsSchema, recordingStatusSchema, recordQuerySchema, recordResponseSchema, trialSchema, uuidIdParams } from '@kinetrace/contracts';
+import {
+  fieldErrorsFromZod,
+  importVideosFieldsSchema,
+  recordingStatusSchema,
+  recordQuerySchema,
+  recordResponseSchema,
+  trialSchema,
+  uuidIdParams,
+} from '@kinetrace/contracts';
 import { requireVerified } from '../http/authentication.ts';
 import { invalidFields } from '../http/http-errors.ts';
 import type { RecordingService } from '../services/recording-service.ts';
@@ -16,8 +24,10 @@ const IMPORT_LIMITS = { fileSize: 4 * 1024 ** 3, files: 16, fields: 5 };
 export function registerRecordingRoutes(app: FastifyInstance, recording: RecordingService, trials: TrialService): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  api.get('/sessions/:id/record/', { schema: { tags, params: uuidIdParams, querystring: recordQuerySchema, response: { 200: recordResponseSchema } } }, (request) =>
-    recording.record(requireVerified(request), request.params.id, request.query),
+  api.get(
+    '/sessions/:id/record/',
+    { schema: { tags, params: uuidIdParams, querystring: recordQuerySchema, response: { 200: recordResponseSchema } } },
+    (request) => recording.record(requireVerified(request), request.params.id, request.query),
   );
 
   api.get(
@@ -33,12 +43,16 @@ export function registerRecordingRoutes(app: FastifyInstance, recording: Recordi
     (request) => recording.status(requireVerified(request), request.params.id, request.query.ret_session === 'true'),
   );
 
-  api.get('/sessions/:id/stop/', { schema: { tags, params: uuidIdParams, response: { 200: z.object({ status: z.string() }) } } }, (request) =>
-    recording.stop(requireVerified(request), request.params.id),
+  api.get(
+    '/sessions/:id/stop/',
+    { schema: { tags, params: uuidIdParams, response: { 200: z.object({ status: z.string() }) } } },
+    (request) => recording.stop(requireVerified(request), request.params.id),
   );
 
-  api.get('/sessions/:id/cancel_trial/', { schema: { tags, params: uuidIdParams, response: { 200: z.object({ status: z.literal('ready') }) } } }, (request) =>
-    recording.cancel(requireVerified(request), request.params.id),
+  api.get(
+    '/sessions/:id/cancel_trial/',
+    { schema: { tags, params: uuidIdParams, response: { 200: z.object({ status: z.literal('ready') }) } } },
+    (request) => recording.cancel(requireVerified(request), request.params.id),
   );
 
   api.get(
@@ -57,7 +71,13 @@ export function registerRecordingRoutes(app: FastifyInstance, recording: Recordi
   ] as const) {
     api.get(
       `/sessions/:id/${path}/`,
-      { schema: { tags, params: uuidIdParams, response: { 200: z.object({ status: z.string(), images: z.array(z.string()) }) } } },
+      {
+        schema: {
+          tags,
+          params: uuidIdParams,
+          response: { 200: z.object({ status: z.string(), images: z.array(z.string()) }) },
+        },
+      },
       (request) => recording.images(requireVerified(request), request.params.id, trialName),
     );
   }
@@ -70,7 +90,13 @@ export function registerRecordingRoutes(app: FastifyInstance, recording: Recordi
       return withUploadedFiles(request, 'video', IMPORT_LIMITS, async (videos, fields) => {
         const parsed = importVideosFieldsSchema.safeParse(fields);
         if (!parsed.success) throw invalidFields(fieldErrorsFromZod(parsed.error));
-        const trial = await recording.importVideos(context, request.params.id, parsed.data.name, videos, parsed.data.device_model);
+        const trial = await recording.importVideos(
+          context,
+          request.params.id,
+          parsed.data.name,
+          videos,
+          parsed.data.device_model,
+        );
         return trials.get({ user: context.user }, trial.id);
       });
     },

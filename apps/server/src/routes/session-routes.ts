@@ -45,7 +45,11 @@ export async function sendArchive(reply: FastifyReply, archive: Archive): Promis
   return reply;
 }
 
-export function registerSessionRoutes(app: FastifyInstance, sessions: SessionService, downloads: DownloadService): void {
+export function registerSessionRoutes(
+  app: FastifyInstance,
+  sessions: SessionService,
+  downloads: DownloadService,
+): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get(dataPaths.newSession, { schema: { tags, response: { 200: z.array(sessionSchema) } } }, async (request) => [
@@ -64,10 +68,8 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionSer
     (request) => sessions.search(requireVerified(request), request.query.text, request.query.include_trashed),
   );
 
-  api.post(
-    dataPaths.emptyTrash,
-    { schema: { tags, response: { 200: emptyTrashResponseSchema } } },
-    (request) => sessions.emptyTrash(requireVerified(request)),
+  api.post(dataPaths.emptyTrash, { schema: { tags, response: { 200: emptyTrashResponseSchema } } }, (request) =>
+    sessions.emptyTrash(requireVerified(request)),
   );
 
   api.get(
@@ -82,9 +84,13 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionSer
     (request) => sessions.setPublic(requireVerified(request), request.params.id, request.body.public),
   );
 
-  api.get('/sessions/:id/get_qr/', { schema: { tags, params: uuidIdParams, response: { 200: z.object({ qr: z.string() }) } } }, async (request) => ({
-    qr: await sessions.qrCode(requireVerified(request), request.params.id),
-  }));
+  api.get(
+    '/sessions/:id/get_qr/',
+    { schema: { tags, params: uuidIdParams, response: { 200: z.object({ qr: z.string() }) } } },
+    async (request) => ({
+      qr: await sessions.qrCode(requireVerified(request), request.params.id),
+    }),
+  );
 
   api.post(
     '/sessions/:id/rename/',
@@ -100,13 +106,27 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionSer
 
   api.get(
     '/sessions/:id/set_metadata/',
-    { schema: { tags, params: uuidIdParams, querystring: setMetadataQuerySchema, response: { 200: setMetadataResponseSchema } } },
+    {
+      schema: {
+        tags,
+        params: uuidIdParams,
+        querystring: setMetadataQuerySchema,
+        response: { 200: setMetadataResponseSchema },
+      },
+    },
     (request) => sessions.setMetadata(requireVerified(request), request.params.id, request.query),
   );
 
   api.get(
     '/sessions/:id/get_session_settings/',
-    { schema: { tags, params: uuidIdParams, querystring: shareTokenQuerySchema, response: { 200: sessionSettingsResponseSchema } } },
+    {
+      schema: {
+        tags,
+        params: uuidIdParams,
+        querystring: shareTokenQuerySchema,
+        response: { 200: sessionSettingsResponseSchema },
+      },
+    },
     async (request) => {
       await sessions.access(viewerOf(request, request.query.share_token), request.params.id);
       return sessions.settings();
@@ -114,8 +134,10 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionSer
   );
 
   for (const action of ['trash', 'restore'] as const) {
-    api.post(`/sessions/:id/${action}/`, { schema: { tags, params: uuidIdParams, response: { 200: sessionSchema } } }, (request) =>
-      sessions[action](requireVerified(request), request.params.id),
+    api.post(
+      `/sessions/:id/${action}/`,
+      { schema: { tags, params: uuidIdParams, response: { 200: sessionSchema } } },
+      (request) => sessions[action](requireVerified(request), request.params.id),
     );
   }
 
@@ -124,13 +146,26 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionSer
     return reply.code(204).send();
   });
 
-  api.get('/sessions/:id/download/', { schema: { tags, params: uuidIdParams, querystring: shareTokenQuerySchema } }, async (request, reply) =>
-    sendArchive(reply, await downloads.sessionArchive(viewerOf(request, request.query.share_token), request.params.id)),
+  api.get(
+    '/sessions/:id/download/',
+    { schema: { tags, params: uuidIdParams, querystring: shareTokenQuerySchema } },
+    async (request, reply) =>
+      sendArchive(
+        reply,
+        await downloads.sessionArchive(viewerOf(request, request.query.share_token), request.params.id),
+      ),
   );
 
   api.get(
     '/sessions/:id/async-download/',
-    { schema: { tags, params: uuidIdParams, querystring: shareTokenQuerySchema, response: { 200: asyncDownloadResponseSchema } } },
+    {
+      schema: {
+        tags,
+        params: uuidIdParams,
+        querystring: shareTokenQuerySchema,
+        response: { 200: asyncDownloadResponseSchema },
+      },
+    },
     async (request) => ({
       task_id: await downloads.startSessionArchive(viewerOf(request, request.query.share_token), request.params.id),
     }),
@@ -147,7 +182,9 @@ export function registerSessionRoutes(app: FastifyInstance, sessions: SessionSer
     },
     async (request, reply) => {
       const state = await downloads.state(viewerOf(request), request.params.taskId);
-      return state.ready ? reply.code(200).send({ url: state.url }) : reply.code(202).send({ status: state.status, progress: state.progress });
+      return state.ready
+        ? reply.code(200).send({ url: state.url })
+        : reply.code(202).send({ status: state.status, progress: state.progress });
     },
   );
 }

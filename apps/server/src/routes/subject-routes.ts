@@ -19,11 +19,17 @@ import { sendArchive } from './session-routes.ts';
 
 const tags = ['Subjects'];
 
-export function registerSubjectRoutes(app: FastifyInstance, subjects: SubjectService, downloads: DownloadService): void {
+export function registerSubjectRoutes(
+  app: FastifyInstance,
+  subjects: SubjectService,
+  downloads: DownloadService,
+): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  api.get('/subjects/', { schema: { tags, querystring: subjectListQuerySchema, response: { 200: subjectListResponseSchema } } }, (request) =>
-    subjects.list(requireVerified(request), request.query),
+  api.get(
+    '/subjects/',
+    { schema: { tags, querystring: subjectListQuerySchema, response: { 200: subjectListResponseSchema } } },
+    (request) => subjects.list(requireVerified(request), request.query),
   );
 
   api.post(
@@ -32,8 +38,10 @@ export function registerSubjectRoutes(app: FastifyInstance, subjects: SubjectSer
     async (request, reply) => reply.code(201).send(await subjects.create(requireVerified(request), request.body)),
   );
 
-  api.get('/subjects/:id/', { schema: { tags, params: serialIdParams, querystring: shareTokenQuerySchema, response: { 200: subjectSchema } } }, (request) =>
-    subjects.get(viewerOf(request, request.query.share_token), request.params.id),
+  api.get(
+    '/subjects/:id/',
+    { schema: { tags, params: serialIdParams, querystring: shareTokenQuerySchema, response: { 200: subjectSchema } } },
+    (request) => subjects.get(viewerOf(request, request.query.share_token), request.params.id),
   );
 
   api.put(
@@ -43,8 +51,10 @@ export function registerSubjectRoutes(app: FastifyInstance, subjects: SubjectSer
   );
 
   for (const action of ['trash', 'restore'] as const) {
-    api.post(`/subjects/:id/${action}/`, { schema: { tags, params: serialIdParams, response: { 200: subjectSchema } } }, (request) =>
-      subjects[action](requireVerified(request), request.params.id),
+    api.post(
+      `/subjects/:id/${action}/`,
+      { schema: { tags, params: serialIdParams, response: { 200: subjectSchema } } },
+      (request) => subjects[action](requireVerified(request), request.params.id),
     );
   }
 
@@ -55,17 +65,37 @@ export function registerSubjectRoutes(app: FastifyInstance, subjects: SubjectSer
 
   api.get(
     '/subject-tags/:id/get_tags_subject/',
-    { schema: { tags, params: serialIdParams, querystring: shareTokenQuerySchema, response: { 200: z.array(subjectTagItemSchema) } } },
+    {
+      schema: {
+        tags,
+        params: serialIdParams,
+        querystring: shareTokenQuerySchema,
+        response: { 200: z.array(subjectTagItemSchema) },
+      },
+    },
     (request) => subjects.tags(viewerOf(request, request.query.share_token), request.params.id),
   );
 
-  api.get('/subjects/:id/download/', { schema: { tags, params: serialIdParams, querystring: shareTokenQuerySchema } }, async (request, reply) =>
-    sendArchive(reply, await downloads.subjectArchive(viewerOf(request, request.query.share_token), request.params.id)),
+  api.get(
+    '/subjects/:id/download/',
+    { schema: { tags, params: serialIdParams, querystring: shareTokenQuerySchema } },
+    async (request, reply) =>
+      sendArchive(
+        reply,
+        await downloads.subjectArchive(viewerOf(request, request.query.share_token), request.params.id),
+      ),
   );
 
   api.get(
     '/subjects/:id/async-download/',
-    { schema: { tags, params: serialIdParams, querystring: shareTokenQuerySchema, response: { 200: asyncDownloadResponseSchema } } },
+    {
+      schema: {
+        tags,
+        params: serialIdParams,
+        querystring: shareTokenQuerySchema,
+        response: { 200: asyncDownloadResponseSchema },
+      },
+    },
     async (request) => ({
       task_id: await downloads.startSubjectArchive(viewerOf(request, request.query.share_token), request.params.id),
     }),

@@ -1,7 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { modifyTrialTagsRequestSchema, renameTrialRequestSchema, trialSchema, trialTagItemSchema, shareTokenQuerySchema, uuidIdParams } from '@kinetrace/contracts';
+import {
+  modifyTrialTagsRequestSchema,
+  renameTrialRequestSchema,
+  trialSchema,
+  trialTagItemSchema,
+  shareTokenQuerySchema,
+  uuidIdParams,
+} from '@kinetrace/contracts';
 import { requireVerified } from '../http/authentication.ts';
 import { viewerOf } from '../http/viewer.ts';
 import type { TrialService } from '../services/trial-service.ts';
@@ -11,8 +18,10 @@ const tags = ['Trials'];
 export function registerTrialRoutes(app: FastifyInstance, trials: TrialService): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  api.get('/trials/:id/', { schema: { tags, params: uuidIdParams, querystring: shareTokenQuerySchema, response: { 200: trialSchema } } }, (request) =>
-    trials.get(viewerOf(request, request.query.share_token), request.params.id),
+  api.get(
+    '/trials/:id/',
+    { schema: { tags, params: uuidIdParams, querystring: shareTokenQuerySchema, response: { 200: trialSchema } } },
+    (request) => trials.get(viewerOf(request, request.query.share_token), request.params.id),
   );
 
   api.post(
@@ -28,8 +37,10 @@ export function registerTrialRoutes(app: FastifyInstance, trials: TrialService):
   );
 
   for (const action of ['trash', 'restore'] as const) {
-    api.post(`/trials/:id/${action}/`, { schema: { tags, params: uuidIdParams, response: { 200: trialSchema } } }, (request) =>
-      trials[action](requireVerified(request), request.params.id),
+    api.post(
+      `/trials/:id/${action}/`,
+      { schema: { tags, params: uuidIdParams, response: { 200: trialSchema } } },
+      (request) => trials[action](requireVerified(request), request.params.id),
     );
   }
 
@@ -40,7 +51,14 @@ export function registerTrialRoutes(app: FastifyInstance, trials: TrialService):
 
   api.get(
     '/trial-tags/:id/get_tags_trial/',
-    { schema: { tags, params: uuidIdParams, querystring: shareTokenQuerySchema, response: { 200: z.array(trialTagItemSchema) } } },
+    {
+      schema: {
+        tags,
+        params: uuidIdParams,
+        querystring: shareTokenQuerySchema,
+        response: { 200: z.array(trialTagItemSchema) },
+      },
+    },
     (request) => trials.tags(viewerOf(request, request.query.share_token), request.params.id),
   );
 }

@@ -36,7 +36,6 @@ export const accountRateRules = {
 /** Image types a browser shows in an <img>; anything else (including SVG, which can carry scripts) is refused. */
 const PICTURE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif', 'image/bmp']);
 
-
 export interface AccountServiceDeps {
   users: UsersRepository;
   auth: AuthRepository;
@@ -85,7 +84,9 @@ export function createAccountService(deps: AccountServiceDeps) {
       website: user.website,
       personalWebsite: user.website,
       profile_picture: profilePictureUrl(user),
-      ...(isOwner ? { newsletter: user.newsletter, institutional_use: user.institutionalUse as InstitutionalUse | null } : {}),
+      ...(isOwner
+        ? { newsletter: user.newsletter, institutional_use: user.institutionalUse as InstitutionalUse | null }
+        : {}),
     };
   }
 
@@ -140,7 +141,11 @@ export function createAccountService(deps: AccountServiceDeps) {
       const user = await users.findByEmail(email);
       if (user && rateLimiter.hit(`reset:account:${user.id}`, accountRateRules.resetMailsPerAccount) === 0) {
         const token = newRandomToken();
-        await auth.insertPasswordReset(user.id, hashRandomToken(token), new Date(now().getTime() + PASSWORD_RESET_TTL_MS));
+        await auth.insertPasswordReset(
+          user.id,
+          hashRandomToken(token),
+          new Date(now().getTime() + PASSWORD_RESET_TTL_MS),
+        );
         await mailer.send(passwordResetMail(user.email, providerName, `${publicUrl}/new-password/${token}`));
       }
       return { message: messages.passwordRecoveryEmailSent };

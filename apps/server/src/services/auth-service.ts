@@ -16,14 +16,7 @@ import { verificationCodeMail } from '../mail/templates.ts';
 import type { AuthRepository, AuthTokenRow } from '../repositories/auth-repository.ts';
 import type { UserRow, UsersRepository } from '../repositories/users-repository.ts';
 import type { BackoffRule, RateLimiter, RateRule } from './rate-limiter.ts';
-import {
-  decoyPasswordHash,
-  hashRandomToken,
-  newOtpCode,
-  newRandomToken,
-  slowHash,
-  verifySlowHash,
-} from './secrets.ts';
+import { decoyPasswordHash, hashRandomToken, newOtpCode, newRandomToken, slowHash, verifySlowHash } from './secrets.ts';
 
 /** Who is calling: the user and the login (token) they call with. */
 export interface AuthContext {
@@ -42,8 +35,18 @@ const ONE_HOUR = 60 * 60_000;
  * Guessing Attacks with Device Cookies"), which has its own growing delays.
  */
 export const authRateRules = {
-  loginFailuresPerAccountAndAddress: { freeFailures: 5, firstDelayMs: 1000, maxDelayMs: FIFTEEN_MINUTES, windowMs: 24 * ONE_HOUR },
-  loginFailuresPerRememberedDevice: { freeFailures: 5, firstDelayMs: 1000, maxDelayMs: FIFTEEN_MINUTES, windowMs: 24 * ONE_HOUR },
+  loginFailuresPerAccountAndAddress: {
+    freeFailures: 5,
+    firstDelayMs: 1000,
+    maxDelayMs: FIFTEEN_MINUTES,
+    windowMs: 24 * ONE_HOUR,
+  },
+  loginFailuresPerRememberedDevice: {
+    freeFailures: 5,
+    firstDelayMs: 1000,
+    maxDelayMs: FIFTEEN_MINUTES,
+    windowMs: 24 * ONE_HOUR,
+  },
   loginFailuresPerAccount: { limit: 100, windowMs: ONE_HOUR },
   loginFailuresPerAddress: { limit: 100, windowMs: FIFTEEN_MINUTES },
   wrongCodesPerAccount: { limit: 10, windowMs: FIFTEEN_MINUTES },
@@ -60,7 +63,14 @@ export interface AuthServiceDeps {
   now?: () => Date;
 }
 
-export function createAuthService({ users, auth, mailer, rateLimiter, providerName, now = () => new Date() }: AuthServiceDeps) {
+export function createAuthService({
+  users,
+  auth,
+  mailer,
+  rateLimiter,
+  providerName,
+  now = () => new Date(),
+}: AuthServiceDeps) {
   /** Refuses the try (429) while any of its keys must wait; failures are recorded by the caller. */
   function refuseWhileWaiting(keys: [string, RateRule | BackoffRule][]): void {
     const waitS = Math.max(...keys.map(([key, rule]) => rateLimiter.wait(key, rule)));
@@ -136,7 +146,12 @@ export function createAuthService({ users, auth, mailer, rateLimiter, providerNa
       return (await auth.findLiveToken(hashRandomToken(bearer), now())) ?? null;
     },
 
-    async verify(context: AuthContext, code: string, rememberDevice: boolean, clientAddress: string): Promise<VerifyResponse> {
+    async verify(
+      context: AuthContext,
+      code: string,
+      rememberDevice: boolean,
+      clientAddress: string,
+    ): Promise<VerifyResponse> {
       const failureKeys: [string, RateRule][] = [
         [`verify:account:${context.user.id}`, authRateRules.wrongCodesPerAccount],
         [`verify:address:${clientAddress}`, authRateRules.wrongCodesPerAddress],

@@ -37,13 +37,25 @@ const FORMAT_NAMES: Record<CalibrationExtension, string> = {
 /** OpenCap writes every camera's pickle under this one name, in a folder per camera (Cam0, Cam1, ...). */
 const OPENCAP_PICKLE_STEM = 'cameraintrinsicsextrinsics';
 
-const extensionOf = (fileName: string) => CALIBRATION_FILE_EXTENSIONS.find((extension) => fileName.toLowerCase().endsWith(extension));
+const extensionOf = (fileName: string) =>
+  CALIBRATION_FILE_EXTENSIONS.find((extension) => fileName.toLowerCase().endsWith(extension));
 const stemOf = (fileName: string, extension: string) => fileName.slice(0, fileName.length - extension.length);
 const isPickle = (extension: CalibrationExtension) => extension === '.pickle' || extension === '.pkl';
 
 function isUsableCamera(camera: CameraModel): boolean {
-  const numbers = [...camera.intrinsics, ...camera.distortion, ...camera.rotationCameraFromWorld, ...camera.translationCameraFromWorldM];
-  return camera.imageSize.width > 0 && camera.imageSize.height > 0 && camera.intrinsics[0] > 0 && camera.intrinsics[4] > 0 && numbers.every(Number.isFinite);
+  const numbers = [
+    ...camera.intrinsics,
+    ...camera.distortion,
+    ...camera.rotationCameraFromWorld,
+    ...camera.translationCameraFromWorldM,
+  ];
+  return (
+    camera.imageSize.width > 0 &&
+    camera.imageSize.height > 0 &&
+    camera.intrinsics[0] > 0 &&
+    camera.intrinsics[4] > 0 &&
+    numbers.every(Number.isFinite)
+  );
 }
 
 /**
@@ -51,7 +63,11 @@ function isUsableCamera(camera: CameraModel): boolean {
  * the upload's saved path no longer has). Any failure becomes one message naming the file: a
  * parser's own text would show server paths and internals.
  */
-async function readCalibrationFile(file: UploadedFile, pickleCameraName: string, placement: 'Perpendicular' | 'Lying'): Promise<CameraModel[]> {
+async function readCalibrationFile(
+  file: UploadedFile,
+  pickleCameraName: string,
+  placement: 'Perpendicular' | 'Lying',
+): Promise<CameraModel[]> {
   const extension = extensionOf(file.fileName);
   if (!extension) throw invalidFields({ file: [importMessages.calibrationFileType(file.fileName)] });
   const directory = await mkdtemp(join(tmpdir(), 'kinetrace-calibration-'));
@@ -77,7 +93,9 @@ function pickleCameraNames(files: UploadedFile[]): string[] {
     const extension = extensionOf(file.fileName);
     return extension !== undefined && isPickle(extension);
   });
-  const sharedName = pickles.filter((file) => stemOf(file.fileName, extensionOf(file.fileName)!).toLowerCase() === OPENCAP_PICKLE_STEM).length > 1;
+  const sharedName =
+    pickles.filter((file) => stemOf(file.fileName, extensionOf(file.fileName)!).toLowerCase() === OPENCAP_PICKLE_STEM)
+      .length > 1;
   return files.map((file) => {
     const extension = extensionOf(file.fileName);
     if (!extension || !isPickle(extension)) return '';
@@ -87,7 +105,8 @@ function pickleCameraNames(files: UploadedFile[]): string[] {
 }
 
 /** A storage-safe file name for a camera's parameters (camera names come from the user's files). */
-const cameraFileName = (cameraName: string, index: number) => `${index + 1}-${cameraName.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 60)}.json`;
+const cameraFileName = (cameraName: string, index: number) =>
+  `${index + 1}-${cameraName.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 60)}.json`;
 
 /**
  * Importing a calibration made elsewhere (spec §4.2, issue 9): the cameras of the uploaded files
@@ -103,10 +122,20 @@ export function createCalibrationImportService(deps: {
   const { trials, files, removal, sessionService, now } = deps;
 
   /** Stores the cameras as a done calibration trial; it replaces the previous calibration only once complete. */
-  async function storeCalibration(sessionId: string, cameras: { camera: CameraModel; fileName: string }[]): Promise<string> {
+  async function storeCalibration(
+    sessionId: string,
+    cameras: { camera: CameraModel; fileName: string }[],
+  ): Promise<string> {
     const sourceFiles = [...new Set(cameras.map((entry) => entry.fileName))];
     // Kept in the recycle bin while its files are written, so nothing counts a half-stored calibration.
-    const trial = await trials.insert({ sessionId, name: 'calibration', status: 'done', trashed: true, trashedAt: now(), meta: { imported: true, source_files: sourceFiles } });
+    const trial = await trials.insert({
+      sessionId,
+      name: 'calibration',
+      status: 'done',
+      trashed: true,
+      trashedAt: now(),
+      meta: { imported: true, source_files: sourceFiles },
+    });
     try {
       for (const [index, { camera, fileName }] of cameras.entries()) {
         const key = `${trialFilesPrefix(sessionId, trial.id)}/results/${RESULT_TAGS.cameraParameters}/${cameraFileName(camera.name, index)}`;
@@ -133,10 +162,16 @@ export function createCalibrationImportService(deps: {
 
   return {
     /** Reads every file first (one bad file refuses the whole import, naming it), then stores them together. */
-    async importCalibration(context: AuthContext, sessionId: string, uploads: UploadedFile[]): Promise<ImportCalibrationResponse> {
+    async importCalibration(
+      context: AuthContext,
+      sessionId: string,
+      uploads: UploadedFile[],
+    ): Promise<ImportCalibrationResponse> {
       const session = await sessionService.ownSession(context, sessionId);
       if (uploads.length === 0) throw invalidFields({ file: [messages.required] });
-      const placement = (session.meta as { checkerboard?: { placement?: 'Perpendicular' | 'Lying' } }).checkerboard?.placement ?? CHECKERBOARD_DEFAULTS.placement;
+      const placement =
+        (session.meta as { checkerboard?: { placement?: 'Perpendicular' | 'Lying' } }).checkerboard?.placement ??
+        CHECKERBOARD_DEFAULTS.placement;
       const pickleNames = pickleCameraNames(uploads);
       const cameras: { camera: CameraModel; fileName: string }[] = [];
       for (const [index, upload] of uploads.entries()) {
@@ -147,7 +182,8 @@ export function createCalibrationImportService(deps: {
           cameras.push({ camera, fileName: upload.fileName });
         }
       }
-      if (cameras.length < MIN_CALIBRATED_CAMERAS) throw invalidFields({ file: [importMessages.calibrationTooFewCameras(cameras.length)] });
+      if (cameras.length < MIN_CALIBRATED_CAMERAS)
+        throw invalidFields({ file: [importMessages.calibrationTooFewCameras(cameras.length)] });
       const trialId = await storeCalibration(sessionId, cameras);
       return { trial_id: trialId, cameras: cameras.map((entry) => entry.camera.name) };
     },

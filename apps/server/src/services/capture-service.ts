@@ -1,9 +1,4 @@
-import {
-  messages,
-  uploadMetadataSchema,
-  type CaptureState,
-  type ConnectDeviceRequest,
-} from '@kinetrace/contracts';
+import { messages, uploadMetadataSchema, type CaptureState, type ConnectDeviceRequest } from '@kinetrace/contracts';
 import { HttpError, notFound } from '../http/http-errors.ts';
 import type { DevicesRepository } from '../repositories/devices-repository.ts';
 import type { SessionRowDb, SessionsRepository } from '../repositories/sessions-repository.ts';
@@ -33,27 +28,46 @@ export function createCaptureService(deps: {
   }
 
   /** Checks an upload before its first byte: the trial waits for this phone's video. */
-  async function uploadTarget(metadata: Record<string, string | null | undefined>): Promise<{ trial: TrialRow; deviceId: string; firstFrameMs?: number; mimeType?: string }> {
+  async function uploadTarget(
+    metadata: Record<string, string | null | undefined>,
+  ): Promise<{ trial: TrialRow; deviceId: string; firstFrameMs?: number; mimeType?: string }> {
     const parsed = uploadMetadataSchema.safeParse(metadata);
-    if (!parsed.success) throw new HttpError(400, { detail: `Invalid upload metadata: ${parsed.error.issues.map((issue) => issue.path.join('.')).join(', ')}` });
+    if (!parsed.success)
+      throw new HttpError(400, {
+        detail: `Invalid upload metadata: ${parsed.error.issues.map((issue) => issue.path.join('.')).join(', ')}`,
+      });
     const session = await pairedSession(parsed.data.pairing_token);
     const trial = await trials.findById(parsed.data.trial_id);
     if (!trial || trial.sessionId !== session.id) throw notFound(messages.trialNotFound);
     const expected = recordingMetaOf(trial).expected_devices ?? [];
-    if (trial.trashed || !expected.includes(parsed.data.device_id) || !['recording', 'uploading'].includes(trial.status)) {
+    if (
+      trial.trashed ||
+      !expected.includes(parsed.data.device_id) ||
+      !['recording', 'uploading'].includes(trial.status)
+    ) {
       throw new HttpError(410, { detail: messages.trialNotRecording });
     }
     if ((await trials.videosOf(trial.id)).some((video) => video.deviceId === parsed.data.device_id)) {
       throw new HttpError(410, { detail: messages.videoAlreadyUploaded });
     }
-    return { trial, deviceId: parsed.data.device_id, firstFrameMs: parsed.data.first_frame_ms, mimeType: parsed.data.filetype };
+    return {
+      trial,
+      deviceId: parsed.data.device_id,
+      firstFrameMs: parsed.data.first_frame_ms,
+      mimeType: parsed.data.filetype,
+    };
   }
 
   return {
     async connect(pairingToken: string, request: ConnectDeviceRequest) {
       const session = await pairedSession(pairingToken);
       await devices.upsert(session.id, request.device_id, request.capabilities, now());
-      return { session_id: session.id, session_name: sessionNameOf(session), device_id: request.device_id, server_time_ms: now().getTime() };
+      return {
+        session_id: session.id,
+        session_name: sessionNameOf(session),
+        device_id: request.device_id,
+        server_time_ms: now().getTime(),
+      };
     },
 
     /** What a phone polls (its heartbeat too): the recording order, its pending uploads, the counts. */
@@ -102,7 +116,11 @@ export function createCaptureService(deps: {
     async finishUpload(metadata: Record<string, string | null | undefined>, path: string): Promise<IntakeResult> {
       const { trial, deviceId, firstFrameMs, mimeType } = await uploadTarget(metadata);
       const deviceModel = (await devices.find(trial.sessionId, deviceId))?.capabilities.device_model;
-      return intake.accept(trial, deviceId, path, { firstFrameMs, mimeType, deviceModel: typeof deviceModel === 'string' ? deviceModel : undefined });
+      return intake.accept(trial, deviceId, path, {
+        firstFrameMs,
+        mimeType,
+        deviceModel: typeof deviceModel === 'string' ? deviceModel : undefined,
+      });
     },
   };
 }

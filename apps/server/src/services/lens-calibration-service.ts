@@ -13,11 +13,16 @@ import {
   type LensCalibrationFields,
 } from '@kinetrace/contracts';
 import { invalidFields } from '../http/http-errors.ts';
-import type { LensCalibrationRow, LensCalibrationsRepository, NewLensCalibration } from '../repositories/lens-calibrations-repository.ts';
+import type {
+  LensCalibrationRow,
+  LensCalibrationsRepository,
+  NewLensCalibration,
+} from '../repositories/lens-calibrations-repository.ts';
 import type { AuthContext } from './auth-service.ts';
 import type { UploadedFile } from './calibration-import-service.ts';
 
-const isLensImage = (fileName: string) => LENS_IMAGE_EXTENSIONS.some((extension) => fileName.toLowerCase().endsWith(extension));
+const isLensImage = (fileName: string) =>
+  LENS_IMAGE_EXTENSIONS.some((extension) => fileName.toLowerCase().endsWith(extension));
 const fileErrors = (...errors: string[]) => invalidFields({ file: errors });
 
 const present = (row: LensCalibrationRow): LensCalibration => ({
@@ -50,14 +55,19 @@ async function lensFromJson(file: UploadedFile, deviceModel: string): Promise<Ne
 }
 
 /** Zhang's calibration from board images, as `kinetrace calibrate --images` does (k3 fixed at 0: few views). */
-async function lensFromImages(files: UploadedFile[], deviceModel: string, board: { rows: number; cols: number; squareSizeMm: number }) {
+async function lensFromImages(
+  files: UploadedFile[],
+  deviceModel: string,
+  board: { rows: number; cols: number; squareSizeMm: number },
+) {
   const views: Float64Array[] = [];
   let imageSize: { width: number; height: number } | undefined;
   for (const file of files) {
     const image = await decodeImage(file.path, 'gray').catch(() => {
       throw fileErrors(importMessages.lensImageUnreadable(file.fileName));
     });
-    if (imageSize && (imageSize.width !== image.width || imageSize.height !== image.height)) throw fileErrors(importMessages.lensImageSizes(file.fileName));
+    if (imageSize && (imageSize.width !== image.width || imageSize.height !== image.height))
+      throw fileErrors(importMessages.lensImageSizes(file.fileName));
     imageSize = { width: image.width, height: image.height };
     const { detection } = findCheckerboard(image.data, image.width, image.height, board.rows, board.cols);
     if (detection) views.push(detection.corners);
@@ -68,8 +78,15 @@ async function lensFromImages(files: UploadedFile[], deviceModel: string, board:
   const result = await calibrateIntrinsics(views, board, imageSize, { name: deviceModel }).catch(() => {
     throw fileErrors(importMessages.lensFailed);
   });
-  if (![...result.camera.intrinsics, ...result.camera.distortion, result.rmsPx].every(Number.isFinite)) throw fileErrors(importMessages.lensFailed);
-  return { deviceModel, imageSize, intrinsics: result.camera.intrinsics, distortion: result.camera.distortion, rmsErrorPx: result.rmsPx };
+  if (![...result.camera.intrinsics, ...result.camera.distortion, result.rmsPx].every(Number.isFinite))
+    throw fileErrors(importMessages.lensFailed);
+  return {
+    deviceModel,
+    imageSize,
+    intrinsics: result.camera.intrinsics,
+    distortion: result.camera.distortion,
+    rmsErrorPx: result.rmsPx,
+  };
 }
 
 /**
@@ -86,7 +103,9 @@ export function createLensCalibrationService(deps: { lenses: LensCalibrationsRep
     /** One `kinetrace calibrate` .json, or board images (the board's inner corners in `fields`, else the session defaults). */
     async upload(context: AuthContext, fields: LensCalibrationFields, files: UploadedFile[]): Promise<LensCalibration> {
       if (files.length === 0) throw fileErrors(messages.required);
-      const unknown = files.find((file) => !file.fileName.toLowerCase().endsWith('.json') && !isLensImage(file.fileName));
+      const unknown = files.find(
+        (file) => !file.fileName.toLowerCase().endsWith('.json') && !isLensImage(file.fileName),
+      );
       if (unknown) throw fileErrors(importMessages.lensFileType(unknown.fileName));
       const jsonFiles = files.filter((file) => file.fileName.toLowerCase().endsWith('.json'));
       if (jsonFiles.length > 0 && files.length > 1) throw fileErrors(importMessages.lensOneJson);

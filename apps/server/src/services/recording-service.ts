@@ -43,8 +43,11 @@ const fileStem = (fileName: string) => fileName.replace(/\.[^.]*$/, '');
  * there is one video per camera; undefined when neither pairs them.
  */
 export function pairVideosWithCameras(fileNames: string[], cameraNames: string[]): string[] | undefined {
-  const byName = fileNames.map((fileName) => cameraNames.find((camera) => camera.toLowerCase() === fileStem(fileName).toLowerCase()));
-  if (byName.every((camera) => camera !== undefined) && new Set(byName).size === byName.length) return byName as string[];
+  const byName = fileNames.map((fileName) =>
+    cameraNames.find((camera) => camera.toLowerCase() === fileStem(fileName).toLowerCase()),
+  );
+  if (byName.every((camera) => camera !== undefined) && new Set(byName).size === byName.length)
+    return byName as string[];
   return fileNames.length === cameraNames.length ? [...cameraNames] : undefined;
 }
 
@@ -78,7 +81,10 @@ export function createRecordingService(deps: {
     const time = now().getTime();
     if (trial.status === 'recording' && meta.start_at_ms !== undefined && meta.limit_s !== undefined) {
       if (time > meta.start_at_ms + meta.limit_s * 1000 + 1000) {
-        return trials.update(trial.id, { status: 'uploading', meta: { ...meta, stop_at_ms: time, stopped_at_limit: true } });
+        return trials.update(trial.id, {
+          status: 'uploading',
+          meta: { ...meta, stop_at_ms: time, stopped_at_limit: true },
+        });
       }
     }
     // Imported videos arrive in the import's own request, from no phone: nobody can have gone away.
@@ -87,7 +93,11 @@ export function createRecordingService(deps: {
       const uploaded = new Set((await trials.videosOf(trial.id)).map((video) => video.deviceId));
       const waitingFor = expected.filter((device) => !uploaded.has(device));
       if (waitingFor.length > 0) {
-        const seen = new Set((await devices.connected(trial.sessionId, new Date(time - DEVICE_LOST_AFTER_MS))).map((device) => device.deviceId));
+        const seen = new Set(
+          (await devices.connected(trial.sessionId, new Date(time - DEVICE_LOST_AFTER_MS))).map(
+            (device) => device.deviceId,
+          ),
+        );
         if (waitingFor.some((device) => !seen.has(device))) {
           const message = messages.videosMissing(expected.length, uploaded.size);
           return trials.update(trial.id, { status: 'error', meta: { ...meta, error_msg: message } });
@@ -102,7 +112,9 @@ export function createRecordingService(deps: {
     if (isReserved(name)) return;
     const check = trialNameField.safeParse(name);
     if (!check.success) throw invalidFields({ name: check.error.issues.map((issue) => issue.message) });
-    const taken = (await trials.ofSession(sessionId)).some((trial) => !trial.trashed && trial.name.toLowerCase() === name.toLowerCase());
+    const taken = (await trials.ofSession(sessionId)).some(
+      (trial) => !trial.trashed && trial.name.toLowerCase() === name.toLowerCase(),
+    );
     if (taken) throw invalidFields({ name: [messages.uniqueTrialName] });
   }
 
@@ -122,7 +134,13 @@ export function createRecordingService(deps: {
   async function sessionSubject(session: SessionRowDb) {
     const subject = session.subjectId === null ? undefined : await subjects.findById(session.subjectId);
     if (!subject) throw badRequest(importMessages.neutralNeedsSubject);
-    return { id: subject.id, mass_kg: subject.weightKg, height_m: subject.heightM, sex: subject.sexAtBirth, gender: subject.gender };
+    return {
+      id: subject.id,
+      mass_kg: subject.weightKg,
+      height_m: subject.heightM,
+      sex: subject.sexAtBirth,
+      gender: subject.gender,
+    };
   }
 
   /** The camera of each imported video: its file name for a calibration's board videos, else a calibrated camera. */
@@ -145,10 +163,12 @@ export function createRecordingService(deps: {
       const name = query.name;
       await assertNewTrialName(sessionId, name);
       const current = await currentTrial(sessionId);
-      if (current && (await advance(current)).status === 'recording') throw new HttpError(409, { detail: messages.recordingInProgress });
+      if (current && (await advance(current)).status === 'recording')
+        throw new HttpError(409, { detail: messages.recordingInProgress });
 
       const connected = await devices.connected(sessionId, connectedSince());
-      if (connected.length < MIN_CALIBRATED_CAMERAS) throw badRequest(messages.devicesRequiredForCalibration(connected.length));
+      if (connected.length < MIN_CALIBRATED_CAMERAS)
+        throw badRequest(messages.devicesRequiredForCalibration(connected.length));
 
       await trashPredecessors(sessionId, name);
       const framerate = isReserved(name) ? STILL_TRIAL_FRAMERATE : sessionFramerate(session);
@@ -221,7 +241,11 @@ export function createRecordingService(deps: {
       return { status: 'ready' };
     },
 
-    async images(context: AuthContext, sessionId: string, trialName: 'calibration' | 'neutral'): Promise<{ status: string; images: string[] }> {
+    async images(
+      context: AuthContext,
+      sessionId: string,
+      trialName: 'calibration' | 'neutral',
+    ): Promise<{ status: string; images: string[] }> {
       await sessionService.ownSession(context, sessionId);
       const trial = (await trials.ofSession(sessionId)).filter((row) => row.name === trialName && !row.trashed).at(-1);
       if (!trial) throw notFound(messages.trialNotFound);
@@ -236,10 +260,17 @@ export function createRecordingService(deps: {
      * neutral trial, of the session's subject. `deviceModel` names the cameras' model, so that a board
      * calibration uses its lens calibration.
      */
-    async importVideos(context: AuthContext, sessionId: string, name: string, files: UploadedFile[], deviceModel?: string) {
+    async importVideos(
+      context: AuthContext,
+      sessionId: string,
+      name: string,
+      files: UploadedFile[],
+      deviceModel?: string,
+    ) {
       const session = await sessionService.ownSession(context, sessionId);
       await assertNewTrialName(sessionId, name);
-      if (files.length < MIN_CALIBRATED_CAMERAS) throw invalidFields({ video: [importMessages.videosTooFew(files.length)] });
+      if (files.length < MIN_CALIBRATED_CAMERAS)
+        throw invalidFields({ video: [importMessages.videosTooFew(files.length)] });
       const subject = name === 'neutral' ? await sessionSubject(session) : undefined;
       const cameraNames = await importedCameraNames(sessionId, name, files);
       // Every video is read before anything changes: a refused import leaves no trial, no file, and
@@ -251,7 +282,9 @@ export function createRecordingService(deps: {
         infos.push(inspected.info);
       }
       await trashPredecessors(sessionId, name);
-      const deviceIds = files.map((file, index) => `import-${index}-${file.fileName.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 40)}`);
+      const deviceIds = files.map(
+        (file, index) => `import-${index}-${file.fileName.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 40)}`,
+      );
       const trial = await trials.insert({
         sessionId,
         name,
@@ -260,7 +293,11 @@ export function createRecordingService(deps: {
       });
       try {
         for (const [index, file] of files.entries()) {
-          const result = await intake.accept(trial, deviceIds[index], file.path, { cameraName: cameraNames[index], deviceModel, info: infos[index] });
+          const result = await intake.accept(trial, deviceIds[index], file.path, {
+            cameraName: cameraNames[index],
+            deviceModel,
+            info: infos[index],
+          });
           if (!result.stored) throw invalidFields({ video: [result.message] });
         }
       } catch (error) {

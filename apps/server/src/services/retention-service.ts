@@ -43,7 +43,12 @@ export function createRetentionService(deps: {
         await tasks.remove(task.id);
         await files.removeTree(downloadFilesPrefix(task.id));
       }
-      return { trials: oldTrials.length, sessions: oldSessions.length, subjects: oldSubjects.length, archives: oldArchives.length };
+      return {
+        trials: oldTrials.length,
+        sessions: oldSessions.length,
+        subjects: oldSubjects.length,
+        archives: oldArchives.length,
+      };
     },
   };
 }

@@ -10,7 +10,9 @@ export interface CalibratedCameraRef {
 
 /** The session's calibration: its newest calibration trial that is done and not in the recycle bin. */
 export async function latestCalibration(trials: TrialsRepository, sessionId: string): Promise<TrialRow | undefined> {
-  return (await trials.ofSession(sessionId)).filter((trial) => trial.name === 'calibration' && !trial.trashed && trial.status === 'done').at(-1);
+  return (await trials.ofSession(sessionId))
+    .filter((trial) => trial.name === 'calibration' && !trial.trashed && trial.status === 'done')
+    .at(-1);
 }
 
 /** The calibrated cameras, one per camera-parameters result of the session's calibration, in the order they were stored. */

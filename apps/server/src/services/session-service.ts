@@ -45,7 +45,10 @@ export function createSessionService(deps: SessionServiceDeps) {
   const { sessions, subjects, trials, devices, files, removal, media, captureUrl, now } = deps;
 
   /** The session, how the viewer may use it and what they may see of it; 404 when the viewer may not see it at all. */
-  async function access(viewer: Viewer, id: string): Promise<{ session: SessionRowDb; access: Access; view: SessionView }> {
+  async function access(
+    viewer: Viewer,
+    id: string,
+  ): Promise<{ session: SessionRowDb; access: Access; view: SessionView }> {
     const session = await sessions.findById(id);
     if (session) {
       const subject = session.subjectId === null ? undefined : await subjects.findById(session.subjectId);
@@ -97,10 +100,20 @@ export function createSessionService(deps: SessionServiceDeps) {
       return target;
     };
     for (const video of await trials.videosOf(trial.id)) {
-      await trials.insertVideo({ trialId: copy.id, deviceId: video.deviceId, storageKey: await copyFile(video.storageKey), parameters: video.parameters });
+      await trials.insertVideo({
+        trialId: copy.id,
+        deviceId: video.deviceId,
+        storageKey: await copyFile(video.storageKey),
+        parameters: video.parameters,
+      });
     }
     for (const result of await trials.resultsOf(trial.id)) {
-      await trials.insertResult({ trialId: copy.id, tag: result.tag, storageKey: await copyFile(result.storageKey), meta: result.meta });
+      await trials.insertResult({
+        trialId: copy.id,
+        tag: result.tag,
+        storageKey: await copyFile(result.storageKey),
+        meta: result.meta,
+      });
     }
   }
 
@@ -126,7 +139,9 @@ export function createSessionService(deps: SessionServiceDeps) {
      */
     async newSubject(context: AuthContext, id: string): Promise<Session> {
       const source = await ownSession(context, id);
-      const busy = (await trials.ofSession(id)).find((trial) => !trial.trashed && (trial.status === 'recording' || trial.status === 'uploading'));
+      const busy = (await trials.ofSession(id)).find(
+        (trial) => !trial.trashed && (trial.status === 'recording' || trial.status === 'uploading'),
+      );
       if (busy) throw new HttpError(409, { detail: importMessages.newSubjectWhileRecording(busy.name) });
       const { settings, checkerboard } = source.meta as { settings?: unknown; checkerboard?: unknown };
       await sessions.update(id, { pairingToken: newToken() });
@@ -134,7 +149,10 @@ export function createSessionService(deps: SessionServiceDeps) {
         userId: context.user.id,
         pairingToken: source.pairingToken,
         shareToken: newToken(),
-        meta: { settings: settings ?? { ...DEFAULT_SESSION_SETTINGS }, ...(checkerboard !== undefined && { checkerboard }) },
+        meta: {
+          settings: settings ?? { ...DEFAULT_SESSION_SETTINGS },
+          ...(checkerboard !== undefined && { checkerboard }),
+        },
       });
       await devices.copyToSession(id, session.id);
       const calibration = await latestCalibration(trials, id);
@@ -169,18 +187,31 @@ export function createSessionService(deps: SessionServiceDeps) {
         quantity: query.quantity,
       };
       if (query.public_session_id) {
-        const { session, view } = await access(viewer, query.public_session_id).catch(() => ({ session: undefined, view: undefined }));
+        const { session, view } = await access(viewer, query.public_session_id).catch(() => ({
+          session: undefined,
+          view: undefined,
+        }));
         const ids = session ? [session.id] : [];
         const { items, total } = await sessions.list({ ...page, ids, includeTrashed: false, onlyTrashed: false });
-        const rows = items.map((item) => toSessionRow(view?.disclosure.subjectDetails ? item : { ...item, subjectName: null }));
+        const rows = items.map((item) =>
+          toSessionRow(view?.disclosure.subjectDetails ? item : { ...item, subjectName: null }),
+        );
         return { sessions: rows, total };
       }
-      if (query.subject_id && (!viewer.user || (await subjects.findById(query.subject_id))?.userId !== viewer.user.id)) {
+      if (
+        query.subject_id &&
+        (!viewer.user || (await subjects.findById(query.subject_id))?.userId !== viewer.user.id)
+      ) {
         // A subject's share token lists that subject's sessions (read only), never trashed ones.
         const subject = await subjects.findById(query.subject_id);
         const shared = subject && !subject.trashed && viewer.shareToken && viewer.shareToken === subject.shareToken;
         if (!shared) return { sessions: [], total: 0 };
-        const { items, total } = await sessions.list({ ...page, subjectId: subject.id, includeTrashed: false, onlyTrashed: false });
+        const { items, total } = await sessions.list({
+          ...page,
+          subjectId: subject.id,
+          includeTrashed: false,
+          onlyTrashed: false,
+        });
         return { sessions: items.map(toSessionRow), total };
       }
       if (!viewer.user) return { sessions: [], total: 0 };
@@ -223,7 +254,12 @@ export function createSessionService(deps: SessionServiceDeps) {
         settings?: Record<string, unknown>;
       };
       const warnings: string[] = [];
-      if (query.cb_rows !== undefined || query.cb_cols !== undefined || query.cb_square !== undefined || query.cb_placement !== undefined) {
+      if (
+        query.cb_rows !== undefined ||
+        query.cb_cols !== undefined ||
+        query.cb_square !== undefined ||
+        query.cb_placement !== undefined
+      ) {
         const board = {
           rows: CHECKERBOARD_DEFAULTS.rows,
           cols: CHECKERBOARD_DEFAULTS.cols,

@@ -1,4 +1,10 @@
-import { BUSY_TRIAL_STATUSES, messages, RESERVED_TRIAL_NAMES, type Trial, type TrialStatus } from '@kinetrace/contracts';
+import {
+  BUSY_TRIAL_STATUSES,
+  messages,
+  RESERVED_TRIAL_NAMES,
+  type Trial,
+  type TrialStatus,
+} from '@kinetrace/contracts';
 import { invalidFields, notFound } from '../http/http-errors.ts';
 import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
 import { OWNER_VIEW, type SessionView, type Viewer } from './access.ts';
@@ -18,11 +24,15 @@ export interface TrialServiceDeps {
 
 export function createTrialService({ trials, sessionService, removal, media, now }: TrialServiceDeps) {
   /** The trial, if the viewer may read its session (trashed trials only for the owner). */
-  async function readable(viewer: Viewer, id: string): Promise<{ trial: TrialRow; isOwner: boolean; view: SessionView }> {
+  async function readable(
+    viewer: Viewer,
+    id: string,
+  ): Promise<{ trial: TrialRow; isOwner: boolean; view: SessionView }> {
     const trial = await trials.findById(id);
     if (trial) {
       const found = await sessionService.access(viewer, trial.sessionId).catch(() => null);
-      if (found && (found.access === 'owner' || !trial.trashed)) return { trial, isOwner: found.access === 'owner', view: found.view };
+      if (found && (found.access === 'owner' || !trial.trashed))
+        return { trial, isOwner: found.access === 'owner', view: found.view };
     }
     throw notFound(messages.trialNotFound);
   }
@@ -39,7 +49,8 @@ export function createTrialService({ trials, sessionService, removal, media, now
   }
 
   function assertNotBusy(trial: TrialRow): void {
-    if (BUSY_TRIAL_STATUSES.includes(trial.status as TrialStatus)) throw invalidFields({ trialNewName: [messages.trialBusy] });
+    if (BUSY_TRIAL_STATUSES.includes(trial.status as TrialStatus))
+      throw invalidFields({ trialNewName: [messages.trialBusy] });
   }
 
   return {
@@ -56,13 +67,15 @@ export function createTrialService({ trials, sessionService, removal, media, now
       if ((RESERVED_TRIAL_NAMES as readonly string[]).includes(name.toLowerCase())) {
         throw invalidFields({ trialNewName: [messages.trialNameReserved] });
       }
-      if (await trials.nameTaken(trial.sessionId, name, trial.id)) throw invalidFields({ trialNewName: [messages.uniqueTrialName] });
+      if (await trials.nameTaken(trial.sessionId, name, trial.id))
+        throw invalidFields({ trialNewName: [messages.uniqueTrialName] });
       return present(await trials.update(id, { name }));
     },
 
     async modifyTags(context: AuthContext, id: string, tags: string[]): Promise<Trial> {
       const trial = await own(context, id);
-      if (BUSY_TRIAL_STATUSES.includes(trial.status as TrialStatus)) throw invalidFields({ trialNewTags: [messages.trialBusy] });
+      if (BUSY_TRIAL_STATUSES.includes(trial.status as TrialStatus))
+        throw invalidFields({ trialNewTags: [messages.trialBusy] });
       return present(await trials.update(id, { tags: [...new Set(tags)] }));
     },
 

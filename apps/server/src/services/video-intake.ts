@@ -9,8 +9,7 @@ import type { FileStore } from '../storage/file-store.ts';
 import { trialFilesPrefix } from './storage-keys.ts';
 
 export type IntakeResult =
-  | { stored: true; info: VideoInfo }
-  | { stored: false; reason: 'unreadable' | 'duplicate'; message: string };
+  { stored: true; info: VideoInfo } | { stored: false; reason: 'unreadable' | 'duplicate'; message: string };
 
 /** Recording parameters a trial keeps in its meta. */
 export interface RecordingMeta {
@@ -33,9 +32,19 @@ export const recordingMetaOf = (trial: TrialRow) => trial.meta as RecordingMeta 
 async function probeWholeVideo(path: string): Promise<VideoInfo> {
   const info = await probeVideo(path);
   const count = await runProcess(ffprobePath(), [
-    '-v', 'error', '-select_streams', 'v:0', '-count_packets', '-show_entries', 'stream=nb_frames,nb_read_packets', '-of', 'json', path,
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-count_packets',
+    '-show_entries',
+    'stream=nb_frames,nb_read_packets',
+    '-of',
+    'json',
+    path,
   ]);
-  const stream = (JSON.parse(count.stdout || '{}') as { streams?: { nb_frames?: string; nb_read_packets?: string }[] }).streams?.[0];
+  const stream = (JSON.parse(count.stdout || '{}') as { streams?: { nb_frames?: string; nb_read_packets?: string }[] })
+    .streams?.[0];
   const listed = Number(stream?.nb_frames);
   const present = Number(stream?.nb_read_packets);
   if (Number.isFinite(listed) && listed > 0 && Number.isFinite(present) && present < listed) {

@@ -23,7 +23,10 @@ export interface FileStore {
 
 /** Keys are made by the server from ids and random names; this refuses anything that could escape the store. */
 export function assertSafeKey(key: string): void {
-  if (!/^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_.-]+)*$/.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {
+  if (
+    !/^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_.-]+)*$/.test(key) ||
+    key.split('/').some((part) => part === '..' || part === '.')
+  ) {
     throw new Error(`Invalid storage key "${key}"`);
   }
 }

@@ -6,9 +6,12 @@ export function messageText(raw: string): string {
   const [headers, ...bodyParts] = raw.split(/\r?\n\r?\n/);
   const body = bodyParts.join('\n\n');
   if (/content-transfer-encoding:\s*quoted-printable/i.test(headers)) {
-    return body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    return body
+      .replace(/=\r?\n/g, '')
+      .replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   }
-  if (/content-transfer-encoding:\s*base64/i.test(headers)) return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+  if (/content-transfer-encoding:\s*base64/i.test(headers))
+    return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
   return body;
 }
 
@@ -20,7 +23,9 @@ export function recipientOf(raw: string): string {
 export function readOutbox(outboxDir: string): { to: string; text: string }[] {
   let files: string[];
   try {
-    files = readdirSync(outboxDir).filter((file) => file.endsWith('.eml')).sort();
+    files = readdirSync(outboxDir)
+      .filter((file) => file.endsWith('.eml'))
+      .sort();
   } catch {
     return [];
   }

@@ -23,7 +23,9 @@ export async function sessionWithSubject(
 ): Promise<{ session: Session; subject: Subject }> {
   const headers = authHeader(token);
   const session = ((await test.call({ method: 'GET', url: '/api/sessions/new/', headers })).json() as Session[])[0];
-  const subject = (await test.call({ method: 'POST', url: '/api/subjects/', headers, payload: body })).json() as Subject;
+  const subject = (
+    await test.call({ method: 'POST', url: '/api/subjects/', headers, payload: body })
+  ).json() as Subject;
   await test.call({ method: 'GET', url: `/api/sessions/${session.id}/set_subject/?subject_id=${subject.id}`, headers });
   return { session, subject };
 }
@@ -57,7 +59,10 @@ export async function seedOwnedData(test: TestApp): Promise<OwnedData> {
       results: [{ tag, fileName: `${name}.jpg`, bytes: Buffer.from('jpeg') }],
     });
   }
-  const [row] = await test.backends.database.db.select().from(schema.sessions).where(eq(schema.sessions.id, session.id));
+  const [row] = await test.backends.database.db
+    .select()
+    .from(schema.sessions)
+    .where(eq(schema.sessions.id, session.id));
   const download = await test.call({
     method: 'GET',
     url: `/api/sessions/${session.id}/async-download/`,

@@ -2,12 +2,24 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ffmpegPath } from '@kinetrace/mocap/video/binaries';
-import { DEMO_FLOOR_BOARD, demoCamerasInBoardWorld, renderBoardView } from '../../../../packages/mocap/test/calibration/board-in-world.ts';
-import { POSE2SIM_DEMO, POSE2SIM_QCA, POSE2SIM_SESSION } from '../../../../packages/mocap/test/calibration/pose2sim-reference.ts';
+import {
+  DEMO_FLOOR_BOARD,
+  demoCamerasInBoardWorld,
+  renderBoardView,
+} from '../../../../packages/mocap/test/calibration/board-in-world.ts';
+import {
+  POSE2SIM_DEMO,
+  POSE2SIM_QCA,
+  POSE2SIM_SESSION,
+} from '../../../../packages/mocap/test/calibration/pose2sim-reference.ts';
 import { referencePath } from '../../../../packages/mocap/test/reference-data.ts';
 
 /** The reference files the processing tests and benchmark are made from (skipped without them). */
-export const DEMO_SOURCES = [POSE2SIM_QCA, `${POSE2SIM_DEMO}/videos/cam01.mp4`, `${POSE2SIM_SESSION}/S00_P00_T00_StaticTrial/videos/cam01.mp4`];
+export const DEMO_SOURCES = [
+  POSE2SIM_QCA,
+  `${POSE2SIM_DEMO}/videos/cam01.mp4`,
+  `${POSE2SIM_SESSION}/S00_P00_T00_StaticTrial/videos/cam01.mp4`,
+];
 export const DEMO_CAMERAS = ['cam01', 'cam02', 'cam03', 'cam04'] as const;
 /** The board the calibration videos show (DEMO_FLOOR_BOARD), as the session's set_metadata query. */
 export const DEMO_BOARD_QUERY = `cb_rows=${DEMO_FLOOR_BOARD.board.rows}&cb_cols=${DEMO_FLOOR_BOARD.board.cols}&cb_square=${DEMO_FLOOR_BOARD.board.squareSizeMm}&cb_placement=${DEMO_FLOOR_BOARD.board.placement}`;
@@ -44,12 +56,43 @@ export interface DemoVideos {
 }
 
 const { width, height } = { width: DEMO_FLOOR_BOARD.imageWidth, height: 960 };
-const encodeArgs = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '18', '-pix_fmt', 'yuv420p', '-movflags', '+faststart'];
+const encodeArgs = [
+  '-c:v',
+  'libx264',
+  '-preset',
+  'veryfast',
+  '-crf',
+  '18',
+  '-pix_fmt',
+  'yuv420p',
+  '-movflags',
+  '+faststart',
+];
 
 function encodeStill(gray: Uint8Array, path: string): void {
   const encoded = spawnSync(
     ffmpegPath(),
-    ['-v', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'gray', '-s', `${width}x${height}`, '-r', '30', '-i', 'pipe:0', '-vf', 'loop=loop=29:size=1:start=0', '-frames:v', '30', ...encodeArgs, path],
+    [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'gray',
+      '-s',
+      `${width}x${height}`,
+      '-r',
+      '30',
+      '-i',
+      'pipe:0',
+      '-vf',
+      'loop=loop=29:size=1:start=0',
+      '-frames:v',
+      '30',
+      ...encodeArgs,
+      path,
+    ],
     { input: Buffer.from(gray.buffer, gray.byteOffset, gray.byteLength) },
   );
   if (encoded.status !== 0) throw new Error(`ffmpeg: ${encoded.stderr.toString()}`);
@@ -57,7 +100,18 @@ function encodeStill(gray: Uint8Array, path: string): void {
 
 /** A demo video at the phone size the rendered boards have (544 x 960), optionally cut short. */
 function phoneSized(source: string, path: string, seconds?: number): void {
-  execFileSync(ffmpegPath(), ['-v', 'error', '-y', '-i', source, ...(seconds ? ['-t', String(seconds)] : []), '-vf', `scale=${width}:${height}`, ...encodeArgs, path]);
+  execFileSync(ffmpegPath(), [
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    source,
+    ...(seconds ? ['-t', String(seconds)] : []),
+    '-vf',
+    `scale=${width}:${height}`,
+    ...encodeArgs,
+    path,
+  ]);
 }
 
 /** Makes every fixture video under `directory` (a few seconds of ffmpeg). */

@@ -40,10 +40,27 @@ export async function seedTrial(
 }
 
 /** Moves a row's trash date into the past, as if it had been trashed `days` ago. */
-export async function backdateTrash(test: TestApp, table: 'sessions' | 'trials' | 'subjects', id: string | number, days: number) {
+export async function backdateTrash(
+  test: TestApp,
+  table: 'sessions' | 'trials' | 'subjects',
+  id: string | number,
+  days: number,
+) {
   const { db } = test.backends.database;
   const trashedAt = new Date(Date.now() - days * 86_400_000);
-  if (table === 'sessions') await db.update(schema.sessions).set({ trashedAt }).where(eq(schema.sessions.id, String(id)));
-  if (table === 'trials') await db.update(schema.trials).set({ trashedAt }).where(eq(schema.trials.id, String(id)));
-  if (table === 'subjects') await db.update(schema.subjects).set({ trashedAt }).where(eq(schema.subjects.id, Number(id)));
+  if (table === 'sessions')
+    await db
+      .update(schema.sessions)
+      .set({ trashedAt })
+      .where(eq(schema.sessions.id, String(id)));
+  if (table === 'trials')
+    await db
+      .update(schema.trials)
+      .set({ trashedAt })
+      .where(eq(schema.trials.id, String(id)));
+  if (table === 'subjects')
+    await db
+      .update(schema.subjects)
+      .set({ trashedAt })
+      .where(eq(schema.subjects.id, Number(id)));
 }

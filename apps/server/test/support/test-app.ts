@@ -67,7 +67,13 @@ export async function startTestApp(backend: Backend, env: Record<string, string>
       await client.end();
     };
   }
-  const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', PUBLIC_URL: 'http://kinetrace.test', ...env });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'info',
+    PUBLIC_URL: 'http://kinetrace.test',
+    ...env,
+  });
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, done) {
@@ -125,9 +131,16 @@ export async function verifiedUser(test: TestApp, overrides: Record<string, unkn
   const payload = newUserPayload(overrides);
   const registered = await test.call({ method: 'POST', url: '/api/register/', payload });
   if (registered.statusCode !== 201) throw new Error(`register failed: ${registered.body}`);
-  const login = await test.call({ method: 'POST', url: '/api/login/', payload: { username: payload.username, password: PASSWORD } });
+  const login = await test.call({
+    method: 'POST',
+    url: '/api/login/',
+    payload: { username: payload.username, password: PASSWORD },
+  });
   const { token } = login.json() as { token: string };
-  const mail = test.outbox().filter((message) => message.to.includes(payload.email)).at(-1);
+  const mail = test
+    .outbox()
+    .filter((message) => message.to.includes(payload.email))
+    .at(-1);
   if (!mail) throw new Error('no code e-mail');
   const verified = await test.call({
     method: 'POST',

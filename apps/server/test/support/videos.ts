@@ -7,7 +7,20 @@ const ffmpegPath = (createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') a
 /** A short real H.264 video made by ffmpeg's test source (what a phone would upload, in miniature). */
 export function makeTestVideo(directory: string, name: string, seconds = 1, extension: 'mp4' | 'webm' = 'mp4'): string {
   const path = join(directory, `${name}.${extension}`);
-  const codec = extension === 'mp4' ? ['-c:v', 'libx264', '-pix_fmt', 'yuv420p'] : ['-c:v', 'libvpx-vp9', '-b:v', '200k'];
-  execFileSync(ffmpegPath, ['-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc2=size=320x240:rate=30`, '-t', String(seconds), ...codec, path]);
+  const codec =
+    extension === 'mp4' ? ['-c:v', 'libx264', '-pix_fmt', 'yuv420p'] : ['-c:v', 'libvpx-vp9', '-b:v', '200k'];
+  execFileSync(ffmpegPath, [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc2=size=320x240:rate=30`,
+    '-t',
+    String(seconds),
+    ...codec,
+    path,
+  ]);
   return path;
 }

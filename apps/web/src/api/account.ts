@@ -27,7 +27,13 @@ const rememberedDeviceHeaders = (rememberedDeviceToken: string | null): Record<s
 
 export const useLogin = () =>
   useMutation({
-    mutationFn: ({ credentials, rememberedDeviceToken }: { credentials: LoginRequest; rememberedDeviceToken: string | null }) =>
+    mutationFn: ({
+      credentials,
+      rememberedDeviceToken,
+    }: {
+      credentials: LoginRequest;
+      rememberedDeviceToken: string | null;
+    }) =>
       apiRequest(accountPaths.login, {
         body: credentials,
         headers: rememberedDeviceHeaders(rememberedDeviceToken),
@@ -42,14 +48,18 @@ export const checkOtpVerified = (rememberedDeviceToken: string) =>
     schema: otpVerifiedResponseSchema,
   });
 
-export const logout = () => apiRequest(accountPaths.logout, { method: 'POST', schema: messageResponseSchema.partial() });
+export const logout = () =>
+  apiRequest(accountPaths.logout, { method: 'POST', schema: messageResponseSchema.partial() });
 
 export const useVerify = () =>
-  useMutation({ mutationFn: (body: VerifyRequest) => apiRequest(accountPaths.verify, { body, schema: verifyResponseSchema }) });
+  useMutation({
+    mutationFn: (body: VerifyRequest) => apiRequest(accountPaths.verify, { body, schema: verifyResponseSchema }),
+  });
 
 export const useResetOtpChallenge = () =>
   useMutation({
-    mutationFn: () => apiRequest(accountPaths.resetOtpChallenge, { method: 'POST', schema: otpChallengeResponseSchema }),
+    mutationFn: () =>
+      apiRequest(accountPaths.resetOtpChallenge, { method: 'POST', schema: otpChallengeResponseSchema }),
   });
 
 export const useRegister = () =>
@@ -88,7 +98,8 @@ export const useUserInfo = (username: string) =>
 export const useUpdateProfile = (username: string) => {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: UpdateProfileRequest) => apiRequest(accountPaths.updateProfile, { body, schema: userProfileSchema }),
+    mutationFn: (body: UpdateProfileRequest) =>
+      apiRequest(accountPaths.updateProfile, { body, schema: userProfileSchema }),
     onSuccess: (profile) => queryClient.setQueryData(userInfoQueryKey(username), profile),
   });
 };
@@ -109,21 +120,29 @@ export const useUpdateProfilePicture = (username: string) => {
 export const useResetPassword = () =>
   useMutation({
     mutationFn: (email: string) =>
-      apiRequest(accountPaths.resetPassword, { body: { email, host: window.location.origin }, schema: messageResponseSchema }),
+      apiRequest(accountPaths.resetPassword, {
+        body: { email, host: window.location.origin },
+        schema: messageResponseSchema,
+      }),
   });
 
 export const useNewPassword = () =>
   useMutation({
-    mutationFn: (body: NewPasswordRequest) => apiRequest(accountPaths.newPassword, { body, schema: messageResponseSchema }),
+    mutationFn: (body: NewPasswordRequest) =>
+      apiRequest(accountPaths.newPassword, { body, schema: messageResponseSchema }),
   });
 
 export const useSetInstitutionalUse = () =>
   useMutation({
     mutationFn: (institutionalUse: InstitutionalUse) =>
-      apiRequest(accountPaths.setInstitutionalUse, { body: { institutional_use: institutionalUse }, schema: messageResponseSchema }),
+      apiRequest(accountPaths.setInstitutionalUse, {
+        body: { institutional_use: institutionalUse },
+        schema: messageResponseSchema,
+      }),
   });
 
 export const useDeleteAccount = () =>
   useMutation({
-    mutationFn: (confirm: string) => apiRequest(accountPaths.deleteAccount, { body: { confirm }, schema: messageResponseSchema }),
+    mutationFn: (confirm: string) =>
+      apiRequest(accountPaths.deleteAccount, { body: { confirm }, schema: messageResponseSchema }),
   });

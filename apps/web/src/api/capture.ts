@@ -26,11 +26,18 @@ import { apiRequest, queryString } from '../app/api-client.ts';
 export const connectDevice = (pairingToken: string, request: ConnectDeviceRequest) =>
   apiRequest(capturePaths.connect(pairingToken), {
     body: request,
-    schema: z.object({ session_id: z.string(), session_name: z.string(), device_id: z.string(), server_time_ms: z.number() }),
+    schema: z.object({
+      session_id: z.string(),
+      session_name: z.string(),
+      device_id: z.string(),
+      server_time_ms: z.number(),
+    }),
   });
 
 export const fetchCaptureState = (pairingToken: string, deviceId: string) =>
-  apiRequest(`${capturePaths.state(pairingToken)}${queryString({ device_id: deviceId })}`, { schema: captureStateSchema });
+  apiRequest(`${capturePaths.state(pairingToken)}${queryString({ device_id: deviceId })}`, {
+    schema: captureStateSchema,
+  });
 
 export const fetchServerTime = () => apiRequest(capturePaths.time, { schema: serverTimeSchema });
 
@@ -40,7 +47,8 @@ export const fetchServerTime = () => apiRequest(capturePaths.time, { schema: ser
 export const useSessionQrCode = (sessionId: string | null) =>
   useQuery({
     queryKey: ['session-qr', sessionId],
-    queryFn: async () => (await apiRequest(dataPaths.sessionAction(sessionId!, 'get_qr'), { schema: z.object({ qr: z.string() }) })).qr,
+    queryFn: async () =>
+      (await apiRequest(dataPaths.sessionAction(sessionId!, 'get_qr'), { schema: z.object({ qr: z.string() }) })).qr,
     enabled: sessionId !== null,
     staleTime: Infinity,
   });
@@ -55,10 +63,14 @@ export const useRecordingStatus = (sessionId: string | null, intervalMs: number 
   });
 
 export const startRecording = (sessionId: string, request: RecordQuery) =>
-  apiRequest(`${dataPaths.sessionAction(sessionId, 'record')}${queryString(request)}`, { schema: recordResponseSchema });
+  apiRequest(`${dataPaths.sessionAction(sessionId, 'record')}${queryString(request)}`, {
+    schema: recordResponseSchema,
+  });
 
 export const fetchRecordingStatus = (sessionId: string, withTrials = false) =>
-  apiRequest(`${dataPaths.sessionAction(sessionId, 'status')}${withTrials ? '?ret_session=true' : ''}`, { schema: recordingStatusSchema });
+  apiRequest(`${dataPaths.sessionAction(sessionId, 'status')}${withTrials ? '?ret_session=true' : ''}`, {
+    schema: recordingStatusSchema,
+  });
 
 export const stopRecording = (sessionId: string) =>
   apiRequest(dataPaths.sessionAction(sessionId, 'stop'), { schema: z.object({ status: z.string() }) });
@@ -67,23 +79,37 @@ export const cancelTrial = (sessionId: string) =>
   apiRequest(dataPaths.sessionAction(sessionId, 'cancel_trial'), { schema: z.object({ status: z.string() }) });
 
 export const fetchCalibratedCameraCount = async (sessionId: string) =>
-  (await apiRequest(dataPaths.sessionAction(sessionId, 'get_n_calibrated_cameras'), { schema: z.object({ data: z.number() }) })).data;
+  (
+    await apiRequest(dataPaths.sessionAction(sessionId, 'get_n_calibrated_cameras'), {
+      schema: z.object({ data: z.number() }),
+    })
+  ).data;
 
 const imagesSchema = z.object({ status: z.string(), images: z.array(z.string()).default([]) });
 
 /** The checkerboard images of the last calibration, or the neutral-pose images of the last neutral trial. */
 export const fetchTrialImages = (sessionId: string, kind: 'calibration' | 'neutral') =>
-  apiRequest(dataPaths.sessionAction(sessionId, kind === 'calibration' ? 'calibration_img' : 'neutral_img'), { schema: imagesSchema });
+  apiRequest(dataPaths.sessionAction(sessionId, kind === 'calibration' ? 'calibration_img' : 'neutral_img'), {
+    schema: imagesSchema,
+  });
 
 export const setSessionMetadata = (sessionId: string, metadata: SetMetadataQuery) =>
-  apiRequest(`${dataPaths.sessionAction(sessionId, 'set_metadata')}${queryString(metadata)}`, { schema: setMetadataResponseSchema });
+  apiRequest(`${dataPaths.sessionAction(sessionId, 'set_metadata')}${queryString(metadata)}`, {
+    schema: setMetadataResponseSchema,
+  });
 
 export const setSessionSubject = (sessionId: string, subjectId: number) =>
-  apiRequest(`${dataPaths.sessionAction(sessionId, 'set_subject')}${queryString({ subject_id: subjectId })}`, { schema: z.unknown() });
+  apiRequest(`${dataPaths.sessionAction(sessionId, 'set_subject')}${queryString({ subject_id: subjectId })}`, {
+    schema: z.unknown(),
+  });
 
 /** The frame rates this server records at (§9: only those are offered). */
 export const fetchSessionFramerates = async (sessionId: string) =>
-  (await apiRequest(dataPaths.sessionAction(sessionId, 'get_session_settings'), { schema: sessionSettingsResponseSchema })).framerates;
+  (
+    await apiRequest(dataPaths.sessionAction(sessionId, 'get_session_settings'), {
+      schema: sessionSettingsResponseSchema,
+    })
+  ).framerates;
 
 export const fetchTrial = (trialId: string) => apiRequest(dataPaths.trial(trialId), { schema: trialSchema });
 

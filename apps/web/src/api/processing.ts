@@ -38,13 +38,25 @@ export const useReprocess = () => {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (target: { trialId: string } | { sessionId: string }) =>
-      apiRequest('trialId' in target ? processingPaths.reprocessTrial(target.trialId) : processingPaths.reprocessSession(target.sessionId), {
-        method: 'POST',
-        schema: reprocessResponseSchema,
-      }),
+      apiRequest(
+        'trialId' in target
+          ? processingPaths.reprocessTrial(target.trialId)
+          : processingPaths.reprocessSession(target.sessionId),
+        {
+          method: 'POST',
+          schema: reprocessResponseSchema,
+        },
+      ),
     onSuccess: ({ trials: queued }) =>
-      queryClient.setQueriesData<Session>({ queryKey: ['session'] }, (session) =>
-        session && { ...session, trials: session.trials.map((trial) => (queued.includes(trial.id) ? { ...trial, status: 'reprocess' } : trial)) },
+      queryClient.setQueriesData<Session>(
+        { queryKey: ['session'] },
+        (session) =>
+          session && {
+            ...session,
+            trials: session.trials.map((trial) =>
+              queued.includes(trial.id) ? { ...trial, status: 'reprocess' } : trial,
+            ),
+          },
       ),
   });
 };
@@ -56,7 +68,11 @@ export const useImportCalibration = () => {
     mutationFn: ({ sessionId, files }: { sessionId: string; files: readonly File[] }) => {
       const form = new FormData();
       for (const file of files) form.append('file', file, file.name);
-      return apiRequest(processingPaths.importCalibration(sessionId), { method: 'POST', body: form, schema: importCalibrationResponseSchema });
+      return apiRequest(processingPaths.importCalibration(sessionId), {
+        method: 'POST',
+        body: form,
+        schema: importCalibrationResponseSchema,
+      });
     },
     onSuccess: () => refresh(),
   });
@@ -85,7 +101,11 @@ export const useUploadLensCalibration = () => {
       const form = new FormData();
       for (const [name, value] of Object.entries(fields)) if (value !== undefined) form.set(name, String(value));
       for (const file of files) form.append('file', file, file.name);
-      return apiRequest(processingPaths.lensCalibrations, { method: 'POST', body: form, schema: lensCalibrationSchema });
+      return apiRequest(processingPaths.lensCalibrations, {
+        method: 'POST',
+        body: form,
+        schema: lensCalibrationSchema,
+      });
     },
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: lensCalibrationsQueryKey }),
   });

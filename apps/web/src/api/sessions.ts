@@ -44,7 +44,8 @@ export const useSearchSessions = (text: string, includeTrashed: boolean) =>
 export const useSession = (id: string | null, refreshMs: number | false = false, shareToken?: string) =>
   useQuery({
     queryKey: sessionQueryKey(id ?? ''),
-    queryFn: () => apiRequest(`${dataPaths.session(id!)}${queryString({ share_token: shareToken })}`, { schema: sessionSchema }),
+    queryFn: () =>
+      apiRequest(`${dataPaths.session(id!)}${queryString({ share_token: shareToken })}`, { schema: sessionSchema }),
     enabled: id !== null,
     refetchInterval: refreshMs,
   });
@@ -95,7 +96,8 @@ export const useTrashSession = () => {
 export const usePermanentlyRemoveSession = () => {
   const refresh = useRefreshSessions();
   return useMutation({
-    mutationFn: (id: string) => apiRequest(dataPaths.sessionAction(id, 'permanent_remove'), { method: 'POST', schema: z.null() }),
+    mutationFn: (id: string) =>
+      apiRequest(dataPaths.sessionAction(id, 'permanent_remove'), { method: 'POST', schema: z.null() }),
     onSuccess: () => refresh(),
   });
 };
@@ -104,8 +106,7 @@ export const usePermanentlyRemoveSession = () => {
 export const useEmptyTrash = () => {
   const refresh = useRefreshSessions();
   return useMutation({
-    mutationFn: () =>
-      apiRequest(dataPaths.emptyTrash, { method: 'POST', schema: emptyTrashResponseSchema }),
+    mutationFn: () => apiRequest(dataPaths.emptyTrash, { method: 'POST', schema: emptyTrashResponseSchema }),
     onSuccess: () => refresh(),
   });
 };

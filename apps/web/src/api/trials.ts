@@ -41,7 +41,8 @@ export const useTrashTrial = () => {
 export const usePermanentlyRemoveTrial = () => {
   const onSuccess = useRefreshTrialLists();
   return useMutation({
-    mutationFn: (id: string) => apiRequest(dataPaths.trialAction(id, 'permanent_remove'), { method: 'POST', schema: z.null() }),
+    mutationFn: (id: string) =>
+      apiRequest(dataPaths.trialAction(id, 'permanent_remove'), { method: 'POST', schema: z.null() }),
     onSuccess,
   });
 };

@@ -22,7 +22,13 @@ function Logo({ asLink }: { asLink: boolean }) {
     </Group>
   );
   return asLink ? (
-    <Anchor component={Link} to={fixedPaths.SelectSession} underline="never" c="inherit" aria-label="Kinetrace: your sessions">
+    <Anchor
+      component={Link}
+      to={fixedPaths.SelectSession}
+      underline="never"
+      c="inherit"
+      aria-label="Kinetrace: your sessions"
+    >
       {logo}
     </Anchor>
   ) : (

@@ -28,11 +28,14 @@ function useSessionExpiry(): void {
   useEffect(() => authStore.touch(), [location.key]);
   useEffect(() => {
     if (!token || validTill === null) return;
-    const timer = setTimeout(() => {
-      // A route change may have restarted the 12 hours after this timer fell due but before it was replaced.
-      const current = authStore.get().validTill;
-      if (current !== null && current <= Date.now()) void logout();
-    }, Math.max(0, validTill - Date.now()));
+    const timer = setTimeout(
+      () => {
+        // A route change may have restarted the 12 hours after this timer fell due but before it was replaced.
+        const current = authStore.get().validTill;
+        if (current !== null && current <= Date.now()) void logout();
+      },
+      Math.max(0, validTill - Date.now()),
+    );
     return () => clearTimeout(timer);
   }, [token, validTill, logout]);
 }
@@ -46,7 +49,9 @@ export function RootLayout() {
   useSessionExpiry();
   useToastsStayOnTheirScreen();
   const signedIn = auth.token !== null && auth.verified;
-  const addressSession = useSessionOfAddress(signedIn && routeName !== null && needsActiveSession(routeName) ? (id ?? null) : null);
+  const addressSession = useSessionOfAddress(
+    signedIn && routeName !== null && needsActiveSession(routeName) ? (id ?? null) : null,
+  );
 
   if (routeName === null) return <Navigate to={fixedPaths.SelectSession} replace />;
   if (addressSession === 'loading') {

@@ -40,7 +40,10 @@ interface RequestOptions<Schema extends z.ZodType> {
  * Calls `/api<path>` with the stored token. A 401 on a call that carried a token means the login is over
  * (expired or revoked): the auth state is cleared, and the navigation guard takes the user to Login.
  */
-export async function apiRequest<Schema extends z.ZodType>(path: string, options: RequestOptions<Schema>): Promise<z.output<Schema>> {
+export async function apiRequest<Schema extends z.ZodType>(
+  path: string,
+  options: RequestOptions<Schema>,
+): Promise<z.output<Schema>> {
   const { token } = authStore.get();
   const headers: Record<string, string> = { ...options.headers };
   if (token) headers.Authorization = `Token ${token}`;
@@ -53,7 +56,11 @@ export async function apiRequest<Schema extends z.ZodType>(path: string, options
 
   let response: Response;
   try {
-    response = await fetch(`${API_PREFIX}${path}`, { method: options.method ?? (body ? 'POST' : 'GET'), headers, body });
+    response = await fetch(`${API_PREFIX}${path}`, {
+      method: options.method ?? (body ? 'POST' : 'GET'),
+      headers,
+      body,
+    });
   } catch {
     throw new NetworkError();
   }

@@ -93,7 +93,14 @@ export const authStore = {
     for (const listener of listeners) listener();
   },
   /** A fresh login: not verified yet, valid for the session duration. */
-  loggedIn(login: { token: string; userId: number; username: string; institutionalUse: InstitutionalUse | null; otpChallengeSent: boolean; rememberDevice: boolean }): void {
+  loggedIn(login: {
+    token: string;
+    userId: number;
+    username: string;
+    institutionalUse: InstitutionalUse | null;
+    otpChallengeSent: boolean;
+    rememberDevice: boolean;
+  }): void {
     authStore.update({
       token: login.token,
       userId: login.userId,

@@ -17,7 +17,11 @@ const PUBLIC_ROUTES: ReadonlySet<RouteName> = new Set([
  * Routes that work inside a session being set up; without one the user starts at ConnectDevices. Their path
  * names the session, so the one in the address (the user's own) is the active one after a reload or a bookmark.
  */
-const ROUTES_NEEDING_ACTIVE_SESSION: ReadonlySet<RouteName> = new Set(['Calibration', 'Neutral', 'ConnectDevicesForId']);
+const ROUTES_NEEDING_ACTIVE_SESSION: ReadonlySet<RouteName> = new Set([
+  'Calibration',
+  'Neutral',
+  'ConnectDevicesForId',
+]);
 export const needsActiveSession = (route: RouteName) => ROUTES_NEEDING_ACTIVE_SESSION.has(route);
 
 export interface GuardState {

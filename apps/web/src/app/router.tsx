@@ -43,7 +43,9 @@ export const router = createBrowserRouter([
       },
       {
         path: '/analysis-dashboard/:id/',
-        lazy: async () => ({ Component: (await import('../screens/AnalysisDashboard/AnalysisDashboardScreen.tsx')).AnalysisDashboardScreen }),
+        lazy: async () => ({
+          Component: (await import('../screens/AnalysisDashboard/AnalysisDashboardScreen.tsx')).AnalysisDashboardScreen,
+        }),
         handle: named('AnalysisDashboard'),
       },
       { path: fixedPaths.ResetPassword, element: <ResetPasswordScreen />, handle: named('ResetPassword') },

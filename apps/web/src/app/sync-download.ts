@@ -18,7 +18,9 @@ export function useSyncDownload() {
     setTimeout(() => setDownloading(false), DOWNLOAD_FLAG_RESET_MS);
     try {
       const { token } = authStore.get();
-      const response = await fetch(`/api${apiPath}`, { headers: token ? { Authorization: `Token ${token}` } : {} }).catch(() => {
+      const response = await fetch(`/api${apiPath}`, {
+        headers: token ? { Authorization: `Token ${token}` } : {},
+      }).catch(() => {
         throw new NetworkError();
       });
       if (!response.ok) throw new ApiError(response.status, await response.json().catch(() => null));

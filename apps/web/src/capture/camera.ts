@@ -10,7 +10,9 @@ const CANDIDATE_MIME_TYPES = [
 ];
 
 export const recordableMimeTypes = (): string[] =>
-  typeof MediaRecorder === 'undefined' ? [] : CANDIDATE_MIME_TYPES.filter((type) => MediaRecorder.isTypeSupported(type));
+  typeof MediaRecorder === 'undefined'
+    ? []
+    : CANDIDATE_MIME_TYPES.filter((type) => MediaRecorder.isTypeSupported(type));
 
 /** Why the camera cannot be used, in words the person holding the phone can act on. */
 export class CameraUnavailableError extends Error {
@@ -24,7 +26,8 @@ function cameraErrorMessage(error: unknown): string {
   const name = error instanceof DOMException ? error.name : '';
   if (name === 'NotAllowedError' || name === 'SecurityError')
     return 'The camera was refused. Allow the camera for this page in the browser settings, then reload the page.';
-  if (name === 'NotFoundError' || name === 'OverconstrainedError') return 'This device has no camera the browser can use.';
+  if (name === 'NotFoundError' || name === 'OverconstrainedError')
+    return 'This device has no camera the browser can use.';
   if (name === 'NotReadableError') return 'The camera is busy: close the other apps that use it, then reload the page.';
   return `The camera could not be opened (${error instanceof Error ? error.message : String(error)}).`;
 }

@@ -107,11 +107,16 @@ export class CaptureController {
     void navigator.wakeLock?.request('screen').catch(() => undefined);
     try {
       await this.clock.measure();
-      const answer = await connectDevice(this.pairingToken, { device_id: this.deviceId, capabilities: describeCamera(stream, await deviceModel()) });
+      const answer = await connectDevice(this.pairingToken, {
+        device_id: this.deviceId,
+        capabilities: describeCamera(stream, await deviceModel()),
+      });
       this.update({ sessionName: answer.session_name });
       for (const video of await pendingVideos.all()) this.stored.set(video.trialId, video);
     } catch (error) {
-      return this.fail(error instanceof ApiError && error.status === 404 ? messages.pairingInvalid : errorMessage(error));
+      return this.fail(
+        error instanceof ApiError && error.status === 404 ? messages.pairingInvalid : errorMessage(error),
+      );
     }
     this.clockTimer = setInterval(() => void this.clock.measure().catch(() => undefined), CLOCK_REMEASURE_INTERVAL_MS);
     void this.poll();
@@ -147,7 +152,8 @@ export class CaptureController {
       if (cancelled.has(this.active.order.trial_id)) this.dropActive();
       else void this.finishActive();
     }
-    if (order && !this.active && !this.recordedTrialIds.has(order.trial_id) && !cancelled.has(order.trial_id)) this.record(order);
+    if (order && !this.active && !this.recordedTrialIds.has(order.trial_id) && !cancelled.has(order.trial_id))
+      this.record(order);
 
     for (const trialId of cancelled) this.forget(trialId);
     for (const [trialId, video] of this.stored) {
@@ -164,7 +170,11 @@ export class CaptureController {
       camerasConnected: state.n_cameras_connected,
       videosUploaded: state.n_videos_uploaded,
       recording: this.active
-        ? { trialName: this.active.order.trial_name, elapsedMs: this.active.elapsedMs(), waitingForStart: !this.active.recording }
+        ? {
+            trialName: this.active.order.trial_name,
+            elapsedMs: this.active.elapsedMs(),
+            waitingForStart: !this.active.recording,
+          }
         : null,
     });
   }
@@ -214,7 +224,15 @@ export class CaptureController {
   private setUpload(trialId: string, change: Partial<UploadView> & Pick<UploadView, 'trialName'>): void {
     const others = this.view.uploads.filter((upload) => upload.trialId !== trialId);
     const current = this.view.uploads.find((upload) => upload.trialId === trialId);
-    const next: UploadView = { trialId, sentBytes: 0, totalBytes: 0, status: 'uploading', message: null, ...current, ...change };
+    const next: UploadView = {
+      trialId,
+      sentBytes: 0,
+      totalBytes: 0,
+      status: 'uploading',
+      message: null,
+      ...current,
+      ...change,
+    };
     this.update({ uploads: [...others, next] });
   }
 
@@ -222,8 +240,10 @@ export class CaptureController {
     if (this.uploading.has(video.trialId)) return;
     const { trialId, trialName } = video;
     this.setUpload(trialId, { trialName, status: 'uploading', message: null, totalBytes: video.blob.size });
-    const { done, abort } = uploadVideo(video, { pairingToken: this.pairingToken, deviceId: this.deviceId }, (sentBytes, totalBytes) =>
-      this.setUpload(trialId, { trialName, sentBytes, totalBytes }),
+    const { done, abort } = uploadVideo(
+      video,
+      { pairingToken: this.pairingToken, deviceId: this.deviceId },
+      (sentBytes, totalBytes) => this.setUpload(trialId, { trialName, sentBytes, totalBytes }),
     );
     this.uploading.set(trialId, abort);
     done.then(

@@ -16,7 +16,10 @@ function openDatabase(): Promise<IDBDatabase> {
   });
 }
 
-async function inStore<Answer>(mode: IDBTransactionMode, act: (store: IDBObjectStore) => IDBRequest<Answer>): Promise<Answer> {
+async function inStore<Answer>(
+  mode: IDBTransactionMode,
+  act: (store: IDBObjectStore) => IDBRequest<Answer>,
+): Promise<Answer> {
   const database = await openDatabase();
   try {
     return await new Promise<Answer>((resolve, reject) => {

@@ -16,7 +16,8 @@ export interface RecordedVideo {
 const TIMESLICE_MS = 1_000;
 
 /** A local performance.now() time on the server's clock. */
-const performanceToServerMs = (clock: ServerClock, performanceMs: number) => clock.toServerMs(performance.timeOrigin + performanceMs);
+const performanceToServerMs = (clock: ServerClock, performanceMs: number) =>
+  clock.toServerMs(performance.timeOrigin + performanceMs);
 
 /**
  * Records one trial from the open camera: starts when the server's clock reaches the order's start (every

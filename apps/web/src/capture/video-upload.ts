@@ -58,7 +58,8 @@ export function uploadVideo(
       retryDelays: RETRY_DELAYS_MS,
       storeFingerprintForResuming: true,
       removeFingerprintOnSuccess: true,
-      fingerprint: () => Promise.resolve(['kinetrace', target.deviceId, video.trialId, video.blob.size, endpoint].join('-')),
+      fingerprint: () =>
+        Promise.resolve(['kinetrace', target.deviceId, video.trialId, video.blob.size, endpoint].join('-')),
       // Every tus request (resume, offset check, cancel) carries the credential, not only the creation.
       headers: { [PAIRING_TOKEN_HEADER]: target.pairingToken },
       metadata: {

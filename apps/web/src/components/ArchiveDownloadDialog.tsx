@@ -48,7 +48,11 @@ export function ArchiveDownloadDialog({ question, asyncDownloadPath, fileName, o
           <Button variant="default" onClick={close}>
             Cancel
           </Button>
-          <Button onClick={() => void start(asyncDownloadPath)} loading={state.phase === 'running'} disabled={state.phase === 'done'}>
+          <Button
+            onClick={() => void start(asyncDownloadPath)}
+            loading={state.phase === 'running'}
+            disabled={state.phase === 'done'}
+          >
             Download
           </Button>
         </Group>

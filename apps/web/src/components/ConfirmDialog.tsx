@@ -12,7 +12,16 @@ interface ConfirmDialogProps {
 }
 
 /** A yes/no question (§2.17, §2.18 confirmations); shown while mounted. */
-export function ConfirmDialog({ title, message, onConfirm, onClose, confirmLabel = 'Yes', cancelLabel = 'No', busy, danger }: ConfirmDialogProps) {
+export function ConfirmDialog({
+  title,
+  message,
+  onConfirm,
+  onClose,
+  confirmLabel = 'Yes',
+  cancelLabel = 'No',
+  busy,
+  danger,
+}: ConfirmDialogProps) {
   return (
     <Modal opened onClose={onClose} title={title} centered>
       <Stack>

@@ -17,9 +17,20 @@ type ImportCalibrationForm = z.infer<typeof importCalibrationForm>;
  * Pose2Sim .toml, Qualisys .qca.txt or OpenCap pickles, one per camera or one for all. Once imported the
  * session counts its calibrated cameras, and the wizard goes on as after a calibration (§4.2).
  */
-export function ImportCalibrationDialog({ sessionId, onClose, onCalibrated }: { sessionId: string; onClose: () => void; onCalibrated: () => void }) {
+export function ImportCalibrationDialog({
+  sessionId,
+  onClose,
+  onCalibrated,
+}: {
+  sessionId: string;
+  onClose: () => void;
+  onCalibrated: () => void;
+}) {
   const importCalibration = useImportCalibration();
-  const form = useForm<ImportCalibrationForm>({ resolver: zodResolver(importCalibrationForm), defaultValues: { file: [] } });
+  const form = useForm<ImportCalibrationForm>({
+    resolver: zodResolver(importCalibrationForm),
+    defaultValues: { file: [] },
+  });
 
   const onSubmit = form.handleSubmit(async ({ file }) => {
     try {
@@ -32,7 +43,10 @@ export function ImportCalibrationDialog({ sessionId, onClose, onCalibrated }: { 
       toast.success(messages.camerasCalibrated(calibrated), TOAST_DURATION_MS.calibrationSuccess);
       onCalibrated();
     } catch (error) {
-      reportError(error, 'Could not import the calibration.', { setError: form.setError, schema: importCalibrationForm });
+      reportError(error, 'Could not import the calibration.', {
+        setError: form.setError,
+        schema: importCalibrationForm,
+      });
     }
   });
 
@@ -41,8 +55,9 @@ export function ImportCalibrationDialog({ sessionId, onClose, onCalibrated }: { 
       <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
           <Text size="sm">
-            Camera calibrations from other software: a Kinetrace .json, Pose2Sim .toml, Qualisys .qca.txt or OpenCap .pickle file, one
-            per camera or one for all. Videos imported later pair with the cameras by name (cam01.mp4 with camera cam01), else by order.
+            Camera calibrations from other software: a Kinetrace .json, Pose2Sim .toml, Qualisys .qca.txt or OpenCap
+            .pickle file, one per camera or one for all. Videos imported later pair with the cameras by name (cam01.mp4
+            with camera cam01), else by order.
           </Text>
           <FilesField control={form.control} name="file" label="Calibration files" />
           <Group justify="flex-end">

@@ -12,7 +12,9 @@ import { FilesField } from './FilesField.tsx';
 
 const importVideosForm = z.object({
   name: trialNameField,
-  video: z.array(z.instanceof(File)).min(MIN_CALIBRATED_CAMERAS, `Choose one video per camera, at least ${MIN_CALIBRATED_CAMERAS}.`),
+  video: z
+    .array(z.instanceof(File))
+    .min(MIN_CALIBRATED_CAMERAS, `Choose one video per camera, at least ${MIN_CALIBRATED_CAMERAS}.`),
 });
 type ImportVideosForm = z.infer<typeof importVideosForm>;
 
@@ -62,9 +64,17 @@ export function ImportVideosDialog({
       <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
           <Text size="sm">
-            One video per calibrated camera, named after its camera (cam01.mp4 for camera cam01) or chosen in the cameras' order.
+            One video per calibrated camera, named after its camera (cam01.mp4 for camera cam01) or chosen in the
+            cameras' order.
           </Text>
-          {!neutral && <TextInput label="Trial name" required {...form.register('name')} error={form.formState.errors.name?.message} />}
+          {!neutral && (
+            <TextInput
+              label="Trial name"
+              required
+              {...form.register('name')}
+              error={form.formState.errors.name?.message}
+            />
+          )}
           <FilesField control={form.control} name="video" label="Videos (one per camera)" accept="video/*" />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>

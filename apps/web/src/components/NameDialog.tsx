@@ -19,7 +19,13 @@ export function NameDialog(props: {
     <Modal opened onClose={props.onClose} title={props.title} centered>
       <form onSubmit={(event) => void props.onSubmit(event)} noValidate>
         <Stack>
-          <TextInput label={props.label} description={props.description} data-autofocus {...props.field} error={props.error} />
+          <TextInput
+            label={props.label}
+            description={props.description}
+            data-autofocus
+            {...props.field}
+            error={props.error}
+          />
           <Group justify="flex-end">
             <Button variant="default" onClick={props.onClose}>
               Cancel

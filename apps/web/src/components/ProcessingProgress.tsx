@@ -32,7 +32,12 @@ export function ProcessingProgress({ trial }: { trial: Trial }) {
 export function ProcessingProgressInline({ trial }: { trial: Trial }) {
   const view = useProgressView(trial);
   return (
-    <Text size="sm" c={view.overdue ? 'red' : 'dimmed'} data-testid="trial-progress" title={view.overdue ? overdueAdvice(view.expectedS) : undefined}>
+    <Text
+      size="sm"
+      c={view.overdue ? 'red' : 'dimmed'}
+      data-testid="trial-progress"
+      title={view.overdue ? overdueAdvice(view.expectedS) : undefined}
+    >
       {view.stage}
       {view.percent === null ? '' : ` · ${view.percent}%`}
     </Text>
@@ -40,7 +45,17 @@ export function ProcessingProgressInline({ trial }: { trial: Trial }) {
 }
 
 /** A wizard step's processing failure: the server's message, then what the user can try. */
-export function ProcessingFailedAlert({ title, message, advice, testId }: { title: string; message: string; advice: string; testId: string }) {
+export function ProcessingFailedAlert({
+  title,
+  message,
+  advice,
+  testId,
+}: {
+  title: string;
+  message: string;
+  advice: string;
+  testId: string;
+}) {
   return (
     <Alert color="red" title={title} data-testid={testId}>
       <Text size="sm">{message}</Text>

@@ -12,7 +12,11 @@ interface SortControl<Field extends string> {
 }
 
 /** The sortable column headers of a server-paged table, as [field, label] pairs in column order. */
-export function SortableHeaders<Field extends string>({ columns, sort, onSort }: SortControl<Field> & { columns: readonly (readonly [Field, string])[] }) {
+export function SortableHeaders<Field extends string>({
+  columns,
+  sort,
+  onSort,
+}: SortControl<Field> & { columns: readonly (readonly [Field, string])[] }) {
   return columns.map(([field, label]) => (
     <SortableHeader key={field} field={field} sort={sort} onSort={onSort}>
       {label}
@@ -21,7 +25,12 @@ export function SortableHeaders<Field extends string>({ columns, sort, onSort }:
 }
 
 /** A column header that sorts the table by its field; a second click reverses the order. */
-function SortableHeader<Field extends string>({ field, sort, onSort, children }: SortControl<Field> & { field: Field; children: ReactNode }) {
+function SortableHeader<Field extends string>({
+  field,
+  sort,
+  onSort,
+  children,
+}: SortControl<Field> & { field: Field; children: ReactNode }) {
   const active = sort.field === field;
   const arrow = active ? (sort.descending ? ' ▼' : ' ▲') : '';
   return (

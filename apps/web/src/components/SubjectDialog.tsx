@@ -8,13 +8,25 @@ import {
   type SubjectInput,
 } from '@kinetrace/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Button, Checkbox, Group, Modal, MultiSelect, NumberInput, Select, Stack, TextInput, Textarea } from '@mantine/core';
+import {
+  Button,
+  Checkbox,
+  Group,
+  Modal,
+  MultiSelect,
+  NumberInput,
+  Select,
+  Stack,
+  TextInput,
+  Textarea,
+} from '@mantine/core';
 import { Controller, useForm } from 'react-hook-form';
 import { useSaveSubject } from '../api/subjects.ts';
 import { useTagList } from '../api/tag-lists.ts';
 import { reportError } from '../app/report-error.ts';
 
-const optionsOf = (options: Record<string, string>) => Object.entries(options).map(([value, label]) => ({ value, label }));
+const optionsOf = (options: Record<string, string>) =>
+  Object.entries(options).map(([value, label]) => ({ value, label }));
 
 function initialValues(subject: Subject | null): SubjectInput {
   if (!subject) {
@@ -85,21 +97,43 @@ export function SubjectDialog({ subject, onClose, onSaved }: SubjectDialogProps)
               control={form.control}
               name="weight"
               render={({ field, fieldState }) => (
-                <NumberInput label="Weight (kg)" withAsterisk decimalScale={2} {...field} value={field.value as number | string} error={fieldState.error?.message} />
+                <NumberInput
+                  label="Weight (kg)"
+                  withAsterisk
+                  decimalScale={2}
+                  {...field}
+                  value={field.value as number | string}
+                  error={fieldState.error?.message}
+                />
               )}
             />
             <Controller
               control={form.control}
               name="height"
               render={({ field, fieldState }) => (
-                <NumberInput label="Height (m)" withAsterisk decimalScale={3} step={0.01} {...field} value={field.value as number | string} error={fieldState.error?.message} />
+                <NumberInput
+                  label="Height (m)"
+                  withAsterisk
+                  decimalScale={3}
+                  step={0.01}
+                  {...field}
+                  value={field.value as number | string}
+                  error={fieldState.error?.message}
+                />
               )}
             />
             <Controller
               control={form.control}
               name="birth_year"
               render={({ field, fieldState }) => (
-                <NumberInput label="Birth year" withAsterisk allowDecimal={false} {...field} value={field.value as number | string} error={fieldState.error?.message} />
+                <NumberInput
+                  label="Birth year"
+                  withAsterisk
+                  allowDecimal={false}
+                  {...field}
+                  value={field.value as number | string}
+                  error={fieldState.error?.message}
+                />
               )}
             />
           </Group>
@@ -151,7 +185,13 @@ export function SubjectDialog({ subject, onClose, onSaved }: SubjectDialogProps)
               />
             )}
           />
-          <Textarea label="Characteristics" autosize minRows={2} {...form.register('characteristics')} error={errors.characteristics?.message} />
+          <Textarea
+            label="Characteristics"
+            autosize
+            minRows={2}
+            {...form.register('characteristics')}
+            error={errors.characteristics?.message}
+          />
           <Checkbox
             label="The subject has given informed consent to take part and to have their data processed"
             {...form.register('terms')}

@@ -15,7 +15,10 @@ const shownToasts = new Map<string, { path: string; forNextScreen: boolean }>();
  * top right; info toasts stay until dismissed unless given a duration (§9 notices). Every toast has a Close action.
  * A toast is keyed by its colour and text, so the same message shown again does not stack a second copy.
  */
-function showToast(message: string, options: { color: string; autoClose: number | false; position: NotificationPosition }): void {
+function showToast(
+  message: string,
+  options: { color: string; autoClose: number | false; position: NotificationPosition },
+): void {
   const id = `${options.color}:${message}`;
   // Shown again, a toast belongs to the screen that shows it now.
   shownToasts.set(id, { path: window.location.pathname, forNextScreen: options.color === 'teal' });
@@ -31,7 +34,13 @@ function showToast(message: string, options: { color: string; autoClose: number 
         <Text size="sm" flex={1} data-testid="toast-message">
           {message}
         </Text>
-        <Button variant="subtle" size="compact-sm" color={options.color} style={{ flexShrink: 0 }} onClick={() => notifications.hide(id)}>
+        <Button
+          variant="subtle"
+          size="compact-sm"
+          color={options.color}
+          style={{ flexShrink: 0 }}
+          onClick={() => notifications.hide(id)}
+        >
           Close
         </Button>
       </Group>
@@ -68,5 +77,6 @@ export const toast = {
   success: (message: string, autoClose: number = TOAST_DURATION_MS.success) =>
     showToast(message, { color: 'teal', autoClose, position: 'bottom-center' }),
   warning: (message: string) => showToast(message, { color: 'yellow', autoClose: false, position: 'top-right' }),
-  info: (message: string, autoClose: number | false = false) => showToast(message, { color: 'blue', autoClose, position: 'bottom-center' }),
+  info: (message: string, autoClose: number | false = false) =>
+    showToast(message, { color: 'blue', autoClose, position: 'bottom-center' }),
 };

@@ -8,7 +8,11 @@ import {
   renderBoardView,
   writeStillY4m,
 } from '../../../../packages/mocap/test/calibration/board-in-world.ts';
-import { POSE2SIM_DEMO, POSE2SIM_QCA, POSE2SIM_SESSION } from '../../../../packages/mocap/test/calibration/pose2sim-reference.ts';
+import {
+  POSE2SIM_DEMO,
+  POSE2SIM_QCA,
+  POSE2SIM_SESSION,
+} from '../../../../packages/mocap/test/calibration/pose2sim-reference.ts';
 import { referencePath } from '../../../../packages/mocap/test/reference-data.ts';
 
 /** The Pose2Sim demo's reference files the fake phones are made from. */
@@ -33,7 +37,20 @@ export interface DemoPhoneVideos {
 /** A demo video at the phone size and frame rate, as the raw video chromium's fake camera plays in a loop. */
 function phoneSizedY4m(source: string, camera: CameraModel, fps: number, target: string): void {
   const { width, height } = camera.imageSize;
-  execFileSync(ffmpegPath(), ['-v', 'error', '-y', '-i', source, '-vf', `scale=${width}:${height},fps=${fps}`, '-pix_fmt', 'yuv420p', '-f', 'yuv4mpegpipe', target]);
+  execFileSync(ffmpegPath(), [
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    source,
+    '-vf',
+    `scale=${width}:${height},fps=${fps}`,
+    '-pix_fmt',
+    'yuv420p',
+    '-f',
+    'yuv4mpegpipe',
+    target,
+  ]);
 }
 
 /**

@@ -31,7 +31,12 @@ export class FakePhone {
     this.context = await chromium.launchPersistentContext(this.profileDir, {
       executablePath: '/usr/bin/chromium',
       headless: true,
-      args: [...CHROMIUM_ARGS, '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${video}`],
+      args: [
+        ...CHROMIUM_ARGS,
+        '--use-fake-ui-for-media-stream',
+        '--use-fake-device-for-media-stream',
+        `--use-file-for-fake-video-capture=${video}`,
+      ],
       userAgent: this.userAgent,
       viewport: { width: 390, height: 844 },
     });

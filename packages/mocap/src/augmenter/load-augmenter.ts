@@ -4,7 +4,12 @@ import { basename, join } from 'node:path';
 import { parse as parseNpy } from 'npyjs';
 import { loadKerasModel } from './load-keras-model.ts';
 import type { AugmenterPart, MarkerAugmenter } from './marker-augmenter.ts';
-import { ARM_AUGMENTER_MARKERS, augmenterInputSize, BODY_AUGMENTER_MARKERS, type AugmenterMarkerSet } from './opencap-augmenter-markers.ts';
+import {
+  ARM_AUGMENTER_MARKERS,
+  augmenterInputSize,
+  BODY_AUGMENTER_MARKERS,
+  type AugmenterMarkerSet,
+} from './opencap-augmenter-markers.ts';
 
 export class AugmenterWeightsError extends Error {
   override name = 'AugmenterWeightsError';
@@ -29,7 +34,9 @@ async function loadPart(directory: string, markers: AugmenterMarkerSet): Promise
   const required = ['model.json', 'weights.h5', 'mean.npy', 'std.npy', 'metadata.json'];
   const absent = required.filter((file) => !existsSync(join(directory, file)));
   if (absent.length > 0) {
-    throw new AugmenterWeightsError(`Augmenter folder ${directory} lacks ${absent.join(', ')}; it needs ${required.join(', ')}.`);
+    throw new AugmenterWeightsError(
+      `Augmenter folder ${directory} lacks ${absent.join(', ')}; it needs ${required.join(', ')}.`,
+    );
   }
   const [network, featureMean, featureStd, metadataText] = await Promise.all([
     loadKerasModel(join(directory, 'model.json'), join(directory, 'weights.h5')),
@@ -63,13 +70,17 @@ export async function loadMarkerAugmenter(directory: string): Promise<MarkerAugm
   try {
     entries = await readdir(directory);
   } catch {
-    throw new AugmenterWeightsError(`Augmenter directory ${directory} cannot be read; point it at a folder with body/ and arm/ sub-folders.`);
+    throw new AugmenterWeightsError(
+      `Augmenter directory ${directory} cannot be read; point it at a folder with body/ and arm/ sub-folders.`,
+    );
   }
   const parts: AugmenterPart[] = [];
   for (const { markers, folders } of PART_FOLDERS) {
     const folder = entries.find((entry) => folders.test(entry));
     if (!folder) {
-      throw new AugmenterWeightsError(`Augmenter directory ${directory} has no ${markers.part} network (a "${markers.part}/" sub-folder).`);
+      throw new AugmenterWeightsError(
+        `Augmenter directory ${directory} has no ${markers.part} network (a "${markers.part}/" sub-folder).`,
+      );
     }
     parts.push(await loadPart(join(directory, folder), markers));
   }

@@ -16,7 +16,9 @@ interface KerasLayerJson {
 type LayerWeights = Map<string, { values: Float64Array; shape: number[] }>;
 
 function lastDimension(shape: unknown): number | undefined {
-  return Array.isArray(shape) && typeof shape[shape.length - 1] === 'number' ? (shape[shape.length - 1] as number) : undefined;
+  return Array.isArray(shape) && typeof shape[shape.length - 1] === 'number'
+    ? (shape[shape.length - 1] as number)
+    : undefined;
 }
 
 function activationName(value: unknown): ActivationName {
@@ -25,7 +27,12 @@ function activationName(value: unknown): ActivationName {
   return name as ActivationName;
 }
 
-function requireWeight(weights: LayerWeights, layerName: string, shortName: string, expectedLength: number): Float64Array {
+function requireWeight(
+  weights: LayerWeights,
+  layerName: string,
+  shortName: string,
+  expectedLength: number,
+): Float64Array {
   const weight = weights.get(shortName);
   if (!weight) {
     throw new UnsupportedKerasModelError(
@@ -45,10 +52,15 @@ function requireWeight(weights: LayerWeights, layerName: string, shortName: stri
  * Supported: InputLayer, LSTM, Dense and TimeDistributed(Dense), the layers of OpenCap's augmenters.
  */
 export function kerasModelFromJson(modelJson: string, weightsByLayer: Map<string, LayerWeights>): KerasSequentialModel {
-  const parsed = JSON.parse(modelJson) as { class_name?: string; config?: { layers?: KerasLayerJson[] } | KerasLayerJson[] };
+  const parsed = JSON.parse(modelJson) as {
+    class_name?: string;
+    config?: { layers?: KerasLayerJson[] } | KerasLayerJson[];
+  };
   const layerList = Array.isArray(parsed.config) ? parsed.config : parsed.config?.layers;
   if (parsed.class_name !== 'Sequential' || !layerList) {
-    throw new UnsupportedKerasModelError(`model.json must describe a Keras Sequential model (found "${parsed.class_name}").`);
+    throw new UnsupportedKerasModelError(
+      `model.json must describe a Keras Sequential model (found "${parsed.class_name}").`,
+    );
   }
 
   let width: number | undefined;
@@ -64,7 +76,8 @@ export function kerasModelFromJson(modelJson: string, weightsByLayer: Map<string
     const name = String(config.name);
     const weights = weightsByLayer.get(name);
     if (!weights) throw new UnsupportedKerasModelError(`weights.h5 has no weights for layer "${name}" of model.json.`);
-    if (width === undefined) throw new UnsupportedKerasModelError(`model.json does not declare the input size before layer "${name}".`);
+    if (width === undefined)
+      throw new UnsupportedKerasModelError(`model.json does not declare the input size before layer "${name}".`);
 
     if (layerJson.class_name === 'LSTM') {
       const units = Number(config.units);
@@ -83,7 +96,10 @@ export function kerasModelFromJson(modelJson: string, weightsByLayer: Map<string
         goBackwards: config.go_backwards === true,
       });
       width = units;
-    } else if (layerJson.class_name === 'Dense' || (layerJson.class_name === 'TimeDistributed' && config.layer?.class_name === 'Dense')) {
+    } else if (
+      layerJson.class_name === 'Dense' ||
+      (layerJson.class_name === 'TimeDistributed' && config.layer?.class_name === 'Dense')
+    ) {
       const denseConfig = layerJson.class_name === 'Dense' ? config : config.layer!.config;
       const units = Number(denseConfig.units);
       const useBias = denseConfig.use_bias !== false;
@@ -125,14 +141,19 @@ export async function readKerasWeights(weightsPath: string): Promise<Map<string,
       const group = file.get(layerName);
       if (!(group instanceof h5wasm.Group)) continue;
       const weightNamesAttr = group.attrs['weight_names']?.value;
-      const weightNames = (Array.isArray(weightNamesAttr) ? weightNamesAttr : [weightNamesAttr]).map(String).filter(Boolean);
+      const weightNames = (Array.isArray(weightNamesAttr) ? weightNamesAttr : [weightNamesAttr])
+        .map(String)
+        .filter(Boolean);
       const weights: LayerWeights = new Map();
       for (const weightName of weightNames) {
         const dataset = group.get(weightName);
         if (!(dataset instanceof h5wasm.Dataset)) continue;
         // "lstm_8/lstm_cell_8/recurrent_kernel:0" → "recurrent_kernel"
         const shortName = weightName.split('/').pop()!.replace(/:\d+$/, '');
-        weights.set(shortName, { values: Float64Array.from(dataset.value as ArrayLike<number>), shape: dataset.shape ?? [] });
+        weights.set(shortName, {
+          values: Float64Array.from(dataset.value as ArrayLike<number>),
+          shape: dataset.shape ?? [],
+        });
       }
       result.set(layerName, weights);
     }

@@ -54,7 +54,8 @@ export function markerTrack(trajectories: MarkerTrajectories, name: string): Flo
   if (left < 0 || right < 0) return undefined;
   for (let f = 0; f < frameCount; f++) {
     for (let a = 0; a < 3; a++) {
-      track[f * 3 + a] = 0.5 * (positionsM[(f * markerCount + left) * 3 + a] + positionsM[(f * markerCount + right) * 3 + a]);
+      track[f * 3 + a] =
+        0.5 * (positionsM[(f * markerCount + left) * 3 + a] + positionsM[(f * markerCount + right) * 3 + a]);
     }
   }
   return track;
@@ -67,7 +68,8 @@ export function markerTrack(trajectories: MarkerTrajectories, name: string): Flo
  */
 function fillGaps(track: Float64Array, frameCount: number): Uint8Array {
   const missing = new Uint8Array(frameCount);
-  for (let f = 0; f < frameCount; f++) missing[f] = Number.isNaN(track[f * 3]) || Number.isNaN(track[f * 3 + 1]) || Number.isNaN(track[f * 3 + 2]) ? 1 : 0;
+  for (let f = 0; f < frameCount; f++)
+    missing[f] = Number.isNaN(track[f * 3]) || Number.isNaN(track[f * 3 + 1]) || Number.isNaN(track[f * 3 + 2]) ? 1 : 0;
   let previous = -1;
   for (let f = 0; f <= frameCount; f++) {
     if (f < frameCount && missing[f]) continue;
@@ -77,7 +79,9 @@ function fillGaps(track: Float64Array, frameCount: number): Uint8Array {
         if (previous < 0 && f >= frameCount) track[g * 3 + a] = 0;
         else if (previous < 0) track[g * 3 + a] = track[f * 3 + a];
         else if (f >= frameCount) track[g * 3 + a] = track[previous * 3 + a];
-        else track[g * 3 + a] = track[previous * 3 + a] + ((g - previous) / (f - previous)) * (track[f * 3 + a] - track[previous * 3 + a]);
+        else
+          track[g * 3 + a] =
+            track[previous * 3 + a] + ((g - previous) / (f - previous)) * (track[f * 3 + a] - track[previous * 3 + a]);
       }
     }
     previous = f;
@@ -120,7 +124,9 @@ export function augmentMarkers(
     );
   }
   if (!(subject.heightM > 0) || !(subject.massKg > 0)) {
-    throw new RangeError(`The augmenter needs the subject's height and mass (got ${subject.heightM} m, ${subject.massKg} kg).`);
+    throw new RangeError(
+      `The augmenter needs the subject's height and mass (got ${subject.heightM} m, ${subject.massKg} kg).`,
+    );
   }
 
   const frameCount = keypoints.timesS.length;
@@ -142,11 +148,13 @@ export function augmentMarkers(
     for (let f = 0; f < frameCount; f++) {
       const row = f * inputSize;
       features.forEach((track, m) => {
-        for (let a = 0; a < 3; a++) inputs[row + m * 3 + a] = (track[f * 3 + a] - reference[f * 3 + a]) / subject.heightM;
+        for (let a = 0; a < 3; a++)
+          inputs[row + m * 3 + a] = (track[f * 3 + a] - reference[f * 3 + a]) / subject.heightM;
       });
       inputs[row + inputSize - 2] = subject.heightM;
       inputs[row + inputSize - 1] = subject.massKg;
-      for (let k = 0; k < inputSize; k++) inputs[row + k] = (inputs[row + k] - part.featureMean[k]) / part.featureStd[k];
+      for (let k = 0; k < inputSize; k++)
+        inputs[row + k] = (inputs[row + k] - part.featureMean[k]) / part.featureStd[k];
     }
 
     const outputs = predictSequence(part.network, inputs, frameCount);

@@ -141,30 +141,51 @@ export async function calibrateCameraFromFrames(
     count++;
   }
   if (count === 0) {
-    throw new BoardNotFoundError(options.cameraName, `Camera "${options.cameraName}": its calibration video has no frames.`);
+    throw new BoardNotFoundError(
+      options.cameraName,
+      `Camera "${options.cameraName}": its calibration video has no frames.`,
+    );
   }
   let best: { frame: GrayFrame; detection: CheckerboardDetection } | null = null;
   let largestGrid: { rows: number; cols: number } | null = null;
   const tried = ring.newestFirst();
   for (const frame of tried) {
     const { detection, diagnostics } = findCheckerboard(frame.data, frame.width, frame.height, board.rows, board.cols);
-    if (diagnostics.largestGrid && (!largestGrid || diagnostics.largestGrid.rows * diagnostics.largestGrid.cols > largestGrid.rows * largestGrid.cols)) {
+    if (
+      diagnostics.largestGrid &&
+      (!largestGrid ||
+        diagnostics.largestGrid.rows * diagnostics.largestGrid.cols > largestGrid.rows * largestGrid.cols)
+    ) {
       largestGrid = diagnostics.largestGrid;
     }
     if (detection && (!best || detection.sharpness > best.detection.sharpness)) best = { frame, detection };
   }
   if (!best) {
     for (const other of miscountedBoards(board)) {
-      if (!tried.some((frame) => findCheckerboard(frame.data, frame.width, frame.height, other.rows, other.cols).detection)) continue;
+      if (
+        !tried.some(
+          (frame) => findCheckerboard(frame.data, frame.width, frame.height, other.rows, other.cols).detection,
+        )
+      )
+        continue;
       throw new BoardNotFoundError(
         options.cameraName,
         `Camera "${options.cameraName}": the ${board.rows} x ${board.cols} checkerboard was not found. ${miscountMessage(board, other)}`,
         other,
       );
     }
-    throw new BoardNotFoundError(options.cameraName, notFoundMessage(options.cameraName, board, tried.length, largestGrid));
+    throw new BoardNotFoundError(
+      options.cameraName,
+      notFoundMessage(options.cameraName, board, tried.length, largestGrid),
+    );
   }
-  return calibrateCameraFromDetection(best.detection, { width: best.frame.width, height: best.frame.height }, board, options, best.frame.index ?? 0);
+  return calibrateCameraFromDetection(
+    best.detection,
+    { width: best.frame.width, height: best.frame.height },
+    board,
+    options,
+    best.frame.index ?? 0,
+  );
 }
 
 /**

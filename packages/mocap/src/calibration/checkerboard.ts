@@ -109,7 +109,8 @@ export function findCheckerboard(
     throw new Error(`Checkerboard size must be at least 2 x 2 inner corners, got ${rows} x ${cols}`);
   }
   if (!(width > 8 && height > 8)) return { detection: null, diagnostics: EMPTY_DIAGNOSTICS };
-  if (gray.length < width * height) throw new Error(`Image buffer has ${gray.length} bytes, expected ${width} x ${height}`);
+  if (gray.length < width * height)
+    throw new Error(`Image buffer has ${gray.length} bytes, expected ${width} x ${height}`);
   const full: GrayImage = { data: gray, width, height };
   const maxSize = options.searchMaxSize ?? 960;
   const scales = [Math.min(1, maxSize / Math.max(width, height))];
@@ -121,8 +122,14 @@ export function findCheckerboard(
     if (attempt > 0 && !(diagnostics.largestGrid && gridSize(diagnostics.largestGrid) >= 6)) break;
     const result = searchAtScale(full, scale, rows, cols, options.refine ?? true);
     if (result.detection) return result;
-    if (!diagnostics.largestGrid || (result.diagnostics.largestGrid && gridSize(result.diagnostics.largestGrid) > gridSize(diagnostics.largestGrid))) {
-      diagnostics = { candidates: Math.max(diagnostics.candidates, result.diagnostics.candidates), largestGrid: result.diagnostics.largestGrid };
+    if (
+      !diagnostics.largestGrid ||
+      (result.diagnostics.largestGrid && gridSize(result.diagnostics.largestGrid) > gridSize(diagnostics.largestGrid))
+    ) {
+      diagnostics = {
+        candidates: Math.max(diagnostics.candidates, result.diagnostics.candidates),
+        largestGrid: result.diagnostics.largestGrid,
+      };
     }
   }
   return { detection: null, diagnostics };
@@ -163,12 +170,16 @@ function searchAtScale(
     // edge, e.g. clutter touching the margin): try every rows x cols window of it (either way
     // round) when it is at most 2 larger, and keep the window that fits a homography best.
     let best: CheckerboardDetection | null = null;
-    for (const [wr, wc] of [[rows, cols], [cols, rows]] as const) {
+    for (const [wr, wc] of [
+      [rows, cols],
+      [cols, rows],
+    ] as const) {
       if (grid.rows < wr || grid.cols < wc || grid.rows - wr > 2 || grid.cols - wc > 2) continue;
       for (let i0 = 0; i0 + wr <= grid.rows; i0++) {
         for (let j0 = 0; j0 + wc <= grid.cols; j0++) {
           const window: GridCell[] = [];
-          for (let i = i0; i < i0 + wr; i++) for (let j = j0; j < j0 + wc; j++) window.push(grid.cells[i * grid.cols + j]);
+          for (let i = i0; i < i0 + wr; i++)
+            for (let j = j0; j < j0 + wc; j++) window.push(grid.cells[i * grid.cols + j]);
           const predicted = window.filter((c) => c.candidate < 0).length;
           if (predicted > Math.max(1, Math.floor(0.15 * rows * cols))) continue;
           // Back to full-resolution pixel coordinates (pixel centres at integers in both images).
@@ -348,7 +359,7 @@ function circleTest(
   for (let k = 0; k < n; k++) {
     const a = values[k] - mid;
     const b = values[(k + 1) % n] - mid;
-    if ((a < 0) !== (b < 0)) {
+    if (a < 0 !== b < 0) {
       const t = a / (a - b);
       transitions.push(((k + t) * 2 * Math.PI) / n);
     }
@@ -371,7 +382,10 @@ function circleTest(
     }
     sectorMeans.push(acc / 3 - mid);
   }
-  if (Math.sign(sectorMeans[0]) !== Math.sign(sectorMeans[2]) || Math.sign(sectorMeans[1]) !== Math.sign(sectorMeans[3])) {
+  if (
+    Math.sign(sectorMeans[0]) !== Math.sign(sectorMeans[2]) ||
+    Math.sign(sectorMeans[1]) !== Math.sign(sectorMeans[3])
+  ) {
     return null;
   }
   if (Math.sign(sectorMeans[0]) === Math.sign(sectorMeans[1])) return null;
@@ -497,7 +511,13 @@ interface Grid {
   cells: GridCell[]; // row-major
 }
 
-function growGrid(seed: number, candidates: Candidate[], index: SpatialIndex, image: FloatImage, maxDim: number): Grid | null {
+function growGrid(
+  seed: number,
+  candidates: Candidate[],
+  index: SpatialIndex,
+  image: FloatImage,
+  maxDim: number,
+): Grid | null {
   const s = candidates[seed];
   // Nearby candidates whose direction from the seed follows one of the seed's lines.
   const radius = Math.max(image.width, image.height) / 3;
@@ -533,7 +553,12 @@ function growGrid(seed: number, candidates: Candidate[], index: SpatialIndex, im
   let bounds = { i0: 0, i1: 1, j0: 0, j1: 1 };
 
   const find = (px: number, py: number, tolerance: number, fromX: number, fromY: number): number =>
-    index.nearest(px, py, tolerance, (i) => !used.has(i) && alternates(image, fromX, fromY, candidates[i].x, candidates[i].y));
+    index.nearest(
+      px,
+      py,
+      tolerance,
+      (i) => !used.has(i) && alternates(image, fromX, fromY, candidates[i].x, candidates[i].y),
+    );
 
   // Complete the 2x2 square.
   {
@@ -669,8 +694,16 @@ function finishDetection(
   for (let i = 0; i < gridRows; i++) {
     for (let j = 0; j < gridCols; j++) {
       const p = cells[i * gridCols + j];
-      if (j + 1 < gridCols) minSpacing = Math.min(minSpacing, Math.hypot(cells[i * gridCols + j + 1].x - p.x, cells[i * gridCols + j + 1].y - p.y));
-      if (i + 1 < gridRows) minSpacing = Math.min(minSpacing, Math.hypot(cells[(i + 1) * gridCols + j].x - p.x, cells[(i + 1) * gridCols + j].y - p.y));
+      if (j + 1 < gridCols)
+        minSpacing = Math.min(
+          minSpacing,
+          Math.hypot(cells[i * gridCols + j + 1].x - p.x, cells[i * gridCols + j + 1].y - p.y),
+        );
+      if (i + 1 < gridRows)
+        minSpacing = Math.min(
+          minSpacing,
+          Math.hypot(cells[(i + 1) * gridCols + j].x - p.x, cells[(i + 1) * gridCols + j].y - p.y),
+        );
     }
   }
   const halfWindow = Math.max(2, Math.min(15, Math.floor(0.5 * minSpacing)));
@@ -693,7 +726,10 @@ function finishDetection(
     const smooth = gaussianBlur(crop, 1);
     for (let k = 0; k < refined.length; k++) {
       const r = refineCorner(smooth, refined[k].x - x0, refined[k].y - y0, halfWindow);
-      if (!r) { debug(`refine failed at corner ${k} (${refined[k].x.toFixed(1)}, ${refined[k].y.toFixed(1)}) hw ${halfWindow}`); return null; }
+      if (!r) {
+        debug(`refine failed at corner ${k} (${refined[k].x.toFixed(1)}, ${refined[k].y.toFixed(1)}) hw ${halfWindow}`);
+        return null;
+      }
       refined[k] = { x: r.x + x0, y: r.y + y0 };
       sharpness.push(r.sharpness);
     }
@@ -718,7 +754,10 @@ function finishDetection(
     worst = Math.max(worst, e);
   }
   const rms = Math.sqrt(sq / (gridRows * gridCols));
-  if (rms > 0.08 * spacing || worst > 0.3 * spacing) { debug(`homography rms ${rms.toFixed(2)} worst ${worst.toFixed(2)} spacing ${spacing.toFixed(1)}`); return null; }
+  if (rms > 0.08 * spacing || worst > 0.3 * spacing) {
+    debug(`homography rms ${rms.toFixed(2)} worst ${worst.toFixed(2)} spacing ${spacing.toFixed(1)}`);
+    return null;
+  }
 
   // Every corner must be an X-junction at full resolution (the board's outer edge, where a
   // square meets the white margin, lies on the same grid but is not): allow 10 % misses (glare).
@@ -872,7 +911,7 @@ function orderCorners(
       const a = layout.at(0, 0);
       const b = layout.at(0, cols - 1);
       const c = layout.at(rows - 1, 0);
-      return (b.x - a.x) / Math.hypot(b.x - a.x, b.y - a.y) + 1e-3 * (c.y - a.y) / Math.hypot(c.x - a.x, c.y - a.y);
+      return (b.x - a.x) / Math.hypot(b.x - a.x, b.y - a.y) + (1e-3 * (c.y - a.y)) / Math.hypot(c.x - a.x, c.y - a.y);
     };
     chosen = layouts.reduce((best, l) => (rightwards(l) > rightwards(best) ? l : best));
   }

@@ -140,11 +140,19 @@ function translationFor(R: number[], objectXY: number[], normalised: number[], c
 }
 
 function withPose(camera: CameraModel, R: ArrayLike<number>, t: ArrayLike<number>): CameraModel {
-  return { ...camera, rotationCameraFromWorld: Float64Array.from(R), translationCameraFromWorldM: Float64Array.from(t) };
+  return {
+    ...camera,
+    rotationCameraFromWorld: Float64Array.from(R),
+    translationCameraFromWorldM: Float64Array.from(t),
+  };
 }
 
 /** RMS reprojection error (pixels) of object points (flat XYZ) against pixels (flat xy). */
-export function reprojectionRms(camera: CameraModel, objectPoints: ArrayLike<number>, pixels: ArrayLike<number>): number {
+export function reprojectionRms(
+  camera: CameraModel,
+  objectPoints: ArrayLike<number>,
+  pixels: ArrayLike<number>,
+): number {
   const n = pixels.length / 2;
   let sq = 0;
   for (let i = 0; i < n; i++) {
@@ -209,7 +217,11 @@ export function refinePose(
     for (let attempt = 0; attempt < 10; attempt++) {
       const damped = Float64Array.from(jtj);
       for (let a = 0; a < 6; a++) damped[a * 6 + a] *= 1 + lambda;
-      const step = solveLinear(damped, Array.from(jtr, (v) => -v), 6);
+      const step = solveLinear(
+        damped,
+        Array.from(jtr, (v) => -v),
+        6,
+      );
       if (!step) break;
       const candidate = params.map((v, k) => v + step[k]);
       const rc = residuals(candidate);
@@ -236,11 +248,16 @@ export function refinePose(
  * ambiguity of planar targets; keep it and let a later stage choose (e.g. the solution that gives
  * the lowest reprojection error of the neutral trial's keypoints).
  */
-export function solvePlanarPose(camera: CameraModel, objectPoints: ArrayLike<number>, pixels: ArrayLike<number>): PoseSolution[] {
+export function solvePlanarPose(
+  camera: CameraModel,
+  objectPoints: ArrayLike<number>,
+  pixels: ArrayLike<number>,
+): PoseSolution[] {
   const n = pixels.length / 2;
   if (n < 4 || objectPoints.length !== 3 * n) throw new Error(`solvePlanarPose needs ≥ 4 matching points, got ${n}`);
   for (let i = 0; i < n; i++) {
-    if (Math.abs(objectPoints[3 * i + 2]) > 1e-12) throw new Error('solvePlanarPose needs planar object points (Z = 0)');
+    if (Math.abs(objectPoints[3 * i + 2]) > 1e-12)
+      throw new Error('solvePlanarPose needs planar object points (Z = 0)');
   }
   const objectXY: number[] = [];
   const normalised: number[] = [];

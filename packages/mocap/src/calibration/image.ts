@@ -19,7 +19,10 @@ export function toFloatImage(gray: Uint8Array, width: number, height: number): F
 }
 
 /** Source ranges and weights of an area (box) resampling along one axis. */
-function areaWeights(srcSize: number, dstSize: number): { start: Int32Array; count: Int32Array; weights: Float32Array[] } {
+function areaWeights(
+  srcSize: number,
+  dstSize: number,
+): { start: Int32Array; count: Int32Array; weights: Float32Array[] } {
   const scale = srcSize / dstSize;
   const start = new Int32Array(dstSize);
   const count = new Int32Array(dstSize);
@@ -146,7 +149,5 @@ export function sampleBilinear(image: FloatImage, x: number, y: number): number 
   const i = y0 * width + x0;
   const x1 = x0 + 1 < width ? 1 : 0;
   const y1 = y0 + 1 < height ? width : 0;
-  return (
-    (1 - fy) * ((1 - fx) * data[i] + fx * data[i + x1]) + fy * ((1 - fx) * data[i + y1] + fx * data[i + y1 + x1])
-  );
+  return (1 - fy) * ((1 - fx) * data[i] + fx * data[i + x1]) + fy * ((1 - fx) * data[i + y1] + fx * data[i + y1 + x1]);
 }

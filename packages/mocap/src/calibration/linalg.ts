@@ -103,9 +103,17 @@ export function invert3(m: ArrayLike<number>): number[] | null {
   const C = d * h - e * g;
   const det = a * A + b * B + c * C;
   if (Math.abs(det) < 1e-300) return null;
-  return [A, -(b * i - c * h), b * f - c * e, B, a * i - c * g, -(a * f - c * d), C, -(a * h - b * g), a * e - b * d].map(
-    (v) => v / det,
-  );
+  return [
+    A,
+    -(b * i - c * h),
+    b * f - c * e,
+    B,
+    a * i - c * g,
+    -(a * f - c * d),
+    C,
+    -(a * h - b * g),
+    a * e - b * d,
+  ].map((v) => v / det);
 }
 
 export function transpose3(m: ArrayLike<number>): number[] {
@@ -161,9 +169,15 @@ export function rodriguesToMatrix(r: ArrayLike<number>): number[] {
   const s = Math.sin(theta);
   const v = 1 - c;
   return [
-    c + kx * kx * v, kx * ky * v - kz * s, kx * kz * v + ky * s,
-    ky * kx * v + kz * s, c + ky * ky * v, ky * kz * v - kx * s,
-    kz * kx * v - ky * s, kz * ky * v + kx * s, c + kz * kz * v,
+    c + kx * kx * v,
+    kx * ky * v - kz * s,
+    kx * kz * v + ky * s,
+    ky * kx * v + kz * s,
+    c + ky * ky * v,
+    ky * kz * v - kx * s,
+    kz * kx * v - ky * s,
+    kz * ky * v + kx * s,
+    c + kz * kz * v,
   ];
 }
 

@@ -22,10 +22,7 @@ export function distortNormalised(distortion: Float64Array, x: number, y: number
   const [k1 = 0, k2 = 0, p1 = 0, p2 = 0, k3 = 0] = distortion;
   const r2 = x * x + y * y;
   const radial = 1 + r2 * (k1 + r2 * (k2 + r2 * k3));
-  return [
-    x * radial + 2 * p1 * x * y + p2 * (r2 + 2 * x * x),
-    y * radial + p1 * (r2 + 2 * y * y) + 2 * p2 * x * y,
-  ];
+  return [x * radial + 2 * p1 * x * y + p2 * (r2 + 2 * x * x), y * radial + p1 * (r2 + 2 * y * y) + 2 * p2 * x * y];
 }
 
 /** Projects a world point (metres) to distorted pixel coordinates; null when behind the camera. */

@@ -12,7 +12,9 @@ export function stageProgress(stage: string): (done: number, total: number) => v
     if (tty) {
       const width = 30;
       const filled = Math.round(fraction * width);
-      process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${percent}% (${done}/${total})${fraction >= 1 ? '\n' : ''}`);
+      process.stderr.write(
+        `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${percent}% (${done}/${total})${fraction >= 1 ? '\n' : ''}`,
+      );
     } else if (Math.floor(fraction * 10) !== lastTenth) {
       lastTenth = Math.floor(fraction * 10);
       process.stderr.write(`${label} ${percent}% (${done}/${total})\n`);

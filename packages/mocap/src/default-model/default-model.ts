@@ -61,7 +61,11 @@ const ANKLE_AXIS_R = normalize([-Math.tan(6 * DEG), -Math.tan(10 * DEG), 1]);
  * The subtalar axis rises 42° from the horizontal and deviates 23° medially from the long axis of
  * the foot (Inman 1976, mean values). Positive rotation = inversion.
  */
-const SUBTALAR_AXIS_R: Vec3 = [Math.cos(42 * DEG) * Math.cos(23 * DEG), Math.sin(42 * DEG), -Math.cos(42 * DEG) * Math.sin(23 * DEG)];
+const SUBTALAR_AXIS_R: Vec3 = [
+  Math.cos(42 * DEG) * Math.cos(23 * DEG),
+  Math.sin(42 * DEG),
+  -Math.cos(42 * DEG) * Math.sin(23 * DEG),
+];
 
 interface CoordinateSpec {
   name: string;
@@ -80,7 +84,9 @@ function fillRotationAxes(axes: Vec3[]): Vec3[] {
   const filled = [...axes];
   for (const candidate of ORTHOGONAL_AXES) {
     if (filled.length === 3) break;
-    const parallel = filled.some((axis) => Math.abs(axis[0] * candidate[0] + axis[1] * candidate[1] + axis[2] * candidate[2]) > 0.9);
+    const parallel = filled.some(
+      (axis) => Math.abs(axis[0] * candidate[0] + axis[1] * candidate[1] + axis[2] * candidate[2]) > 0.9,
+    );
     if (!parallel) filled.push(candidate);
   }
   return filled;
@@ -101,11 +107,15 @@ function rotationalJoint(
   coordinates: CoordinateDescription[],
 ): JointDescription {
   const axes = fillRotationAxes(specs.map((spec) => spec.axis));
-  const rotations = axes.map(
-    (axis, i): TransformAxisDescription =>
-      specs[i] ? { coordinate: specs[i].name, axis, fn: new LinearFunction(1, 0) } : { axis, fn: new ConstantFunction(0) },
+  const rotations = axes.map((axis, i): TransformAxisDescription =>
+    specs[i]
+      ? { coordinate: specs[i].name, axis, fn: new LinearFunction(1, 0) }
+      : { axis, fn: new ConstantFunction(0) },
   ) as JointDescription['rotations'];
-  const translations = ORTHOGONAL_AXES.map((axis): TransformAxisDescription => ({ axis, fn: new ConstantFunction(0) })) as JointDescription['translations'];
+  const translations = ORTHOGONAL_AXES.map((axis): TransformAxisDescription => ({
+    axis,
+    fn: new ConstantFunction(0),
+  })) as JointDescription['translations'];
   for (const spec of specs) {
     coordinates.push({
       name: spec.name,
@@ -143,9 +153,11 @@ function pelvisFreeJoint(pelvisHeightM: number, coordinates: CoordinateDescripti
     { name: 'pelvis_tz', axis: [0, 0, 1], rangeM: [-50, 50], defaultM: 0 },
   ];
   const joint = rotationalJoint('ground_pelvis', 'ground', 'pelvis', [0, 0, 0], rotationSpecs, coordinates);
-  joint.translations = translationSpecs.map(
-    (spec): TransformAxisDescription => ({ coordinate: spec.name, axis: spec.axis, fn: new LinearFunction(1, 0) }),
-  ) as JointDescription['translations'];
+  joint.translations = translationSpecs.map((spec): TransformAxisDescription => ({
+    coordinate: spec.name,
+    axis: spec.axis,
+    fn: new LinearFunction(1, 0),
+  })) as JointDescription['translations'];
   for (const spec of translationSpecs) {
     coordinates.push({
       name: spec.name,
@@ -163,9 +175,31 @@ function pelvisFreeJoint(pelvisHeightM: number, coordinates: CoordinateDescripti
 
 /** Markers the default model carries: the video keypoints plus OpenPose's small toes (used when a trial has them). */
 export const DEFAULT_MODEL_MARKERS = [
-  'Nose', 'LEye', 'REye', 'LEar', 'REar', 'Neck', 'RShoulder', 'LShoulder', 'RElbow', 'LElbow', 'RWrist', 'LWrist',
-  'midHip', 'RHip', 'LHip', 'RKnee', 'LKnee', 'RAnkle', 'LAnkle', 'RHeel', 'LHeel', 'RBigToe', 'LBigToe',
-  'RSmallToe', 'LSmallToe',
+  'Nose',
+  'LEye',
+  'REye',
+  'LEar',
+  'REar',
+  'Neck',
+  'RShoulder',
+  'LShoulder',
+  'RElbow',
+  'LElbow',
+  'RWrist',
+  'LWrist',
+  'midHip',
+  'RHip',
+  'LHip',
+  'RKnee',
+  'LKnee',
+  'RAnkle',
+  'LAnkle',
+  'RHeel',
+  'LHeel',
+  'RBigToe',
+  'LBigToe',
+  'RSmallToe',
+  'LSmallToe',
 ] as const;
 
 /** The default model's name, kept in the .osim files written from it (so `kinetrace ik` knows it). */
@@ -183,21 +217,52 @@ export function createDefaultModel(options: DefaultModelOptions = {}): OsimModel
   const footBreadthM = WINTER_2009.footBreadth * h;
 
   // Pelvis origin (mid-point of the ASIS/PSIS) above the hip joint centres; lumbar joint and torso above.
-  const hipInPelvis: Vec3 = [-RAJAGOPAL_2016.hipCentreBehindPelvis * h, -RAJAGOPAL_2016.hipCentreBelowPelvis * h, RAJAGOPAL_2016.hipCentreLateral * h];
+  const hipInPelvis: Vec3 = [
+    -RAJAGOPAL_2016.hipCentreBehindPelvis * h,
+    -RAJAGOPAL_2016.hipCentreBelowPelvis * h,
+    RAJAGOPAL_2016.hipCentreLateral * h,
+  ];
   const pelvisHeightM = WINTER_2009.hipHeight * h - hipInPelvis[1];
   const lumbarInPelvis: Vec3 = [-RAJAGOPAL_2016.lumbarBehindPelvis * h, RAJAGOPAL_2016.lumbarAbovePelvis * h, 0];
   const lumbarHeightM = pelvisHeightM + lumbarInPelvis[1];
   // Shoulder joint centres straight above the hip joint centres' frontal plane, at Winter's shoulder height.
-  const shoulderInTorso: Vec3 = [hipInPelvis[0] - lumbarInPelvis[0], WINTER_2009.shoulderHeight * h - lumbarHeightM, RAJAGOPAL_2016.shoulderLateral * h];
+  const shoulderInTorso: Vec3 = [
+    hipInPelvis[0] - lumbarInPelvis[0],
+    WINTER_2009.shoulderHeight * h - lumbarHeightM,
+    RAJAGOPAL_2016.shoulderLateral * h,
+  ];
   // The head's frame sits at the Neck keypoint (mid-shoulders); the face is laid out from there.
   const neckInTorso: Vec3 = [shoulderInTorso[0], shoulderInTorso[1], 0];
   const eyeAboveNeckM = (WINTER_2009.eyeHeight - WINTER_2009.shoulderHeight) * h;
 
   const bodyNames = [
-    'pelvis', 'femur_r', 'tibia_r', 'talus_r', 'calcn_r', 'toes_r', 'femur_l', 'tibia_l', 'talus_l', 'calcn_l', 'toes_l',
-    'torso', 'head', 'humerus_r', 'ulna_r', 'radius_r', 'hand_r', 'humerus_l', 'ulna_l', 'radius_l', 'hand_l',
+    'pelvis',
+    'femur_r',
+    'tibia_r',
+    'talus_r',
+    'calcn_r',
+    'toes_r',
+    'femur_l',
+    'tibia_l',
+    'talus_l',
+    'calcn_l',
+    'toes_l',
+    'torso',
+    'head',
+    'humerus_r',
+    'ulna_r',
+    'radius_r',
+    'hand_r',
+    'humerus_l',
+    'ulna_l',
+    'radius_l',
+    'hand_l',
   ];
-  const bodies: BodyDescription[] = bodyNames.map((name) => ({ name, geometryFiles: [], geometryScaleFactors: [1, 1, 1] }));
+  const bodies: BodyDescription[] = bodyNames.map((name) => ({
+    name,
+    geometryFiles: [],
+    geometryScaleFactors: [1, 1, 1],
+  }));
   const coordinates: CoordinateDescription[] = [];
   const joints: JointDescription[] = [pelvisFreeJoint(pelvisHeightM, coordinates)];
   const markers: MarkerDescription[] = [];
@@ -208,36 +273,63 @@ export function createDefaultModel(options: DefaultModelOptions = {}): OsimModel
     const S = side === 'r' ? 'R' : 'L';
     // Hip: flexion about z, adduction about x, internal rotation about y (Delp et al. 1990; Rajagopal et al. 2016).
     joints.push(
-      rotationalJoint(`hip_${side}`, 'pelvis', `femur_${side}`, mirrorPoint(hipInPelvis, side), [
-        { name: `hip_flexion_${side}`, axis: [0, 0, 1], rangeDeg: [-30, 120] },
-        { name: `hip_adduction_${side}`, axis: mirrorAxis([1, 0, 0], side), rangeDeg: [-50, 30] },
-        { name: `hip_rotation_${side}`, axis: mirrorAxis([0, 1, 0], side), rangeDeg: [-40, 40] },
-      ], coordinates),
+      rotationalJoint(
+        `hip_${side}`,
+        'pelvis',
+        `femur_${side}`,
+        mirrorPoint(hipInPelvis, side),
+        [
+          { name: `hip_flexion_${side}`, axis: [0, 0, 1], rangeDeg: [-30, 120] },
+          { name: `hip_adduction_${side}`, axis: mirrorAxis([1, 0, 0], side), rangeDeg: [-50, 30] },
+          { name: `hip_rotation_${side}`, axis: mirrorAxis([0, 1, 0], side), rangeDeg: [-40, 40] },
+        ],
+        coordinates,
+      ),
     );
     // Knee: flexion positive, 0–140° as in LaiUhlrich2022 (a hinge; Delp 1990's coupled translation omitted).
     joints.push(
-      rotationalJoint(`knee_${side}`, `femur_${side}`, `tibia_${side}`, [0, -thighM, 0], [
-        { name: `knee_angle_${side}`, axis: [0, 0, -1], rangeDeg: [0, 140] },
-      ], coordinates),
+      rotationalJoint(
+        `knee_${side}`,
+        `femur_${side}`,
+        `tibia_${side}`,
+        [0, -thighM, 0],
+        [{ name: `knee_angle_${side}`, axis: [0, 0, -1], rangeDeg: [0, 140] }],
+        coordinates,
+      ),
     );
     joints.push(
-      rotationalJoint(`ankle_${side}`, `tibia_${side}`, `talus_${side}`, [0, -shankM, 0], [
-        { name: `ankle_angle_${side}`, axis: mirrorAxis(ANKLE_AXIS_R, side), rangeDeg: [-50, 50] },
-      ], coordinates),
+      rotationalJoint(
+        `ankle_${side}`,
+        `tibia_${side}`,
+        `talus_${side}`,
+        [0, -shankM, 0],
+        [{ name: `ankle_angle_${side}`, axis: mirrorAxis(ANKLE_AXIS_R, side), rangeDeg: [-50, 50] }],
+        coordinates,
+      ),
     );
     // Calcaneus frame at the back of the heel on the floor: the heel and toe keypoints lie on the
     // sole's outline (BlazePose's heel and foot-index landmarks, Bazarevsky et al. 2020,
     // arXiv:2006.10204, Fig. 2; 2.4 cm below where a frame at 30 % of ankle height put them on the demo static trial).
     const heelInTalus: Vec3 = [-FOOT_PROPORTIONS.ankleFromHeel * footLengthM, -ankleHeightM, 0];
     joints.push(
-      rotationalJoint(`subtalar_${side}`, `talus_${side}`, `calcn_${side}`, heelInTalus, [
-        { name: `subtalar_angle_${side}`, axis: mirrorAxis(SUBTALAR_AXIS_R, side), rangeDeg: [-35, 35] },
-      ], coordinates),
+      rotationalJoint(
+        `subtalar_${side}`,
+        `talus_${side}`,
+        `calcn_${side}`,
+        heelInTalus,
+        [{ name: `subtalar_angle_${side}`, axis: mirrorAxis(SUBTALAR_AXIS_R, side), rangeDeg: [-35, 35] }],
+        coordinates,
+      ),
     );
     joints.push(
-      rotationalJoint(`mtp_${side}`, `calcn_${side}`, `toes_${side}`, [FOOT_PROPORTIONS.firstMtpFromHeel * footLengthM, 0, 0], [
-        { name: `mtp_angle_${side}`, axis: [0, 0, 1], rangeDeg: [-45, 30] },
-      ], coordinates),
+      rotationalJoint(
+        `mtp_${side}`,
+        `calcn_${side}`,
+        `toes_${side}`,
+        [FOOT_PROPORTIONS.firstMtpFromHeel * footLengthM, 0, 0],
+        [{ name: `mtp_angle_${side}`, axis: [0, 0, 1], rangeDeg: [-45, 30] }],
+        coordinates,
+      ),
     );
 
     marker(`${S}Hip`, 'pelvis', mirrorPoint(hipInPelvis, side));
@@ -250,16 +342,30 @@ export function createDefaultModel(options: DefaultModelOptions = {}): OsimModel
     marker(
       `${S}SmallToe`,
       `toes_${side}`,
-      mirrorPoint([(FOOT_PROPORTIONS.fifthToeTipFromHeel - FOOT_PROPORTIONS.firstMtpFromHeel) * footLengthM, 0, 0.45 * footBreadthM], side),
+      mirrorPoint(
+        [
+          (FOOT_PROPORTIONS.fifthToeTipFromHeel - FOOT_PROPORTIONS.firstMtpFromHeel) * footLengthM,
+          0,
+          0.45 * footBreadthM,
+        ],
+        side,
+      ),
     );
   }
 
   joints.push(
-    rotationalJoint('back', 'pelvis', 'torso', lumbarInPelvis, [
-      { name: 'lumbar_extension', axis: [0, 0, 1], rangeDeg: [-90, 90] },
-      { name: 'lumbar_bending', axis: [1, 0, 0], rangeDeg: [-90, 90] },
-      { name: 'lumbar_rotation', axis: [0, 1, 0], rangeDeg: [-90, 90] },
-    ], coordinates),
+    rotationalJoint(
+      'back',
+      'pelvis',
+      'torso',
+      lumbarInPelvis,
+      [
+        { name: 'lumbar_extension', axis: [0, 0, 1], rangeDeg: [-90, 90] },
+        { name: 'lumbar_bending', axis: [1, 0, 0], rangeDeg: [-90, 90] },
+        { name: 'lumbar_rotation', axis: [0, 1, 0], rangeDeg: [-90, 90] },
+      ],
+      coordinates,
+    ),
   );
   marker('Neck', 'torso', neckInTorso);
   // Welded, so the head adds no coordinate; a body of its own so that scaling sizes the face from the
@@ -270,30 +376,60 @@ export function createDefaultModel(options: DefaultModelOptions = {}): OsimModel
   for (const side of ['r', 'l'] as const) {
     const S = side === 'r' ? 'R' : 'L';
     marker(`${S}Eye`, 'head', mirrorPoint([head.eyeForward * h, eyeAboveNeckM, head.eyeHalfDistance * h], side));
-    marker(`${S}Ear`, 'head', mirrorPoint([head.earForward * h, eyeAboveNeckM - head.earBelowEye * h, head.earHalfBreadth * h], side));
+    marker(
+      `${S}Ear`,
+      'head',
+      mirrorPoint([head.earForward * h, eyeAboveNeckM - head.earBelowEye * h, head.earHalfBreadth * h], side),
+    );
   }
 
   for (const side of ['r', 'l'] as const) {
     const S = side === 'r' ? 'R' : 'L';
     joints.push(
-      rotationalJoint(`acromial_${side}`, 'torso', `humerus_${side}`, mirrorPoint(shoulderInTorso, side), [
-        { name: `arm_flex_${side}`, axis: [0, 0, 1], rangeDeg: [-180, 180] },
-        { name: `arm_add_${side}`, axis: mirrorAxis([1, 0, 0], side), rangeDeg: [-180, 180] },
-        { name: `arm_rot_${side}`, axis: mirrorAxis([0, 1, 0], side), rangeDeg: [-180, 180] },
-      ], coordinates),
+      rotationalJoint(
+        `acromial_${side}`,
+        'torso',
+        `humerus_${side}`,
+        mirrorPoint(shoulderInTorso, side),
+        [
+          { name: `arm_flex_${side}`, axis: [0, 0, 1], rangeDeg: [-180, 180] },
+          { name: `arm_add_${side}`, axis: mirrorAxis([1, 0, 0], side), rangeDeg: [-180, 180] },
+          { name: `arm_rot_${side}`, axis: mirrorAxis([0, 1, 0], side), rangeDeg: [-180, 180] },
+        ],
+        coordinates,
+      ),
     );
     joints.push(
-      rotationalJoint(`elbow_${side}`, `humerus_${side}`, `ulna_${side}`, [0, -WINTER_2009.upperArmLength * h, 0], [
-        { name: `elbow_flex_${side}`, axis: [0, 0, 1], rangeDeg: [0, 150] },
-      ], coordinates),
+      rotationalJoint(
+        `elbow_${side}`,
+        `humerus_${side}`,
+        `ulna_${side}`,
+        [0, -WINTER_2009.upperArmLength * h, 0],
+        [{ name: `elbow_flex_${side}`, axis: [0, 0, 1], rangeDeg: [0, 150] }],
+        coordinates,
+      ),
     );
     // Pronation-supination about the forearm's long axis (elbow to wrist), 0–120° as in LaiUhlrich2022.
     joints.push(
-      rotationalJoint(`radioulnar_${side}`, `ulna_${side}`, `radius_${side}`, [0, 0, 0], [
-        { name: `pro_sup_${side}`, axis: mirrorAxis([0, 1, 0], side), rangeDeg: [0, 120] },
-      ], coordinates),
+      rotationalJoint(
+        `radioulnar_${side}`,
+        `ulna_${side}`,
+        `radius_${side}`,
+        [0, 0, 0],
+        [{ name: `pro_sup_${side}`, axis: mirrorAxis([0, 1, 0], side), rangeDeg: [0, 120] }],
+        coordinates,
+      ),
     );
-    joints.push(rotationalJoint(`radius_hand_${side}`, `radius_${side}`, `hand_${side}`, [0, -WINTER_2009.forearmLength * h, 0], [], coordinates));
+    joints.push(
+      rotationalJoint(
+        `radius_hand_${side}`,
+        `radius_${side}`,
+        `hand_${side}`,
+        [0, -WINTER_2009.forearmLength * h, 0],
+        [],
+        coordinates,
+      ),
+    );
 
     marker(`${S}Shoulder`, `humerus_${side}`, [0, 0, 0]);
     marker(`${S}Elbow`, `ulna_${side}`, [0, 0, 0]);

@@ -11,18 +11,49 @@ import type { IkRobustness } from '../ik/ik-problem.ts';
  * so they steer the trunk only lightly.
  */
 export const DEFAULT_KEYPOINT_WEIGHTS: Readonly<Record<string, number>> = {
-  Nose: 0.1, LEye: 0.1, REye: 0.1, LEar: 0.1, REar: 0.1,
-  Neck: 1, RShoulder: 1, LShoulder: 1, RElbow: 1, LElbow: 1, RWrist: 1, LWrist: 1,
-  midHip: 1, RHip: 1, LHip: 1, RKnee: 1, LKnee: 1, RAnkle: 1, LAnkle: 1,
-  RHeel: 1, LHeel: 1, RBigToe: 1, LBigToe: 1, RSmallToe: 1, LSmallToe: 1,
+  Nose: 0.1,
+  LEye: 0.1,
+  REye: 0.1,
+  LEar: 0.1,
+  REar: 0.1,
+  Neck: 1,
+  RShoulder: 1,
+  LShoulder: 1,
+  RElbow: 1,
+  LElbow: 1,
+  RWrist: 1,
+  LWrist: 1,
+  midHip: 1,
+  RHip: 1,
+  LHip: 1,
+  RKnee: 1,
+  LKnee: 1,
+  RAnkle: 1,
+  LAnkle: 1,
+  RHeel: 1,
+  LHeel: 1,
+  RBigToe: 1,
+  LBigToe: 1,
+  RSmallToe: 1,
+  LSmallToe: 1,
 };
 
 type CoordinateTask = { coordinate: string; weight: number; value: number };
 
 const SIDES = ['r', 'l'] as const;
 const JOINT_COORDINATES = [
-  ...SIDES.flatMap((s) => [`hip_flexion_${s}`, `hip_adduction_${s}`, `hip_rotation_${s}`, `knee_angle_${s}`, `ankle_angle_${s}`, `subtalar_angle_${s}`, `mtp_angle_${s}`]),
-  'lumbar_extension', 'lumbar_bending', 'lumbar_rotation',
+  ...SIDES.flatMap((s) => [
+    `hip_flexion_${s}`,
+    `hip_adduction_${s}`,
+    `hip_rotation_${s}`,
+    `knee_angle_${s}`,
+    `ankle_angle_${s}`,
+    `subtalar_angle_${s}`,
+    `mtp_angle_${s}`,
+  ]),
+  'lumbar_extension',
+  'lumbar_bending',
+  'lumbar_rotation',
   ...SIDES.flatMap((s) => [`arm_flex_${s}`, `arm_add_${s}`, `arm_rot_${s}`, `elbow_flex_${s}`, `pro_sup_${s}`]),
 ];
 
@@ -34,7 +65,9 @@ const JOINT_COORDINATES = [
  * hips, knees, ankles and lumbar). Markers then move onto the measured keypoints and this
  * subject's neutral becomes the model's zero.
  */
-export const NEUTRAL_POSE_TASKS: readonly CoordinateTask[] = JOINT_COORDINATES.filter((c) => !/^(arm_flex|arm_add|elbow_flex)_/.test(c)).map((coordinate) => ({ coordinate, weight: 0.1, value: 0 }));
+export const NEUTRAL_POSE_TASKS: readonly CoordinateTask[] = JOINT_COORDINATES.filter(
+  (c) => !/^(arm_flex|arm_add|elbow_flex)_/.test(c),
+).map((coordinate) => ({ coordinate, weight: 0.1, value: 0 }));
 
 /**
  * Weak priors during motion for what keypoints barely constrain: pelvis tilt against lumbar
@@ -42,9 +75,15 @@ export const NEUTRAL_POSE_TASKS: readonly CoordinateTask[] = JOINT_COORDINATES.f
  * trunk bending and rotation, and forearm rotation (no hand keypoints). Weight 0.001 per rad²:
  * 20° costs as much as a 1.1 cm marker miss.
  */
-export const MOTION_PRIOR_TASKS: readonly CoordinateTask[] = ['lumbar_extension', 'lumbar_bending', 'lumbar_rotation', 'arm_rot_r', 'arm_rot_l', 'pro_sup_r', 'pro_sup_l'].map(
-  (coordinate) => ({ coordinate, weight: 0.001, value: 0 }),
-);
+export const MOTION_PRIOR_TASKS: readonly CoordinateTask[] = [
+  'lumbar_extension',
+  'lumbar_bending',
+  'lumbar_rotation',
+  'arm_rot_r',
+  'arm_rot_l',
+  'pro_sup_r',
+  'pro_sup_l',
+].map((coordinate) => ({ coordinate, weight: 0.001, value: 0 }));
 
 /**
  * Keypoints are noisy (a few cm) and now and then wrong (a limb mislabelled in a camera, tens of

@@ -29,7 +29,8 @@ export function segmentMassesKg(bodyNames: readonly string[], bodyMassKg: number
   const hasHead = bodyNames.includes('head');
   for (const name of bodyNames) {
     const fraction = MASS_FRACTION_BY_BODY[name.replace(/_[rl]$/, '')];
-    if (fraction !== undefined) masses.set(name, (fraction + (name === 'torso' && !hasHead ? HEAD_FRACTION : 0)) * bodyMassKg);
+    if (fraction !== undefined)
+      masses.set(name, (fraction + (name === 'torso' && !hasHead ? HEAD_FRACTION : 0)) * bodyMassKg);
   }
   return masses;
 }

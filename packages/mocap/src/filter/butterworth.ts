@@ -13,7 +13,9 @@ export interface BiquadCoefficients {
 export function designButterworthLowpass2(cutoffHz: number, sampleRateHz: number): BiquadCoefficients {
   const nyquistHz = sampleRateHz / 2;
   if (!(cutoffHz > 0) || !(cutoffHz < nyquistHz)) {
-    throw new RangeError(`Butterworth cutoff must lie strictly between 0 and ${nyquistHz} Hz (half of ${sampleRateHz} Hz); got ${cutoffHz} Hz`);
+    throw new RangeError(
+      `Butterworth cutoff must lie strictly between 0 and ${nyquistHz} Hz (half of ${sampleRateHz} Hz); got ${cutoffHz} Hz`,
+    );
   }
   // Pre-warped analogue cutoff, in units of the bilinear transform's 2·fs: K = tan(π fc / fs).
   const k = Math.tan((Math.PI * cutoffHz) / sampleRateHz);

@@ -17,7 +17,11 @@ export interface CutoffDecision {
   warning?: string;
 }
 
-export function resolveCutoffHz(setting: FilterFrequencySetting | undefined, frameRateHz: number, isGait: boolean): CutoffDecision {
+export function resolveCutoffHz(
+  setting: FilterFrequencySetting | undefined,
+  frameRateHz: number,
+  isGait: boolean,
+): CutoffDecision {
   const halfFrameRateHz = frameRateHz / 2;
   const defaultHz = isGait ? Math.min(GAIT_DEFAULT_CUTOFF_HZ, halfFrameRateHz) : halfFrameRateHz;
   const decide = (cutoffHz: number, warning?: string): CutoffDecision => ({
@@ -28,9 +32,13 @@ export function resolveCutoffHz(setting: FilterFrequencySetting | undefined, fra
 
   if (setting === undefined || setting === 'default') return decide(defaultHz);
   const requestedHz = typeof setting === 'number' ? setting : setting.trim() === '' ? Number.NaN : Number(setting);
-  if (!Number.isFinite(requestedHz) || requestedHz <= 0) return decide(defaultHz, 'Invalid filter frequency. Using default.');
+  if (!Number.isFinite(requestedHz) || requestedHz <= 0)
+    return decide(defaultHz, 'Invalid filter frequency. Using default.');
   if (requestedHz > halfFrameRateHz) {
-    return decide(halfFrameRateHz, `Too large filter frequency. Using half the framerate (${halfFrameRateHz} Hz) instead.`);
+    return decide(
+      halfFrameRateHz,
+      `Too large filter frequency. Using half the framerate (${halfFrameRateHz} Hz) instead.`,
+    );
   }
   return decide(requestedHz);
 }

@@ -23,12 +23,21 @@ export const MAX_BODY_ACCELERATION_M_PER_S2 = 50 * 9.81;
 const NOISE_FACTOR = 6;
 const HALF_WINDOW = 2;
 
-export function removeSpikes(positions: Float64Array, frameCount: number, pointCount: number, frameRateHz: number): SpikeRemoval {
+export function removeSpikes(
+  positions: Float64Array,
+  frameCount: number,
+  pointCount: number,
+  frameRateHz: number,
+): SpikeRemoval {
   const cleaned = new Float64Array(positions);
   const removedPerPoint = new Uint32Array(pointCount);
-  const physicalLimitM = 0.5 * MAX_BODY_ACCELERATION_M_PER_S2 / (frameRateHz * frameRateHz);
+  const physicalLimitM = (0.5 * MAX_BODY_ACCELERATION_M_PER_S2) / (frameRateHz * frameRateHz);
   const deviations = new Float64Array(frameCount);
-  const window = [new Float64Array(2 * HALF_WINDOW + 1), new Float64Array(2 * HALF_WINDOW + 1), new Float64Array(2 * HALF_WINDOW + 1)];
+  const window = [
+    new Float64Array(2 * HALF_WINDOW + 1),
+    new Float64Array(2 * HALF_WINDOW + 1),
+    new Float64Array(2 * HALF_WINDOW + 1),
+  ];
   const stride = pointCount * 3;
 
   for (let point = 0; point < pointCount; point++) {
@@ -48,7 +57,11 @@ export function removeSpikes(positions: Float64Array, frameCount: number, pointC
       }
       if (count < 3) continue;
       const median = window.map((values) => medianOf(values.subarray(0, count)));
-      deviations[frame] = Math.hypot(positions[at] - median[0], positions[at + 1] - median[1], positions[at + 2] - median[2]);
+      deviations[frame] = Math.hypot(
+        positions[at] - median[0],
+        positions[at + 1] - median[1],
+        positions[at + 2] - median[2],
+      );
       valid.push(deviations[frame]);
     }
     if (valid.length === 0) continue;

@@ -82,10 +82,11 @@ interface GroupSpec {
   parameters: ParameterSpec[];
 }
 
-const ascii = (text: string): Uint8Array => Uint8Array.from(text, (char) => {
-  const code = char.charCodeAt(0);
-  return code < 128 ? code : 0x3f; // names and labels are 7-bit ASCII (User Guide, "Notes for programmers - Parameters and Groups")
-});
+const ascii = (text: string): Uint8Array =>
+  Uint8Array.from(text, (char) => {
+    const code = char.charCodeAt(0);
+    return code < 128 ? code : 0x3f; // names and labels are 7-bit ASCII (User Guide, "Notes for programmers - Parameters and Groups")
+  });
 
 function int16Parameter(name: string, description: string, value: number): ParameterSpec {
   const data = new Uint8Array(2);
@@ -104,7 +105,13 @@ function charParameter(name: string, description: string, strings: string[], asA
   const length = Math.max(1, ...strings.map((text) => text.length));
   const data = new Uint8Array(length * strings.length).fill(0x20);
   strings.forEach((text, i) => data.set(ascii(text), i * length));
-  return { name, description, type: ParameterType.Char, dimensions: asArray ? [length, strings.length] : [length], data };
+  return {
+    name,
+    description,
+    type: ParameterType.Char,
+    dimensions: asArray ? [length, strings.length] : [length],
+    data,
+  };
 }
 
 /**
@@ -156,16 +163,21 @@ export function writeC3d(trajectories: MarkerTrajectories, units: C3dUnits = 'mm
   const { markerNames, frameRateHz, timesS, positionsM } = trajectories;
   const pointCount = markerNames.length;
   const frameCount = timesS.length;
-  if (pointCount > MAX_POINTS) throw new C3dFormatError(`A C3D file holds at most ${MAX_POINTS} labelled points; this trial has ${pointCount}.`);
+  if (pointCount > MAX_POINTS)
+    throw new C3dFormatError(`A C3D file holds at most ${MAX_POINTS} labelled points; this trial has ${pointCount}.`);
   if (!(frameRateHz > 0)) throw new C3dFormatError('A C3D file needs a positive frame rate.');
   // Header words 4 and 5 keep the original frame numbers, so a trial that starts at 1.2 s keeps its time base.
   const firstFrame = frameCount === 0 ? 1 : Math.max(1, Math.round(timesS[0] * frameRateHz) + 1);
   const lastFrame = firstFrame + Math.max(frameCount, 1) - 1;
-  if (lastFrame > MAX_FRAME_NUMBER) throw new C3dFormatError(`A C3D file numbers frames up to ${MAX_FRAME_NUMBER}; this trial ends at frame ${lastFrame}.`);
+  if (lastFrame > MAX_FRAME_NUMBER)
+    throw new C3dFormatError(
+      `A C3D file numbers frames up to ${MAX_FRAME_NUMBER}; this trial ends at frame ${lastFrame}.`,
+    );
 
   const unitsPerMetre = 1 / METRES_PER_UNIT[units];
   let largest = 0;
-  for (const value of positionsM) if (Number.isFinite(value)) largest = Math.max(largest, Math.abs(value * unitsPerMetre));
+  for (const value of positionsM)
+    if (Number.isFinite(value)) largest = Math.max(largest, Math.abs(value * unitsPerMetre));
   const scale = -(largest > 0 ? largest / SCALE_DIVISOR : 1);
 
   const groups = (dataStartBlock: number): GroupSpec[] => [
@@ -179,19 +191,30 @@ export function writeC3d(trajectories: MarkerTrajectories, units: C3dUnits = 'mm
         int16Parameter('DATA_START', 'First block of the 3D data', dataStartBlock),
         int16Parameter('FRAMES', 'Number of 3D frames', frameCount),
         charParameter('LABELS', 'Point labels', markerNames, true),
-        charParameter('DESCRIPTIONS', 'Point descriptions', markerNames.map(() => ''), true),
+        charParameter(
+          'DESCRIPTIONS',
+          'Point descriptions',
+          markerNames.map(() => ''),
+          true,
+        ),
         charParameter('UNITS', 'Units of the 3D points', [units.padEnd(4)], false),
       ],
     },
     {
       name: 'ANALOG',
       description: 'Analog data parameters',
-      parameters: [int16Parameter('USED', 'Number of analog channels', 0), floatParameter('RATE', 'Analog sample rate in Hz', frameRateHz)],
+      parameters: [
+        int16Parameter('USED', 'Number of analog channels', 0),
+        floatParameter('RATE', 'Analog sample rate in Hz', frameRateHz),
+      ],
     },
     {
       name: 'MANUFACTURER',
       description: 'Software that wrote the file',
-      parameters: [charParameter('COMPANY', 'Company', ['Kinetrace'], false), charParameter('SOFTWARE', 'Software', ['Kinetrace markerless motion capture'], false)],
+      parameters: [
+        charParameter('COMPANY', 'Company', ['Kinetrace'], false),
+        charParameter('SOFTWARE', 'Software', ['Kinetrace markerless motion capture'], false),
+      ],
     },
   ];
   // DATA_START is itself a parameter, but its 2-byte value never changes the section's size.
@@ -230,7 +253,8 @@ export function writeC3d(trajectories: MarkerTrajectories, units: C3dUnits = 'mm
     for (let point = 0; point < pointCount; point++) {
       const base = (frame * pointCount + point) * 3;
       const present = [0, 1, 2].every((axis) => Number.isFinite(positionsM[base + axis]));
-      for (let axis = 0; axis < 3; axis++) view.setFloat32(position + axis * 4, present ? positionsM[base + axis] * unitsPerMetre : 0, true);
+      for (let axis = 0; axis < 3; axis++)
+        view.setFloat32(position + axis * 4, present ? positionsM[base + axis] * unitsPerMetre : 0, true);
       view.setFloat32(position + 12, present ? 0 : -1, true);
       position += 16;
     }
@@ -266,7 +290,11 @@ function readParameters(bytes: Uint8Array, start: number, end: number): Map<stri
       } else {
         values = Array.from({ length: count }, (_, i) => {
           const at = dataStart + i * Math.abs(type);
-          return type === ParameterType.Float32 ? view.getFloat32(at, true) : type === ParameterType.Int16 ? view.getInt16(at, true) : bytes[at];
+          return type === ParameterType.Float32
+            ? view.getFloat32(at, true)
+            : type === ParameterType.Int16
+              ? view.getInt16(at, true)
+              : bytes[at];
         });
       }
       pending.push({ groupId: id, name, parameter: { type, dimensions, values } });
@@ -274,18 +302,22 @@ function readParameters(bytes: Uint8Array, start: number, end: number): Map<stri
     if (next === 0) break;
     position = offsetField + next;
   }
-  return new Map(pending.map(({ groupId, name, parameter }) => [`${groupNames.get(groupId) ?? groupId}:${name}`, parameter]));
+  return new Map(
+    pending.map(({ groupId, name, parameter }) => [`${groupNames.get(groupId) ?? groupId}:${name}`, parameter]),
+  );
 }
 
 function numberParameter(parameters: Map<string, C3dParameter>, key: string): number {
   const value = parameters.get(key)?.values[0];
-  if (typeof value !== 'number') throw new C3dFormatError(`Malformed C3D file: the required parameter ${key} is missing.`);
+  if (typeof value !== 'number')
+    throw new C3dFormatError(`Malformed C3D file: the required parameter ${key} is missing.`);
   return value;
 }
 
 /** Reads a C3D file written in Intel byte order (ours, and most lab systems' on PCs); points come back in metres. */
 export function readC3d(bytes: Uint8Array): C3dFile {
-  if (bytes.length < BLOCK_BYTES * 2 || bytes[1] !== C3D_KEY) throw new C3dFormatError('Not a C3D file: the second byte must be 0x50.');
+  if (bytes.length < BLOCK_BYTES * 2 || bytes[1] !== C3D_KEY)
+    throw new C3dFormatError('Not a C3D file: the second byte must be 0x50.');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const word = (n: number) => (n - 1) * 2;
   const header = {
@@ -305,7 +337,9 @@ export function readC3d(bytes: Uint8Array): C3dFile {
   const parameterStart = (header.parameterBlock - 1) * BLOCK_BYTES;
   const processorType = bytes[parameterStart + 3];
   if (processorType !== PROCESSOR_INTEL) {
-    throw new C3dFormatError('Only C3D files in Intel (PC) byte order can be read; convert the file with Mokka or your lab software.');
+    throw new C3dFormatError(
+      'Only C3D files in Intel (PC) byte order can be read; convert the file with Mokka or your lab software.',
+    );
   }
   const parameterBlockCount = bytes[parameterStart + 2];
   const parameters = readParameters(bytes, parameterStart + 4, parameterStart + parameterBlockCount * BLOCK_BYTES);
@@ -318,26 +352,39 @@ export function readC3d(bytes: Uint8Array): C3dFile {
   const labels = (parameters.get('POINT:LABELS')?.values ?? []) as string[];
   const units = String(parameters.get('POINT:UNITS')?.values[0] ?? 'mm').toLowerCase();
   const metresPerUnit = METRES_PER_UNIT[units];
-  if (metresPerUnit === undefined) throw new C3dFormatError(`Unknown C3D POINT:UNITS "${units}": expected one of ${Object.keys(METRES_PER_UNIT).join(', ')}.`);
+  if (metresPerUnit === undefined)
+    throw new C3dFormatError(
+      `Unknown C3D POINT:UNITS "${units}": expected one of ${Object.keys(METRES_PER_UNIT).join(', ')}.`,
+    );
 
   const isFloat = scale < 0;
   const valueBytes = isFloat ? 4 : 2;
   const frameBytes = (pointCount * 4 + header.analogPerFrame) * valueBytes;
   const dataStart = (dataStartBlock - 1) * BLOCK_BYTES;
-  if (dataStart + frameCount * frameBytes > bytes.length) throw new C3dFormatError('Truncated C3D file: the data section is shorter than POINT:FRAMES says.');
+  if (dataStart + frameCount * frameBytes > bytes.length)
+    throw new C3dFormatError('Truncated C3D file: the data section is shorter than POINT:FRAMES says.');
   const positionsM = new Float64Array(frameCount * pointCount * 3);
   const timesS = new Float64Array(frameCount);
   for (let frame = 0; frame < frameCount; frame++) {
     timesS[frame] = (header.firstFrame - 1 + frame) / frameRateHz;
     for (let point = 0; point < pointCount; point++) {
       const at = dataStart + frame * frameBytes + point * 4 * valueBytes;
-      const read = (k: number) => (isFloat ? view.getFloat32(at + k * 4, true) : view.getInt16(at + k * 2, true) * scale);
+      const read = (k: number) =>
+        isFloat ? view.getFloat32(at + k * 4, true) : view.getInt16(at + k * 2, true) * scale;
       const residualWord = isFloat ? Math.trunc(view.getFloat32(at + 12, true)) : view.getInt16(at + 6, true);
       for (let axis = 0; axis < 3; axis++) {
-        positionsM[(frame * pointCount + point) * 3 + axis] = residualWord < 0 ? Number.NaN : read(axis) * metresPerUnit;
+        positionsM[(frame * pointCount + point) * 3 + axis] =
+          residualWord < 0 ? Number.NaN : read(axis) * metresPerUnit;
       }
     }
   }
   const markerNames = Array.from({ length: pointCount }, (_, i) => labels[i] ?? `Point${i + 1}`);
-  return { header, processorType, parameterBlockCount, parameters, units, trajectories: { markerNames, frameRateHz, timesS, positionsM } };
+  return {
+    header,
+    processorType,
+    parameterBlockCount,
+    parameters,
+    units,
+    trajectories: { markerNames, frameRateHz, timesS, positionsM },
+  };
 }

@@ -18,7 +18,11 @@ export function writeCsv(columns: CsvColumn[]): string {
   const rowCount = Math.max(0, ...columns.map((column) => column.values.length));
   const lines = [columns.map((column) => field(column.label)).join(',')];
   for (let row = 0; row < rowCount; row++) {
-    lines.push(columns.map(({ values }) => (row < values.length && Number.isFinite(values[row]) ? String(values[row]) : '')).join(','));
+    lines.push(
+      columns
+        .map(({ values }) => (row < values.length && Number.isFinite(values[row]) ? String(values[row]) : ''))
+        .join(','),
+    );
   }
   return `${lines.join('\r\n')}\r\n`;
 }

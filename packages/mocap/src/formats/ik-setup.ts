@@ -59,9 +59,17 @@ function readTasks(taskSet: XmlNode | undefined): IkTaskSet {
     } else if (task.name === 'IKCoordinateTask') {
       const valueType = (text(task, 'value_type') ?? 'default_value') as IkCoordinateValueType;
       if (!['default_value', 'manual_value', 'from_file'].includes(valueType)) {
-        throw new IkSetupFormatError(`IKCoordinateTask "${task.attributes.name}" has unknown value_type "${valueType}" (expected default_value, manual_value or from_file).`);
+        throw new IkSetupFormatError(
+          `IKCoordinateTask "${task.attributes.name}" has unknown value_type "${valueType}" (expected default_value, manual_value or from_file).`,
+        );
       }
-      coordinateTasks.push({ name: task.attributes.name, apply, weight, valueType, value: parseOpenSimNumber(text(task, 'value') ?? '0') });
+      coordinateTasks.push({
+        name: task.attributes.name,
+        apply,
+        weight,
+        valueType,
+        value: parseOpenSimNumber(text(task, 'value') ?? '0'),
+      });
     }
   }
   return { markerTasks, coordinateTasks };
@@ -74,7 +82,9 @@ export function readIkSetup(xml: string): IkSetup {
   const taskSetOnly = root.name === 'IKTaskSet' ? root : childNamed(root, 'IKTaskSet');
   if (!tool) {
     if (taskSetOnly) return { name: taskSetOnly.attributes.name ?? 'tasks', ...readTasks(taskSetOnly) };
-    throw new IkSetupFormatError('Not an OpenSim IK setup: expected an <InverseKinematicsTool> or an <IKTaskSet> element.');
+    throw new IkSetupFormatError(
+      'Not an OpenSim IK setup: expected an <InverseKinematicsTool> or an <IKTaskSet> element.',
+    );
   }
   const range = text(tool, 'time_range')?.split(/\s+/).map(parseOpenSimNumber);
   const accuracy = text(tool, 'accuracy');

@@ -28,7 +28,9 @@ export function readStorage(text: string): StorageTable {
   const lines = text.split(/\r?\n/);
   const endHeader = lines.findIndex((line) => line.trim().toLowerCase() === 'endheader');
   if (endHeader < 0) {
-    throw new StorageFormatError('Not an OpenSim .mot/.sto file: no "endheader" line. Save the motion from OpenSim or write it with writeStorage.');
+    throw new StorageFormatError(
+      'Not an OpenSim .mot/.sto file: no "endheader" line. Save the motion from OpenSim or write it with writeStorage.',
+    );
   }
   const name = lines[0].split('\t')[0].trim();
   // Without an inDegrees line, SIMM motion files (the older OpenSim examples) are in degrees.
@@ -42,7 +44,9 @@ export function readStorage(text: string): StorageTable {
   while (labelLine < lines.length && lines[labelLine].trim() === '') labelLine++;
   const labels = splitCells(lines[labelLine] ?? '').filter((label) => label !== '');
   if (labels.length === 0 || labels[0].toLowerCase() !== 'time') {
-    throw new StorageFormatError('Malformed .mot/.sto file: the line after "endheader" must list the column labels, starting with "time".');
+    throw new StorageFormatError(
+      'Malformed .mot/.sto file: the line after "endheader" must list the column labels, starting with "time".',
+    );
   }
   const columnLabels = labels.slice(1);
 
@@ -54,7 +58,9 @@ export function readStorage(text: string): StorageTable {
   const values = new Float64Array(rows.length * columnLabels.length);
   rows.forEach((cells, row) => {
     if (cells.length < labels.length) {
-      throw new StorageFormatError(`Malformed .mot/.sto file: data row ${row + 1} has ${cells.length} values for ${labels.length} columns.`);
+      throw new StorageFormatError(
+        `Malformed .mot/.sto file: data row ${row + 1} has ${cells.length} values for ${labels.length} columns.`,
+      );
     }
     timesS[row] = Number(cells[0]);
     for (let c = 0; c < columnLabels.length; c++) values[row * columnLabels.length + c] = Number(cells[c + 1]);

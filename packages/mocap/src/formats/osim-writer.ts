@@ -128,7 +128,9 @@ function writeOffsetFrame(xml: XmlLines, name: string, body: string, offset: Fra
 
 function isWeld(joint: JointDescription): boolean {
   const axes = [...joint.rotations, ...joint.translations];
-  return axes.every((axis) => axis.coordinate === undefined && axis.fn instanceof ConstantFunction && axis.fn.constant === 0);
+  return axes.every(
+    (axis) => axis.coordinate === undefined && axis.fn instanceof ConstantFunction && axis.fn.constant === 0,
+  );
 }
 
 function writeTransformAxis(xml: XmlLines, name: string, axis: TransformAxisDescription): void {
@@ -186,7 +188,8 @@ export function writeOsim(model: OsimModel, options: OsimWriteOptions = {}): str
   const bodyNames = new Set(model.bodies.map((body) => body.name));
   for (const joint of model.joints) {
     for (const body of [joint.parentBody, joint.childBody]) {
-      if (body !== 'ground' && !bodyNames.has(body)) throw new OsimWriteError(`Joint ${joint.name} refers to body "${body}", which the model lacks.`);
+      if (body !== 'ground' && !bodyNames.has(body))
+        throw new OsimWriteError(`Joint ${joint.name} refers to body "${body}", which the model lacks.`);
     }
   }
 

@@ -1,6 +1,15 @@
 import type { MarkerDescription, Vec3 } from '../model/osim-model.ts';
 import type { IkCoordinateTask, IkMarkerTask } from './ik-setup.ts';
-import { childBoolean, childNamed, childNumbers, childrenNamed, childText, descendants, parseXmlTree, type XmlNode } from '../model/xml-tree.ts';
+import {
+  childBoolean,
+  childNamed,
+  childNumbers,
+  childrenNamed,
+  childText,
+  descendants,
+  parseXmlTree,
+  type XmlNode,
+} from '../model/xml-tree.ts';
 
 /**
  * OpenSim ScaleTool setup files (Setup_Scale.xml, OpenSim 3.x and 4.x): the model scaler's
@@ -91,7 +100,10 @@ function timeRange(node: XmlNode | undefined): [number, number] | undefined {
 function parseMeasurement(node: XmlNode): Measurement {
   const markerPairs = setMembers(childNamed(node, 'MarkerPairSet'), 'MarkerPair').map((pair): [string, string] => {
     const names = (childText(pair, 'markers') ?? '').split(/\s+/).filter(Boolean);
-    if (names.length !== 2) throw new ScaleSetupFormatError(`Measurement "${node.attributes.name}" has a marker pair with ${names.length} markers; each pair needs two.`);
+    if (names.length !== 2)
+      throw new ScaleSetupFormatError(
+        `Measurement "${node.attributes.name}" has a marker pair with ${names.length} markers; each pair needs two.`,
+      );
     return [names[0], names[1]];
   });
   const bodyScales = setMembers(childNamed(node, 'BodyScaleSet'), 'BodyScale').map((bodyScale) => ({
@@ -101,7 +113,10 @@ function parseMeasurement(node: XmlNode): Measurement {
       .filter(Boolean)
       .map((axis) => {
         const index = AXIS_INDEX[axis.toUpperCase()];
-        if (index === undefined) throw new ScaleSetupFormatError(`BodyScale "${bodyScale.attributes.name}" has axis "${axis}"; use X, Y and/or Z.`);
+        if (index === undefined)
+          throw new ScaleSetupFormatError(
+            `BodyScale "${bodyScale.attributes.name}" has axis "${axis}"; use X, Y and/or Z.`,
+          );
         return index;
       }),
   }));
@@ -111,7 +126,10 @@ function parseMeasurement(node: XmlNode): Measurement {
 export function readScaleSetup(text: string): ScaleSetup {
   const root = parseXmlTree(text);
   const tool = root.name === 'ScaleTool' ? root : descendants(root, (node) => node.name === 'ScaleTool')[0];
-  if (!tool) throw new ScaleSetupFormatError('Not an OpenSim scale setup: no <ScaleTool> element. Pass the Setup_Scale.xml written by OpenSim.');
+  if (!tool)
+    throw new ScaleSetupFormatError(
+      'Not an OpenSim scale setup: no <ScaleTool> element. Pass the Setup_Scale.xml written by OpenSim.',
+    );
 
   const modelMaker = childNamed(tool, 'GenericModelMaker');
   const scaler = childNamed(tool, 'ModelScaler');
@@ -119,7 +137,9 @@ export function readScaleSetup(text: string): ScaleSetup {
   const massKg = childNumbers(tool, 'mass')?.[0];
   const height = childNumbers(tool, 'height')?.[0];
 
-  const measurements = scaler ? setMembers(childNamed(scaler, 'MeasurementSet'), 'Measurement').map(parseMeasurement) : [];
+  const measurements = scaler
+    ? setMembers(childNamed(scaler, 'MeasurementSet'), 'Measurement').map(parseMeasurement)
+    : [];
   const manualScales = scaler
     ? setMembers(childNamed(scaler, 'ScaleSet'), 'Scale').map((scale) => {
         const factors = childNumbers(scale, 'scales') ?? [1, 1, 1];
@@ -135,11 +155,15 @@ export function readScaleSetup(text: string): ScaleSetup {
     .filter((step): step is ScalingStep => step === 'measurements' || step === 'manualScale');
 
   const taskSet = placer ? childNamed(placer, 'IKTaskSet') : undefined;
-  const taskNodes = taskSet ? childNamed(taskSet, 'objects')?.children ?? taskSet.children : [];
+  const taskNodes = taskSet ? (childNamed(taskSet, 'objects')?.children ?? taskSet.children) : [];
   const markerTasks: IkMarkerTask[] = [];
   const coordinateTasks: IkCoordinateTask[] = [];
   for (const task of taskNodes) {
-    const common = { name: task.attributes.name ?? '', apply: childBoolean(task, 'apply') ?? true, weight: childNumbers(task, 'weight')?.[0] ?? 1 };
+    const common = {
+      name: task.attributes.name ?? '',
+      apply: childBoolean(task, 'apply') ?? true,
+      weight: childNumbers(task, 'weight')?.[0] ?? 1,
+    };
     if (task.name === 'IKMarkerTask') markerTasks.push(common);
     else if (task.name === 'IKCoordinateTask') {
       const valueType = (childText(task, 'value_type')?.trim() ?? 'default_value') as IkCoordinateTask['valueType'];

@@ -29,7 +29,9 @@ function parseCell(cell: string | undefined): number {
 export function readTrc(text: string): MarkerTrajectories {
   const lines = text.split(/\r?\n/);
   if (lines.length < 5 || !lines[0].startsWith('PathFileType')) {
-    throw new TrcFormatError('Not a .trc file: the first line must start with "PathFileType". Export the markers as an OpenSim .trc file.');
+    throw new TrcFormatError(
+      'Not a .trc file: the first line must start with "PathFileType". Export the markers as an OpenSim .trc file.',
+    );
   }
   const keys = lines[1].split('\t').map((key) => key.trim());
   const values = lines[2].split('\t').map((value) => value.trim());
@@ -42,14 +44,21 @@ export function readTrc(text: string): MarkerTrajectories {
   const units = (metadata.get('Units') ?? 'm').toLowerCase();
   const metresPerUnit = METRES_PER_UNIT[units];
   if (metresPerUnit === undefined) {
-    throw new TrcFormatError(`Unknown .trc Units "${units}": expected one of ${Object.keys(METRES_PER_UNIT).join(', ')}.`);
+    throw new TrcFormatError(
+      `Unknown .trc Units "${units}": expected one of ${Object.keys(METRES_PER_UNIT).join(', ')}.`,
+    );
   }
 
   const nameCells = lines[3].split('\t');
   if (nameCells[0].trim() !== 'Frame#') {
-    throw new TrcFormatError('Malformed .trc header: the fourth line must start with "Frame#" followed by "Time" and the marker names.');
+    throw new TrcFormatError(
+      'Malformed .trc header: the fourth line must start with "Frame#" followed by "Time" and the marker names.',
+    );
   }
-  const markerNames = nameCells.slice(2).map((name) => name.trim()).filter((name) => name !== '');
+  const markerNames = nameCells
+    .slice(2)
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const markerCount = markerNames.length;
 
   // Data rows follow the X1/Y1/Z1 line; a blank line usually separates them but Pose2Sim omits it.
@@ -69,7 +78,9 @@ export function readTrc(text: string): MarkerTrajectories {
     }
   });
   if (timesS.some((t) => Number.isNaN(t))) {
-    throw new TrcFormatError('Malformed .trc data: every row needs a frame number and a numeric time in its first two columns.');
+    throw new TrcFormatError(
+      'Malformed .trc data: every row needs a frame number and a numeric time in its first two columns.',
+    );
   }
 
   return {

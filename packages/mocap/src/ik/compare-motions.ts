@@ -31,8 +31,14 @@ function largestJump(values: number[]): number {
  * Compares the named coordinates of two motions in degrees, frame f of ours with frame f + lagFrames
  * of the reference (same frame rate). A coordinate missing from either motion is left out.
  */
-export function compareMotions(ours: StorageTable, reference: StorageTable, coordinates: readonly string[], lagFrames = 0): CoordinateComparison[] {
-  if (!ours.inDegrees || !reference.inDegrees) throw new RangeError('Both motions must store rotations in degrees (.mot from an IK tool).');
+export function compareMotions(
+  ours: StorageTable,
+  reference: StorageTable,
+  coordinates: readonly string[],
+  lagFrames = 0,
+): CoordinateComparison[] {
+  if (!ours.inDegrees || !reference.inDegrees)
+    throw new RangeError('Both motions must store rotations in degrees (.mot from an IK tool).');
   const comparisons: CoordinateComparison[] = [];
   for (const coordinate of coordinates) {
     const a = storageColumn(ours, coordinate);
@@ -68,8 +74,15 @@ export function compareMotions(ours: StorageTable, reference: StorageTable, coor
  * same world frame closest: frame f of `ours` against frame f + lag of `reference`, RMS distance
  * over the named markers present in both. Tools start their time bases at different frames.
  */
-export function bestFrameLag(ours: MarkerTrajectories, reference: MarkerTrajectories, markerNames: readonly string[], maxLagFrames = 5): { lagFrames: number; rmsDistanceM: number } {
-  const pairs = markerNames.map((name) => [ours.markerNames.indexOf(name), reference.markerNames.indexOf(name)] as const).filter(([a, b]) => a >= 0 && b >= 0);
+export function bestFrameLag(
+  ours: MarkerTrajectories,
+  reference: MarkerTrajectories,
+  markerNames: readonly string[],
+  maxLagFrames = 5,
+): { lagFrames: number; rmsDistanceM: number } {
+  const pairs = markerNames
+    .map((name) => [ours.markerNames.indexOf(name), reference.markerNames.indexOf(name)] as const)
+    .filter(([a, b]) => a >= 0 && b >= 0);
   let best = { lagFrames: 0, rmsDistanceM: Number.POSITIVE_INFINITY };
   for (let lag = -maxLagFrames; lag <= maxLagFrames; lag++) {
     let sum = 0;
@@ -80,7 +93,10 @@ export function bestFrameLag(ours: MarkerTrajectories, reference: MarkerTrajecto
       for (const [a, b] of pairs) {
         const p = (f * ours.markerNames.length + a) * 3;
         const r = (g * reference.markerNames.length + b) * 3;
-        const squared = (ours.positionsM[p] - reference.positionsM[r]) ** 2 + (ours.positionsM[p + 1] - reference.positionsM[r + 1]) ** 2 + (ours.positionsM[p + 2] - reference.positionsM[r + 2]) ** 2;
+        const squared =
+          (ours.positionsM[p] - reference.positionsM[r]) ** 2 +
+          (ours.positionsM[p + 1] - reference.positionsM[r + 1]) ** 2 +
+          (ours.positionsM[p + 2] - reference.positionsM[r + 2]) ** 2;
         if (Number.isNaN(squared)) continue;
         sum += squared;
         count++;

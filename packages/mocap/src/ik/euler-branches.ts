@@ -34,7 +34,13 @@ export function findEulerJoints(model: KinematicModel): EulerJoint[] {
   const joints: EulerJoint[] = [];
   for (const joint of model.description.joints) {
     const rotations = joint.rotations;
-    const identity = rotations.every((axis) => axis.coordinate !== undefined && axis.fn instanceof LinearFunction && axis.fn.slope === 1 && axis.fn.intercept === 0);
+    const identity = rotations.every(
+      (axis) =>
+        axis.coordinate !== undefined &&
+        axis.fn instanceof LinearFunction &&
+        axis.fn.slope === 1 &&
+        axis.fn.intercept === 0,
+    );
     if (!identity) continue;
     const axes = rotations.map((axis) => {
       const length = Math.hypot(...axis.axis);
@@ -54,7 +60,13 @@ export function findEulerJoints(model: KinematicModel): EulerJoint[] {
  * Moves each joint to its other triple (when that lies within the bounds) if `priorCost` is lower
  * there, or equal and the middle angle is then within 90 degrees.
  */
-export function preferBranch(joints: readonly EulerJoint[], q: Float64Array, lower: Float64Array, upper: Float64Array, priorCost: (q: Float64Array) => number): void {
+export function preferBranch(
+  joints: readonly EulerJoint[],
+  q: Float64Array,
+  lower: Float64Array,
+  upper: Float64Array,
+  priorCost: (q: Float64Array) => number,
+): void {
   const current = [0, 0, 0];
   for (const { coordinates } of joints) {
     const [a, b, c] = coordinates;

@@ -22,7 +22,11 @@ export function evaluateMarkerErrors(
   let markerFrame = 0;
   for (let f = 0; f < trajectories.timesS.length; f++) {
     const t = trajectories.timesS[f];
-    while (markerFrame + 1 < markers.timesS.length && Math.abs(markers.timesS[markerFrame + 1] - t) <= Math.abs(markers.timesS[markerFrame] - t)) markerFrame++;
+    while (
+      markerFrame + 1 < markers.timesS.length &&
+      Math.abs(markers.timesS[markerFrame + 1] - t) <= Math.abs(markers.timesS[markerFrame] - t)
+    )
+      markerFrame++;
     problem.setFrame(markers, markerFrame);
     q.set(trajectories.values.subarray(f * coordinateCount, (f + 1) * coordinateCount));
     const goal = problem.residuals(q, residual);

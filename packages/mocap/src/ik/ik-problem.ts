@@ -103,7 +103,10 @@ export class IkProblem {
     const coordinateIndex = new Map(model.coordinateNames.map((name, i) => [name, i]));
     const coordinateTasks = (tasks.coordinateTasks ?? []).filter((task) => task.weight > 0);
     for (const task of coordinateTasks) {
-      if (!coordinateIndex.has(task.coordinate)) throw new IkSetupError(`The IK setup has a coordinate task for "${task.coordinate}", which model "${model.description.name}" does not have.`);
+      if (!coordinateIndex.has(task.coordinate))
+        throw new IkSetupError(
+          `The IK setup has a coordinate task for "${task.coordinate}", which model "${model.description.name}" does not have.`,
+        );
     }
     const free: number[] = [];
     model.coordinates.forEach((coordinate, c) => {
@@ -113,11 +116,24 @@ export class IkProblem {
     // Continuity tasks follow the coordinate tasks, one per free coordinate; their values are set per frame.
     const continuity = tasks.continuityWeight !== undefined && tasks.continuityWeight > 0 ? free : [];
     this.continuityTaskOffset = coordinateTasks.length;
-    this.taskCoordinate = Int32Array.from([...coordinateTasks.map((task) => coordinateIndex.get(task.coordinate)!), ...continuity]);
-    this.taskWeight = Float64Array.from([...coordinateTasks.map((task) => task.weight), ...continuity.map(() => tasks.continuityWeight!)]);
-    this.taskValue = Float64Array.from([...coordinateTasks.map((task) => task.value), ...continuity.map((c) => model.coordinates[c].defaultValue)]);
-    this.lowerBound = Float64Array.from(model.coordinates.map((c) => (c.clamped ? c.rangeMin : Number.NEGATIVE_INFINITY)));
-    this.upperBound = Float64Array.from(model.coordinates.map((c) => (c.clamped ? c.rangeMax : Number.POSITIVE_INFINITY)));
+    this.taskCoordinate = Int32Array.from([
+      ...coordinateTasks.map((task) => coordinateIndex.get(task.coordinate)!),
+      ...continuity,
+    ]);
+    this.taskWeight = Float64Array.from([
+      ...coordinateTasks.map((task) => task.weight),
+      ...continuity.map(() => tasks.continuityWeight!),
+    ]);
+    this.taskValue = Float64Array.from([
+      ...coordinateTasks.map((task) => task.value),
+      ...continuity.map((c) => model.coordinates[c].defaultValue),
+    ]);
+    this.lowerBound = Float64Array.from(
+      model.coordinates.map((c) => (c.clamped ? c.rangeMin : Number.NEGATIVE_INFINITY)),
+    );
+    this.upperBound = Float64Array.from(
+      model.coordinates.map((c) => (c.clamped ? c.rangeMax : Number.POSITIVE_INFINITY)),
+    );
     this.rowCount = 3 * tracked.length + this.taskCoordinate.length;
     this.measured = new Float64Array(3 * tracked.length);
     this.distanceScratch = new Float64Array(tracked.length);
@@ -142,13 +158,15 @@ export class IkProblem {
   /** The coordinate tasks' part of the goal at q, continuity left out. */
   coordinateTaskGoal(q: Float64Array): number {
     let goal = 0;
-    for (let i = 0; i < this.continuityTaskOffset; i++) goal += this.taskWeight[i] * (q[this.taskCoordinate[i]] - this.taskValue[i]) ** 2;
+    for (let i = 0; i < this.continuityTaskOffset; i++)
+      goal += this.taskWeight[i] * (q[this.taskCoordinate[i]] - this.taskValue[i]) ** 2;
     return goal;
   }
 
   /** Sets the pose the continuity tasks pull towards (the last well-fitting frame's solution). */
   setContinuityTarget(q: Float64Array): void {
-    for (let i = this.continuityTaskOffset; i < this.taskCoordinate.length; i++) this.taskValue[i] = q[this.taskCoordinate[i]];
+    for (let i = this.continuityTaskOffset; i < this.taskCoordinate.length; i++)
+      this.taskValue[i] = q[this.taskCoordinate[i]];
   }
 
   /**
@@ -231,7 +249,8 @@ export class IkProblem {
       for (let i = rowOffset; i < rowOffset + 3 * columns; i++) out[i] *= s;
     }
     const offset = 3 * this.trackedModelMarker.length;
-    for (let i = 0; i < this.taskCoordinate.length; i++) out[(offset + i) * columns + this.taskCoordinate[i]] = Math.sqrt(this.taskWeight[i]);
+    for (let i = 0; i < this.taskCoordinate.length; i++)
+      out[(offset + i) * columns + this.taskCoordinate[i]] = Math.sqrt(this.taskWeight[i]);
     // Chain rule through couplers: d r / d q_independent += d r / d q_dependent * d q_dependent / d q_independent.
     for (let c = 0; c < columns; c++) {
       const independent = model.coupledTo[c];
@@ -254,7 +273,11 @@ export class IkProblem {
         continue;
       }
       this.model.markerPosition(this.trackedModelMarker[t], position, 0);
-      out[t] = Math.hypot(position[0] - this.measured[3 * t], position[1] - this.measured[3 * t + 1], position[2] - this.measured[3 * t + 2]);
+      out[t] = Math.hypot(
+        position[0] - this.measured[3 * t],
+        position[1] - this.measured[3 * t + 1],
+        position[2] - this.measured[3 * t + 2],
+      );
     }
   }
 

@@ -91,7 +91,11 @@ export class FrameSolver {
    * `free`: the coordinates this solver moves (by default every free coordinate of the problem);
    * `bounds`: their ranges (by default the ranges of the clamped coordinates).
    */
-  constructor(problem: IkProblem, free: Int32Array = problem.freeCoordinates, bounds?: { lower: Float64Array; upper: Float64Array }) {
+  constructor(
+    problem: IkProblem,
+    free: Int32Array = problem.freeCoordinates,
+    bounds?: { lower: Float64Array; upper: Float64Array },
+  ) {
     this.problem = problem;
     this.free = free;
     this.lower = bounds?.lower ?? problem.lowerBound;
@@ -260,7 +264,8 @@ export class FrameSolver {
       let sum = 0;
       if (!active[i]) {
         sum = -gradient[i];
-        if (anyFixedMove) for (let k = 0; k < n; k++) if (active[k] && fixedStep[k] !== 0) sum -= normal[i * n + k] * fixedStep[k];
+        if (anyFixedMove)
+          for (let k = 0; k < n; k++) if (active[k] && fixedStep[k] !== 0) sum -= normal[i * n + k] * fixedStep[k];
       }
       for (let k = 0; k < i; k++) sum -= factor[i * n + k] * step[k];
       step[i] = sum / factor[i * n + i];
@@ -282,15 +287,34 @@ export class FrameSolver {
  * model does not clamp it (so an unclamped elbow does not bend backwards under an upper arm turned
  * half a turn). Returns the iterations used.
  */
-function startFromDefaultPose(problem: IkProblem, q: Float64Array, maxIterations: number, relativeTolerance: number): number {
+function startFromDefaultPose(
+  problem: IkProblem,
+  q: Float64Array,
+  maxIterations: number,
+  relativeTolerance: number,
+): number {
   const model = problem.model;
   const free = problem.freeCoordinates;
-  const root = Int32Array.from(Array.from(free).filter((c) => model.description.joints.find((joint) => joint.name === model.coordinates[c].joint)?.parentBody === 'ground'));
-  let iterations = root.length > 0 && root.length < free.length ? new FrameSolver(problem, root).solve(q, maxIterations, relativeTolerance) : 0;
+  const root = Int32Array.from(
+    Array.from(free).filter(
+      (c) =>
+        model.description.joints.find((joint) => joint.name === model.coordinates[c].joint)?.parentBody === 'ground',
+    ),
+  );
+  let iterations =
+    root.length > 0 && root.length < free.length
+      ? new FrameSolver(problem, root).solve(q, maxIterations, relativeTolerance)
+      : 0;
   // Ranges wider than a turn (OpenSim's +/-99999 for "unlimited") are no guide.
-  const anatomical = (c: number) => model.coordinates[c].motionType !== 'translational' && model.coordinates[c].rangeMax - model.coordinates[c].rangeMin <= 2 * Math.PI;
-  const lower = Float64Array.from(problem.lowerBound, (bound, c) => (anatomical(c) ? Math.max(bound, model.coordinates[c].rangeMin) : bound));
-  const upper = Float64Array.from(problem.upperBound, (bound, c) => (anatomical(c) ? Math.min(bound, model.coordinates[c].rangeMax) : bound));
+  const anatomical = (c: number) =>
+    model.coordinates[c].motionType !== 'translational' &&
+    model.coordinates[c].rangeMax - model.coordinates[c].rangeMin <= 2 * Math.PI;
+  const lower = Float64Array.from(problem.lowerBound, (bound, c) =>
+    anatomical(c) ? Math.max(bound, model.coordinates[c].rangeMin) : bound,
+  );
+  const upper = Float64Array.from(problem.upperBound, (bound, c) =>
+    anatomical(c) ? Math.min(bound, model.coordinates[c].rangeMax) : bound,
+  );
   iterations += new FrameSolver(problem, free, { lower, upper }).solve(q, 4 * maxIterations, relativeTolerance);
   return iterations;
 }
@@ -307,7 +331,9 @@ export function framesInRange(timesS: Float64Array, timeRangeS?: [number, number
 }
 
 function median(values: ArrayLike<number>): number {
-  const sorted = Array.from(values).filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+  const sorted = Array.from(values)
+    .filter((v) => !Number.isNaN(v))
+    .sort((a, b) => a - b);
   if (sorted.length === 0) return Number.NaN;
   const middle = sorted.length >> 1;
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
@@ -321,7 +347,11 @@ function median(values: ArrayLike<number>): number {
  * goal is a robust one (markers reweighted until their weights settle); with `continuityWeight`
  * every free coordinate is also pulled towards that last well-fitting solution.
  */
-export function solveInverseKinematics(model: KinematicModel, markers: MarkerTrajectories, options: InverseKinematicsOptions = {}): InverseKinematicsResult {
+export function solveInverseKinematics(
+  model: KinematicModel,
+  markers: MarkerTrajectories,
+  options: InverseKinematicsOptions = {},
+): InverseKinematicsResult {
   const problem = new IkProblem(model, markers.markerNames, options);
   const solver = new FrameSolver(problem);
   const frames = framesInRange(markers.timesS, options.timeRangeS);
@@ -399,7 +429,11 @@ export function solveInverseKinematics(model: KinematicModel, markers: MarkerTra
     options.onProgress?.(i + 1, frames.length);
   });
   return {
-    trajectories: { coordinateNames: [...model.coordinateNames], timesS: Float64Array.from(frames, (f) => markers.timesS[f]), values },
+    trajectories: {
+      coordinateNames: [...model.coordinateNames],
+      timesS: Float64Array.from(frames, (f) => markers.timesS[f]),
+      values,
+    },
     trackedMarkerNames: problem.trackedMarkerNames,
     errors,
     markerErrors: problem.trackedMarkerNames.map((name, t) => ({

@@ -13,11 +13,20 @@ export function ikTasksFromSetup(model: KinematicModel, tasks: IkTaskSet): IkTas
     .filter((task) => task.apply)
     .map((task) => {
       const coordinate = model.coordinates.find((c) => c.name === task.name);
-      if (!coordinate) throw new IkSetupError(`The IK setup has a coordinate task for "${task.name}", which model "${model.description.name}" does not have.`);
+      if (!coordinate)
+        throw new IkSetupError(
+          `The IK setup has a coordinate task for "${task.name}", which model "${model.description.name}" does not have.`,
+        );
       if (task.valueType === 'from_file') {
-        throw new IkSetupError(`Coordinate task "${task.name}" takes its values from a coordinate file, which is not supported; use value_type default_value or manual_value.`);
+        throw new IkSetupError(
+          `Coordinate task "${task.name}" takes its values from a coordinate file, which is not supported; use value_type default_value or manual_value.`,
+        );
       }
-      return { coordinate: task.name, weight: task.weight, value: task.valueType === 'manual_value' ? task.value : coordinate.defaultValue };
+      return {
+        coordinate: task.name,
+        weight: task.weight,
+        value: task.valueType === 'manual_value' ? task.value : coordinate.defaultValue,
+      };
     });
   return { markerWeights: markerWeights.size > 0 ? markerWeights : undefined, coordinateTasks };
 }

@@ -1,6 +1,11 @@
 import { augmentMarkers, type MarkerAugmenter } from '../augmenter/marker-augmenter.ts';
 import { createDefaultModel } from '../default-model/default-model.ts';
-import { DEFAULT_KEYPOINT_WEIGHTS, KEYPOINT_IK_ROBUSTNESS, MOTION_PRIOR_TASKS, NEUTRAL_POSE_TASKS } from '../default-model/keypoint-ik-tasks.ts';
+import {
+  DEFAULT_KEYPOINT_WEIGHTS,
+  KEYPOINT_IK_ROBUSTNESS,
+  MOTION_PRIOR_TASKS,
+  NEUTRAL_POSE_TASKS,
+} from '../default-model/keypoint-ik-tasks.ts';
 import type { IkSettings } from '../ik/ik-problem.ts';
 import type { MarkerTrajectories } from '../formats/trc.ts';
 import type { OsimModel } from '../model/osim-model.ts';
@@ -48,24 +53,37 @@ export function keypointScaleSettings(): ScaleSettings {
     measurements: KEYPOINT_MEASUREMENTS,
     stillWindowS: 1,
     stillWindowMarkers: KEYPOINT_MEASUREMENT_MARKERS,
-    placer: { apply: true, markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)), coordinateTasks: NEUTRAL_POSE_TASKS },
+    placer: {
+      apply: true,
+      markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)),
+      coordinateTasks: NEUTRAL_POSE_TASKS,
+    },
   };
 }
 
 /** IK of a trial's keypoints with the default model: keypoint weights, motion priors and robustness. */
 export function defaultModelIkSettings(): IkSettings {
-  return { markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)), coordinateTasks: MOTION_PRIOR_TASKS, ...KEYPOINT_IK_ROBUSTNESS };
+  return {
+    markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)),
+    coordinateTasks: MOTION_PRIOR_TASKS,
+    ...KEYPOINT_IK_ROBUSTNESS,
+  };
 }
 
 /** Keypoints (with a midHip where the keypoint set has none) plus the augmenter's markers when one is given. */
-export function markersForModel(keypoints: MarkerTrajectories, subject: SubjectMeasures, augmenter?: MarkerAugmenter): MarkerTrajectories {
+export function markersForModel(
+  keypoints: MarkerTrajectories,
+  subject: SubjectMeasures,
+  augmenter?: MarkerAugmenter,
+): MarkerTrajectories {
   const complete = withMidHip(keypoints);
   return augmenter ? mergeMarkerTrajectories(complete, augmentMarkers(complete, subject, augmenter)) : complete;
 }
 
 export function fitNeutral(input: NeutralFitInput): NeutralFit {
   const { subject } = input;
-  if (!(subject.heightM > 0.5 && subject.heightM < 2.8)) throw new RangeError(`Subject height must be in metres, between 0.5 and 2.8 (got ${subject.heightM}).`);
+  if (!(subject.heightM > 0.5 && subject.heightM < 2.8))
+    throw new RangeError(`Subject height must be in metres, between 0.5 and 2.8 (got ${subject.heightM}).`);
   const markers = markersForModel(input.neutral, subject, input.augmenter);
   const usedDefaultModel = input.model === undefined;
   const model = input.model ?? createDefaultModel({ heightM: subject.heightM });
@@ -80,7 +98,8 @@ export function fitNeutral(input: NeutralFitInput): NeutralFit {
       ...settings,
       timeRangeS: input.timeRangeS ?? settings.timeRangeS,
       // A neutral window given for this trial also replaces the setup's marker-placer window.
-      placer: settings.placer && input.timeRangeS ? { ...settings.placer, timeRangeS: input.timeRangeS } : settings.placer,
+      placer:
+        settings.placer && input.timeRangeS ? { ...settings.placer, timeRangeS: input.timeRangeS } : settings.placer,
       stillWindowMarkers: stillWindowMarkers && stillWindowMarkers.length > 0 ? stillWindowMarkers : undefined,
     },
     input.onProgress,

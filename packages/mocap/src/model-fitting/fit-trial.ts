@@ -3,7 +3,11 @@ import { writeStorage, type StorageTable } from '../formats/mot.ts';
 import { writeOsim } from '../formats/osim-writer.ts';
 import { type MarkerTrajectories, writeTrc } from '../formats/trc.ts';
 import type { IkSettings } from '../ik/ik-problem.ts';
-import { type InverseKinematicsOptions, type InverseKinematicsResult, solveInverseKinematics } from '../ik/inverse-kinematics.ts';
+import {
+  type InverseKinematicsOptions,
+  type InverseKinematicsResult,
+  solveInverseKinematics,
+} from '../ik/inverse-kinematics.ts';
 import { KinematicModel } from '../model/kinematic-model.ts';
 import { motionFromCoordinates } from '../model/motion.ts';
 import type { OsimModel } from '../model/osim-model.ts';
@@ -52,14 +56,22 @@ function firstCompleteFrame(markers: MarkerTrajectories): Float64Array {
 }
 
 /** IK of a trial starting from the model turned and moved onto the first frame's markers. */
-export function solveTrialIk(model: OsimModel, markers: MarkerTrajectories, options: InverseKinematicsOptions = {}): InverseKinematicsResult {
+export function solveTrialIk(
+  model: OsimModel,
+  markers: MarkerTrajectories,
+  options: InverseKinematicsOptions = {},
+): InverseKinematicsResult {
   const placed = withPelvisPlacedOnMarkers(model, markers.markerNames, firstCompleteFrame(markers)).model;
   return solveInverseKinematics(new KinematicModel(placed), markers, options);
 }
 
 export function fitTrial(input: TrialFitInput): TrialFit {
   const markers = markersForModel(input.trial, input.subject, input.augmenter);
-  const ik = solveTrialIk(input.model, markers, { ...input.ikTasks, timeRangeS: input.timeRangeS, onProgress: input.onProgress });
+  const ik = solveTrialIk(input.model, markers, {
+    ...input.ikTasks,
+    timeRangeS: input.timeRangeS,
+    onProgress: input.onProgress,
+  });
   const kinematics = new KinematicModel(input.model);
   const motion = { ...motionFromCoordinates(kinematics, ik.trajectories), name: input.name ?? 'Coordinates' };
   const visualizer = visualizerTransforms(kinematics, ik.trajectories);

@@ -104,7 +104,9 @@ export class CubicSpline implements KinematicFunction {
     ys: number[],
   ) {
     if (xs.length < 2 || xs.length !== ys.length) {
-      throw new Error(`${kind} needs at least 2 points and as many x as y values (got ${xs.length} x, ${ys.length} y).`);
+      throw new Error(
+        `${kind} needs at least 2 points and as many x as y values (got ${xs.length} x, ${ys.length} y).`,
+      );
     }
     this.x = Float64Array.from(xs);
     this.y = Float64Array.from(ys);
@@ -194,7 +196,9 @@ export class PiecewiseLinearFunction implements KinematicFunction {
   private readonly slope: Float64Array;
   constructor(xs: number[], ys: number[]) {
     if (xs.length < 2 || xs.length !== ys.length) {
-      throw new Error(`PiecewiseLinearFunction needs at least 2 points and as many x as y values (got ${xs.length} x, ${ys.length} y).`);
+      throw new Error(
+        `PiecewiseLinearFunction needs at least 2 points and as many x as y values (got ${xs.length} x, ${ys.length} y).`,
+      );
     }
     this.x = Float64Array.from(xs);
     this.y = Float64Array.from(ys);
@@ -232,10 +236,12 @@ export class NaturalOddSpline implements KinematicFunction {
   private readonly power: number;
 
   constructor(degree: number, xs: number[], ys: number[]) {
-    if (degree % 2 !== 1 || degree < 1 || degree > 7) throw new Error(`GCVSpline degree must be 1, 3, 5 or 7 (got ${degree}).`);
+    if (degree % 2 !== 1 || degree < 1 || degree > 7)
+      throw new Error(`GCVSpline degree must be 1, 3, 5 or 7 (got ${degree}).`);
     const m = (degree + 1) / 2;
     const n = xs.length;
-    if (n < m || n !== ys.length) throw new Error(`GCVSpline of degree ${degree} needs at least ${m} points and as many x as y values.`);
+    if (n < m || n !== ys.length)
+      throw new Error(`GCVSpline of degree ${degree} needs at least ${m} points and as many x as y values.`);
     this.power = degree;
     this.knots = Float64Array.from(xs);
     // Unknowns: a_0..a_{n-1}, p_0..p_{m-1}; rows: interpolation (n), moment conditions (m).
@@ -256,7 +262,8 @@ export class NaturalOddSpline implements KinematicFunction {
   value(x: number): number {
     let sum = 0;
     for (let k = this.polynomial.length - 1; k >= 0; k--) sum = sum * x + this.polynomial[k];
-    for (let i = 0; i < this.knots.length; i++) if (x > this.knots[i]) sum += this.weights[i] * (x - this.knots[i]) ** this.power;
+    for (let i = 0; i < this.knots.length; i++)
+      if (x > this.knots[i]) sum += this.weights[i] * (x - this.knots[i]) ** this.power;
     return sum;
   }
 
@@ -276,10 +283,12 @@ function solveDense(matrix: Float64Array, rhs: Float64Array, size: number): Floa
   const b = Float64Array.from(rhs);
   for (let col = 0; col < size; col++) {
     let pivot = col;
-    for (let row = col + 1; row < size; row++) if (Math.abs(a[row * size + col]) > Math.abs(a[pivot * size + col])) pivot = row;
+    for (let row = col + 1; row < size; row++)
+      if (Math.abs(a[row * size + col]) > Math.abs(a[pivot * size + col])) pivot = row;
     if (a[pivot * size + col] === 0) throw new Error('GCVSpline points are degenerate (repeated x values?).');
     if (pivot !== col) {
-      for (let k = 0; k < size; k++) [a[col * size + k], a[pivot * size + k]] = [a[pivot * size + k], a[col * size + k]];
+      for (let k = 0; k < size; k++)
+        [a[col * size + k], a[pivot * size + k]] = [a[pivot * size + k], a[col * size + k]];
       [b[col], b[pivot]] = [b[pivot], b[col]];
     }
     for (let row = col + 1; row < size; row++) {

@@ -55,12 +55,15 @@ export class KinematicModel {
     this.description = model;
     const jointByChild = new Map(model.joints.map((joint) => [joint.childBody, joint]));
     const childrenOf = new Map<string, string[]>();
-    for (const joint of model.joints) childrenOf.set(joint.parentBody, [...(childrenOf.get(joint.parentBody) ?? []), joint.childBody]);
+    for (const joint of model.joints)
+      childrenOf.set(joint.parentBody, [...(childrenOf.get(joint.parentBody) ?? []), joint.childBody]);
     const order = ['ground'];
     for (let i = 0; i < order.length; i++) order.push(...(childrenOf.get(order[i]) ?? []));
     const unreachable = model.joints.filter((joint) => !order.includes(joint.childBody));
     if (unreachable.length > 0) {
-      throw new UnsupportedModelError(`Bodies not connected to ground: ${unreachable.map((joint) => joint.childBody).join(', ')}.`);
+      throw new UnsupportedModelError(
+        `Bodies not connected to ground: ${unreachable.map((joint) => joint.childBody).join(', ')}.`,
+      );
     }
     this.bodyNames = order;
     const bodyIndex = new Map(order.map((name, i) => [name, i]));
@@ -98,9 +101,11 @@ export class KinematicModel {
         this.axisFunction[a] = axis.fn;
         if (axis.coordinate !== undefined) {
           const c = coordinateIndex.get(axis.coordinate);
-          if (c === undefined) throw new ModelFormatError(`Joint "${joint.name}" uses unknown coordinate "${axis.coordinate}".`);
+          if (c === undefined)
+            throw new ModelFormatError(`Joint "${joint.name}" uses unknown coordinate "${axis.coordinate}".`);
           this.axisCoordinate[a] = c;
-          this.axisIsIdentity[a] = axis.fn instanceof LinearFunction && axis.fn.slope === 1 && axis.fn.intercept === 0 ? 1 : 0;
+          this.axisIsIdentity[a] =
+            axis.fn instanceof LinearFunction && axis.fn.slope === 1 && axis.fn.intercept === 0 ? 1 : 0;
         }
       });
     }
@@ -111,14 +116,18 @@ export class KinematicModel {
       const dependent = coordinateIndex.get(coupler.dependent);
       const independent = coordinateIndex.get(coupler.independent);
       if (dependent === undefined || independent === undefined) {
-        throw new ModelFormatError(`CoordinateCouplerConstraint "${coupler.name}" couples unknown coordinates (${coupler.independent} -> ${coupler.dependent}).`);
+        throw new ModelFormatError(
+          `CoordinateCouplerConstraint "${coupler.name}" couples unknown coordinates (${coupler.independent} -> ${coupler.dependent}).`,
+        );
       }
       this.coupledTo[dependent] = independent;
       this.couplerFunction[dependent] = coupler.fn;
     }
     for (let c = 0; c < this.coupledTo.length; c++) {
       if (this.coupledTo[c] >= 0 && this.coupledTo[this.coupledTo[c]] >= 0) {
-        throw new UnsupportedModelError(`Coordinate "${this.coordinateNames[c]}" is coupled to another coupled coordinate; chained couplers are not supported.`);
+        throw new UnsupportedModelError(
+          `Coordinate "${this.coordinateNames[c]}" is coupled to another coupled coordinate; chained couplers are not supported.`,
+        );
       }
     }
 
@@ -191,9 +200,12 @@ export class KinematicModel {
         const a = 6 * b + k;
         const value = this.axisValue(a, q);
         const l = 3 * a;
-        const wx = scratch[0] * this.axisLocal[l] + scratch[1] * this.axisLocal[l + 1] + scratch[2] * this.axisLocal[l + 2];
-        const wy = scratch[3] * this.axisLocal[l] + scratch[4] * this.axisLocal[l + 1] + scratch[5] * this.axisLocal[l + 2];
-        const wz = scratch[6] * this.axisLocal[l] + scratch[7] * this.axisLocal[l + 1] + scratch[8] * this.axisLocal[l + 2];
+        const wx =
+          scratch[0] * this.axisLocal[l] + scratch[1] * this.axisLocal[l + 1] + scratch[2] * this.axisLocal[l + 2];
+        const wy =
+          scratch[3] * this.axisLocal[l] + scratch[4] * this.axisLocal[l + 1] + scratch[5] * this.axisLocal[l + 2];
+        const wz =
+          scratch[6] * this.axisLocal[l] + scratch[7] * this.axisLocal[l + 1] + scratch[8] * this.axisLocal[l + 2];
         this.axisWorld[l] = wx;
         this.axisWorld[l + 1] = wy;
         this.axisWorld[l + 2] = wz;
@@ -272,7 +284,15 @@ export class KinematicModel {
    * 3 rows of a row-major Jacobian (`columns` wide, one column per coordinate), at the current pose.
    * Rotation axes contribute slope * (axis x (point - joint centre)), translation axes slope * axis.
    */
-  addPointJacobian(body: number, x: number, y: number, z: number, jacobian: Float64Array, rowOffset: number, columns: number): void {
+  addPointJacobian(
+    body: number,
+    x: number,
+    y: number,
+    z: number,
+    jacobian: Float64Array,
+    rowOffset: number,
+    columns: number,
+  ): void {
     for (let b = body; b > 0; b = this.bodyParent[b]) {
       const cx = x - this.jointCenter[3 * b];
       const cy = y - this.jointCenter[3 * b + 1];

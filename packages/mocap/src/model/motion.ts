@@ -64,5 +64,11 @@ export function motionFromCoordinates(model: KinematicModel, trajectories: Coord
     if (model.coordinates[c].motionType !== 'rotational') continue;
     for (let i = c; i < values.length; i += width) values[i] *= DEGREES_PER_RADIAN;
   }
-  return { name: 'Coordinates', inDegrees: true, columnLabels: [...model.coordinateNames], timesS: Float64Array.from(trajectories.timesS), values };
+  return {
+    name: 'Coordinates',
+    inDegrees: true,
+    columnLabels: [...model.coordinateNames],
+    timesS: Float64Array.from(trajectories.timesS),
+    values,
+  };
 }

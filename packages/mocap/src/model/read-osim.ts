@@ -22,7 +22,17 @@ import type {
   Vec3,
 } from './osim-model.ts';
 import { bodyFixedXyzToMatrix, matrixToBodyFixedXyz, multiply } from './rotation.ts';
-import { childBoolean, childNamed, childNumbers, childrenNamed, childText, descendants, parseOpenSimNumber, parseXmlTree, type XmlNode } from './xml-tree.ts';
+import {
+  childBoolean,
+  childNamed,
+  childNumbers,
+  childrenNamed,
+  childText,
+  descendants,
+  parseOpenSimNumber,
+  parseXmlTree,
+  type XmlNode,
+} from './xml-tree.ts';
 
 /** The .osim file uses something this reader does not model; the message names it. */
 export class UnsupportedModelError extends Error {
@@ -44,9 +54,26 @@ const FUNCTION_TYPES = new Set([
   'MultiplierFunction',
 ]);
 /** Function classes of OpenSim that are recognisably functions but not supported here. */
-const UNSUPPORTED_FUNCTION_TYPES = new Set(['PiecewiseConstantFunction', 'StepFunction', 'Sine', 'LinearFunctionMultivariate', 'MultivariatePolynomialFunction', 'FunctionSet']);
+const UNSUPPORTED_FUNCTION_TYPES = new Set([
+  'PiecewiseConstantFunction',
+  'StepFunction',
+  'Sine',
+  'LinearFunctionMultivariate',
+  'MultivariatePolynomialFunction',
+  'FunctionSet',
+]);
 
-const JOINT_TYPES = new Set<string>(['CustomJoint', 'PinJoint', 'UniversalJoint', 'BallJoint', 'GimbalJoint', 'FreeJoint', 'WeldJoint', 'SliderJoint', 'PlanarJoint']);
+const JOINT_TYPES = new Set<string>([
+  'CustomJoint',
+  'PinJoint',
+  'UniversalJoint',
+  'BallJoint',
+  'GimbalJoint',
+  'FreeJoint',
+  'WeldJoint',
+  'SliderJoint',
+  'PlanarJoint',
+]);
 
 const ZERO: Vec3 = [0, 0, 0];
 const EMPTY_NODE: XmlNode = { name: '', attributes: {}, children: [], text: '' };
@@ -54,7 +81,8 @@ const EMPTY_NODE: XmlNode = { name: '', attributes: {}, children: [], text: '' }
 function vec3(node: XmlNode, name: string, fallback: Vec3 = ZERO): Vec3 {
   const values = childNumbers(node, name);
   if (!values || values.length === 0) return [...fallback];
-  if (values.length !== 3) throw new ModelFormatError(`<${name}> of "${node.attributes.name ?? node.name}" must hold 3 numbers.`);
+  if (values.length !== 3)
+    throw new ModelFormatError(`<${name}> of "${node.attributes.name ?? node.name}" must hold 3 numbers.`);
   return [values[0], values[1], values[2]];
 }
 
@@ -78,14 +106,20 @@ function parseFunction(node: XmlNode, owner: string): KinematicFunction {
     case 'PiecewiseLinearFunction':
       return new PiecewiseLinearFunction(childNumbers(node, 'x') ?? [], childNumbers(node, 'y') ?? []);
     case 'GCVSpline':
-      return new NaturalOddSpline(Number(childText(node, 'degree') ?? '5'), childNumbers(node, 'x') ?? [], childNumbers(node, 'y') ?? []);
+      return new NaturalOddSpline(
+        Number(childText(node, 'degree') ?? '5'),
+        childNumbers(node, 'x') ?? [],
+        childNumbers(node, 'y') ?? [],
+      );
     case 'MultiplierFunction': {
       const inner = findFunction(node, `${owner} (MultiplierFunction)`);
       if (!inner) throw new ModelFormatError(`The MultiplierFunction of ${owner} has no inner function.`);
       return new MultiplierFunction(inner, parseOpenSimNumber(childText(node, 'scale') ?? '1'));
     }
     default:
-      throw new UnsupportedModelError(`Function type ${node.name} (used by ${owner}) is not supported. Supported: ${[...FUNCTION_TYPES].join(', ')}.`);
+      throw new UnsupportedModelError(
+        `Function type ${node.name} (used by ${owner}) is not supported. Supported: ${[...FUNCTION_TYPES].join(', ')}.`,
+      );
   }
 }
 
@@ -95,7 +129,8 @@ function parseFunction(node: XmlNode, owner: string): KinematicFunction {
  */
 function findFunction(parent: XmlNode, owner: string): KinematicFunction | undefined {
   for (const child of parent.children) {
-    if (FUNCTION_TYPES.has(child.name) || UNSUPPORTED_FUNCTION_TYPES.has(child.name)) return parseFunction(child, owner);
+    if (FUNCTION_TYPES.has(child.name) || UNSUPPORTED_FUNCTION_TYPES.has(child.name))
+      return parseFunction(child, owner);
   }
   for (const wrapperName of ['function', 'coupled_coordinates_function']) {
     const wrapper = childNamed(parent, wrapperName);
@@ -128,7 +163,13 @@ function frameFromBody(body: string): ResolvedFrame {
   return { body, rotation: IDENTITY, translationM: [0, 0, 0] };
 }
 
-function resolveFramePath(path: string, scope: FrameScope, jointName: string | undefined, owner: string, depth = 0): ResolvedFrame {
+function resolveFramePath(
+  path: string,
+  scope: FrameScope,
+  jointName: string | undefined,
+  owner: string,
+  depth = 0,
+): ResolvedFrame {
   if (depth > 16) throw new ModelFormatError(`Frame references of ${owner} form a cycle.`);
   const segments = path.split('/').filter((s) => s !== '' && s !== '.' && s !== '..');
   const last = segments[segments.length - 1];
@@ -140,12 +181,21 @@ function resolveFramePath(path: string, scope: FrameScope, jointName: string | u
     (last === 'ground' || scope.bodyNames.has(last) ? undefined : scope.otherFrames.get(last));
   if (offset) return resolveOffsetFrame(offset, scope, ownJoint, owner, depth + 1);
   if (last === 'ground' || scope.bodyNames.has(last)) return frameFromBody(last);
-  throw new ModelFormatError(`${owner} refers to frame "${path}", which is neither a body, ground nor a PhysicalOffsetFrame of the model.`);
+  throw new ModelFormatError(
+    `${owner} refers to frame "${path}", which is neither a body, ground nor a PhysicalOffsetFrame of the model.`,
+  );
 }
 
-function resolveOffsetFrame(node: XmlNode, scope: FrameScope, jointName: string | undefined, owner: string, depth: number): ResolvedFrame {
+function resolveOffsetFrame(
+  node: XmlNode,
+  scope: FrameScope,
+  jointName: string | undefined,
+  owner: string,
+  depth: number,
+): ResolvedFrame {
   const parentPath = childText(node, 'socket_parent');
-  if (!parentPath) throw new ModelFormatError(`PhysicalOffsetFrame "${node.attributes.name}" of ${owner} has no <socket_parent>.`);
+  if (!parentPath)
+    throw new ModelFormatError(`PhysicalOffsetFrame "${node.attributes.name}" of ${owner} has no <socket_parent>.`);
   const parent = resolveFramePath(parentPath, scope, jointName, owner, depth);
   const offsetRotation = bodyFixedXyzToMatrix(vec3(node, 'orientation'));
   const offsetTranslation = vec3(node, 'translation');
@@ -208,28 +258,56 @@ type Axes = Pick<JointDescription, 'rotations' | 'translations'>;
 
 /** The fixed joint types as spatial transforms (OpenSim's PinJoint rotates about Z, etc.). */
 function predefinedAxes(type: JointType, names: string[], jointName: string): Axes {
-  const need = { PinJoint: 1, UniversalJoint: 2, BallJoint: 3, GimbalJoint: 3, FreeJoint: 6, WeldJoint: 0, SliderJoint: 1, PlanarJoint: 3 }[type as Exclude<JointType, 'CustomJoint'>];
-  if (names.length !== need) throw new ModelFormatError(`${type} "${jointName}" must have ${need} coordinates (found ${names.length}).`);
+  const need = {
+    PinJoint: 1,
+    UniversalJoint: 2,
+    BallJoint: 3,
+    GimbalJoint: 3,
+    FreeJoint: 6,
+    WeldJoint: 0,
+    SliderJoint: 1,
+    PlanarJoint: 3,
+  }[type as Exclude<JointType, 'CustomJoint'>];
+  if (names.length !== need)
+    throw new ModelFormatError(`${type} "${jointName}" must have ${need} coordinates (found ${names.length}).`);
   const c = (i: number) => names[i];
   switch (type) {
     case 'PinJoint':
-      return { rotations: [coordinateAxis(Z, c(0)), constantAxis(X), constantAxis(Y)], translations: [constantAxis(X), constantAxis(Y), constantAxis(Z)] };
+      return {
+        rotations: [coordinateAxis(Z, c(0)), constantAxis(X), constantAxis(Y)],
+        translations: [constantAxis(X), constantAxis(Y), constantAxis(Z)],
+      };
     case 'UniversalJoint':
-      return { rotations: [coordinateAxis(X, c(0)), coordinateAxis(Y, c(1)), constantAxis(Z)], translations: [constantAxis(X), constantAxis(Y), constantAxis(Z)] };
+      return {
+        rotations: [coordinateAxis(X, c(0)), coordinateAxis(Y, c(1)), constantAxis(Z)],
+        translations: [constantAxis(X), constantAxis(Y), constantAxis(Z)],
+      };
     case 'BallJoint':
     case 'GimbalJoint':
-      return { rotations: [coordinateAxis(X, c(0)), coordinateAxis(Y, c(1)), coordinateAxis(Z, c(2))], translations: [constantAxis(X), constantAxis(Y), constantAxis(Z)] };
+      return {
+        rotations: [coordinateAxis(X, c(0)), coordinateAxis(Y, c(1)), coordinateAxis(Z, c(2))],
+        translations: [constantAxis(X), constantAxis(Y), constantAxis(Z)],
+      };
     case 'FreeJoint':
       return {
         rotations: [coordinateAxis(X, c(0)), coordinateAxis(Y, c(1)), coordinateAxis(Z, c(2))],
         translations: [coordinateAxis(X, c(3)), coordinateAxis(Y, c(4)), coordinateAxis(Z, c(5))],
       };
     case 'SliderJoint':
-      return { rotations: [constantAxis(X), constantAxis(Y), constantAxis(Z)], translations: [coordinateAxis(X, c(0)), constantAxis(Y), constantAxis(Z)] };
+      return {
+        rotations: [constantAxis(X), constantAxis(Y), constantAxis(Z)],
+        translations: [coordinateAxis(X, c(0)), constantAxis(Y), constantAxis(Z)],
+      };
     case 'PlanarJoint':
-      return { rotations: [coordinateAxis(Z, c(0)), constantAxis(X), constantAxis(Y)], translations: [coordinateAxis(X, c(1)), coordinateAxis(Y, c(2)), constantAxis(Z)] };
+      return {
+        rotations: [coordinateAxis(Z, c(0)), constantAxis(X), constantAxis(Y)],
+        translations: [coordinateAxis(X, c(1)), coordinateAxis(Y, c(2)), constantAxis(Z)],
+      };
     default:
-      return { rotations: [constantAxis(X), constantAxis(Y), constantAxis(Z)], translations: [constantAxis(X), constantAxis(Y), constantAxis(Z)] };
+      return {
+        rotations: [constantAxis(X), constantAxis(Y), constantAxis(Z)],
+        translations: [constantAxis(X), constantAxis(Y), constantAxis(Z)],
+      };
   }
 }
 
@@ -244,7 +322,10 @@ function parseSpatialTransform(joint: XmlNode, jointName: string): Axes {
     if (!node) return constantAxis(defaults[index % 3]);
     const owner = `axis ${name} of joint "${jointName}"`;
     const names = (childText(node, 'coordinates') ?? '').split(/\s+/).filter((s) => s !== '');
-    if (names.length > 1) throw new UnsupportedModelError(`The ${owner} depends on ${names.length} coordinates (${names.join(', ')}); only one-coordinate transform axes are supported.`);
+    if (names.length > 1)
+      throw new UnsupportedModelError(
+        `The ${owner} depends on ${names.length} coordinates (${names.join(', ')}); only one-coordinate transform axes are supported.`,
+      );
     const axis = vec3(node, 'axis', defaults[index % 3]);
     const length = Math.hypot(axis[0], axis[1], axis[2]);
     const unit: Vec3 = length > 0 ? [axis[0] / length, axis[1] / length, axis[2] / length] : defaults[index % 3];
@@ -277,15 +358,29 @@ interface ParsedJoint {
   coordinates: CoordinateDescription[];
 }
 
-function buildJoint(type: string, node: XmlNode, childBody: string, parent: ResolvedFrame, child: ResolvedFrame, coordinateNodes: XmlNode[]): ParsedJoint {
+function buildJoint(
+  type: string,
+  node: XmlNode,
+  childBody: string,
+  parent: ResolvedFrame,
+  child: ResolvedFrame,
+  coordinateNodes: XmlNode[],
+): ParsedJoint {
   const name = node.attributes.name ?? `${childBody}_joint`;
   if (!JOINT_TYPES.has(type)) {
-    throw new UnsupportedModelError(`Joint type ${type} ("${name}") is not supported. Supported: ${[...JOINT_TYPES].join(', ')}.`);
+    throw new UnsupportedModelError(
+      `Joint type ${type} ("${name}") is not supported. Supported: ${[...JOINT_TYPES].join(', ')}.`,
+    );
   }
-  if (childBoolean(node, 'reverse')) throw new UnsupportedModelError(`Joint "${name}" is reversed (<reverse>true</reverse>), which is not supported.`);
-  if (child.body !== childBody) throw new ModelFormatError(`Joint "${name}" attaches its child frame to "${child.body}" but was expected on "${childBody}".`);
+  if (childBoolean(node, 'reverse'))
+    throw new UnsupportedModelError(`Joint "${name}" is reversed (<reverse>true</reverse>), which is not supported.`);
+  if (child.body !== childBody)
+    throw new ModelFormatError(
+      `Joint "${name}" attaches its child frame to "${child.body}" but was expected on "${childBody}".`,
+    );
   const names = coordinateNodes.map((c) => c.attributes.name);
-  const axes = type === 'CustomJoint' ? parseSpatialTransform(node, name) : predefinedAxes(type as JointType, names, name);
+  const axes =
+    type === 'CustomJoint' ? parseSpatialTransform(node, name) : predefinedAxes(type as JointType, names, name);
   for (const axis of [...axes.rotations, ...axes.translations]) {
     if (axis.coordinate !== undefined && !names.includes(axis.coordinate)) {
       throw new ModelFormatError(`Joint "${name}" uses coordinate "${axis.coordinate}" that it does not define.`);
@@ -300,7 +395,10 @@ function buildJoint(type: string, node: XmlNode, childBody: string, parent: Reso
     childOffset: toOffset(child),
     ...axes,
   };
-  return { joint, coordinates: coordinateNodes.map((c) => parseCoordinate(c, name, motionTypeOf(type, c.attributes.name, axes))) };
+  return {
+    joint,
+    coordinates: coordinateNodes.map((c) => parseCoordinate(c, name, motionTypeOf(type, c.attributes.name, axes))),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -329,7 +427,13 @@ function parseBody(node: XmlNode): BodyDescription {
   }
   const massKg = childNumbers(node, 'mass')?.[0];
   const massCenterM = childNumbers(node, 'mass_center') ? vec3(node, 'mass_center') : undefined;
-  return { name, geometryFiles, geometryScaleFactors, ...(massKg !== undefined && { massKg }), ...(massCenterM && { massCenterM }) };
+  return {
+    name,
+    geometryFiles,
+    geometryScaleFactors,
+    ...(massKg !== undefined && { massKg }),
+    ...(massCenterM && { massCenterM }),
+  };
 }
 
 function parseConstraints(model: XmlNode): CouplerDescription[] {
@@ -341,17 +445,26 @@ function parseConstraints(model: XmlNode): CouplerDescription[] {
     const enforced = childBoolean(node, 'isEnforced') ?? !(childBoolean(node, 'isDisabled') ?? false);
     if (!enforced) continue;
     if (node.name !== 'CoordinateCouplerConstraint') {
-      throw new UnsupportedModelError(`Constraint ${node.name} ("${name}") is not supported; only CoordinateCouplerConstraint is. Disable it in the model (isEnforced false) to load the model without it.`);
+      throw new UnsupportedModelError(
+        `Constraint ${node.name} ("${name}") is not supported; only CoordinateCouplerConstraint is. Disable it in the model (isEnforced false) to load the model without it.`,
+      );
     }
     const independents = (childText(node, 'independent_coordinate_names') ?? '').split(/\s+/).filter((s) => s !== '');
     const dependent = (childText(node, 'dependent_coordinate_name') ?? '').trim();
     if (independents.length !== 1) {
-      throw new UnsupportedModelError(`CoordinateCouplerConstraint "${name}" has ${independents.length} independent coordinates; only one is supported.`);
+      throw new UnsupportedModelError(
+        `CoordinateCouplerConstraint "${name}" has ${independents.length} independent coordinates; only one is supported.`,
+      );
     }
     const fn = findFunction(node, `CoordinateCouplerConstraint "${name}"`);
     if (!fn) throw new ModelFormatError(`CoordinateCouplerConstraint "${name}" has no coupled_coordinates_function.`);
     const scale = parseOpenSimNumber(childText(node, 'scale_factor') ?? '1');
-    couplers.push({ name, independent: independents[0], dependent, fn: scale === 1 ? fn : new MultiplierFunction(fn, scale) });
+    couplers.push({
+      name,
+      independent: independents[0],
+      dependent,
+      fn: scale === 1 ? fn : new MultiplierFunction(fn, scale),
+    });
   }
   return couplers;
 }
@@ -386,7 +499,8 @@ function readOpenSim4(model: XmlNode, scope: FrameScope): { joints: ParsedJoint[
     const name = node.attributes.name;
     const parentPath = childText(node, 'socket_parent_frame') ?? childText(node, 'parent_frame');
     const childPath = childText(node, 'socket_child_frame') ?? childText(node, 'child_frame');
-    if (!parentPath || !childPath) throw new ModelFormatError(`Joint "${name}" lacks <socket_parent_frame> or <socket_child_frame>.`);
+    if (!parentPath || !childPath)
+      throw new ModelFormatError(`Joint "${name}" lacks <socket_parent_frame> or <socket_child_frame>.`);
     const owner = `joint "${name}"`;
     const parent = resolveFramePath(parentPath, scope, name, owner);
     const child = resolveFramePath(childPath, scope, name, owner);
@@ -404,15 +518,25 @@ function readOpenSim3(model: XmlNode): { joints: ParsedJoint[] } {
     const node = holder?.children[0];
     if (!node) continue;
     const parentBody = (childText(node, 'parent_body') ?? '').trim();
-    if (!parentBody) throw new ModelFormatError(`Joint "${node.attributes.name}" of body "${body.attributes.name}" names no <parent_body>.`);
+    if (!parentBody)
+      throw new ModelFormatError(
+        `Joint "${node.attributes.name}" of body "${body.attributes.name}" names no <parent_body>.`,
+      );
     const parent: ResolvedFrame = {
       body: parentBody,
       rotation: bodyFixedXyzToMatrix(vec3(node, 'orientation_in_parent')),
       translationM: vec3(node, 'location_in_parent'),
     };
-    const child: ResolvedFrame = { body: body.attributes.name, rotation: bodyFixedXyzToMatrix(vec3(node, 'orientation')), translationM: vec3(node, 'location') };
+    const child: ResolvedFrame = {
+      body: body.attributes.name,
+      rotation: bodyFixedXyzToMatrix(vec3(node, 'orientation')),
+      translationM: vec3(node, 'location'),
+    };
     const coordinateSet = childNamed(node, 'CoordinateSet');
-    const coordinates = childrenNamed(coordinateSet ? (childNamed(coordinateSet, 'objects') ?? coordinateSet) : EMPTY_NODE, 'Coordinate');
+    const coordinates = childrenNamed(
+      coordinateSet ? (childNamed(coordinateSet, 'objects') ?? coordinateSet) : EMPTY_NODE,
+      'Coordinate',
+    );
     joints.push(buildJoint(node.name, node, body.attributes.name, parent, child, coordinates));
   }
   return { joints };
@@ -427,12 +551,17 @@ export function readOsim(text: string): OsimModel {
   const bodyNodes = objectsOf(model, 'BodySet');
   const isOpenSim4 = childNamed(model, 'JointSet') !== undefined;
   const groundName = isOpenSim4 ? 'ground' : (bodyNodes[0]?.attributes.name ?? 'ground');
-  const bodies = bodyNodes.filter((node) => node.attributes.name !== groundName && node.attributes.name !== 'ground').map(parseBody);
+  const bodies = bodyNodes
+    .filter((node) => node.attributes.name !== groundName && node.attributes.name !== 'ground')
+    .map(parseBody);
 
   const jointFrames = new Map<string, Map<string, XmlNode>>();
   for (const joint of objectsOf(model, 'JointSet')) {
     const frames = childNamed(joint, 'frames');
-    jointFrames.set(joint.attributes.name, new Map(childrenNamed(frames ?? EMPTY_NODE, 'PhysicalOffsetFrame').map((f) => [f.attributes.name, f])));
+    jointFrames.set(
+      joint.attributes.name,
+      new Map(childrenNamed(frames ?? EMPTY_NODE, 'PhysicalOffsetFrame').map((f) => [f.attributes.name, f])),
+    );
   }
   const otherFrames = new Map(
     model.children
@@ -446,18 +575,24 @@ export function readOsim(text: string): OsimModel {
   for (const parsed of joints) {
     if (parsed.joint.parentBody === groundName) parsed.joint.parentBody = 'ground';
   }
-  const markers = parseMarkers(model, { ...scope, bodyNames: new Set([...scope.bodyNames, groundName]) }).map((marker) =>
-    marker.body === groundName ? { ...marker, body: 'ground' } : marker,
+  const markers = parseMarkers(model, { ...scope, bodyNames: new Set([...scope.bodyNames, groundName]) }).map(
+    (marker) => (marker.body === groundName ? { ...marker, body: 'ground' } : marker),
   );
 
   const jointByChild = new Map<string, string>();
   for (const { joint } of joints) {
     const previous = jointByChild.get(joint.childBody);
-    if (previous) throw new UnsupportedModelError(`Body "${joint.childBody}" is the child of two joints ("${previous}" and "${joint.name}"): closed kinematic loops are not supported.`);
+    if (previous)
+      throw new UnsupportedModelError(
+        `Body "${joint.childBody}" is the child of two joints ("${previous}" and "${joint.name}"): closed kinematic loops are not supported.`,
+      );
     jointByChild.set(joint.childBody, joint.name);
   }
   for (const body of bodies) {
-    if (!jointByChild.has(body.name)) throw new UnsupportedModelError(`Body "${body.name}" has no joint connecting it to the model; free-floating bodies are not supported.`);
+    if (!jointByChild.has(body.name))
+      throw new UnsupportedModelError(
+        `Body "${body.name}" has no joint connecting it to the model; free-floating bodies are not supported.`,
+      );
   }
 
   return {

@@ -30,7 +30,12 @@ export function visualizerTransforms(
   const bodyIndex = new Map(model.bodyNames.map((name, i) => [name, i]));
   const bodies: Record<string, VisualizerBody> = {};
   for (const body of model.description.bodies) {
-    bodies[body.name] = { scaleFactors: [...body.geometryScaleFactors], attachedGeometries: [...body.geometryFiles], rotation: [], translation: [] };
+    bodies[body.name] = {
+      scaleFactors: [...body.geometryScaleFactors],
+      attachedGeometries: [...body.geometryFiles],
+      rotation: [],
+      translation: [],
+    };
   }
   const q = new Float64Array(coordinateCount);
   for (let frame = 0; frame < frameCount; frame++) {

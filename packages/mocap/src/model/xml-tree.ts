@@ -72,7 +72,10 @@ export function childText(node: XmlNode, name: string): string | undefined {
 export function childNumbers(node: XmlNode, name: string): number[] | undefined {
   const text = childText(node, name);
   if (text === undefined) return undefined;
-  return text.split(/\s+/).filter((cell) => cell !== '').map(parseOpenSimNumber);
+  return text
+    .split(/\s+/)
+    .filter((cell) => cell !== '')
+    .map(parseOpenSimNumber);
 }
 
 /** OpenSim writes infinities as "Inf"/"-Inf" and booleans as "true"/"false". */

@@ -50,7 +50,7 @@ export function chooseCameraSolutions(
       if (error < bestError) [best, bestError] = [choice, error];
     }
   } else {
-    for (let improved = true; improved; ) {
+    for (let improved = true; improved;) {
       improved = false;
       for (let c = 0; c < counts.length; c++) {
         for (let solution = 0; solution < counts[c]; solution++) {

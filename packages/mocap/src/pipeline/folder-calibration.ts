@@ -24,27 +24,50 @@ export interface FolderCalibration {
  * calibration trial is (calibrateSession: single-view focal estimate, both IPPE solutions kept,
  * one calibration image per camera written to `imagesDir`).
  */
-export async function readFolderCalibration(folder: string, board: BoardSpec, imagesDir: string): Promise<FolderCalibration> {
+export async function readFolderCalibration(
+  folder: string,
+  board: BoardSpec,
+  imagesDir: string,
+): Promise<FolderCalibration> {
   const calibrationDir = join(folder, 'calibration');
   const supported = `a camera file (${cameraFileExtensions.join(', ')}) or one checkerboard video or image per camera`;
   if (!existsSync(calibrationDir)) {
-    throw new ProcessingError('CALIBRATION_MISSING', `No "calibration" folder in ${folder}. Put ${supported} in ${calibrationDir}.`);
+    throw new ProcessingError(
+      'CALIBRATION_MISSING',
+      `No "calibration" folder in ${folder}. Put ${supported} in ${calibrationDir}.`,
+    );
   }
-  const files = readdirSync(calibrationDir).filter((name) => !name.startsWith('.')).sort(naturalCompare);
-  const cameraFiles = files.filter((name) => cameraFileExtensions.some((extension) => name.toLowerCase().endsWith(extension)));
+  const files = readdirSync(calibrationDir)
+    .filter((name) => !name.startsWith('.'))
+    .sort(naturalCompare);
+  const cameraFiles = files.filter((name) =>
+    cameraFileExtensions.some((extension) => name.toLowerCase().endsWith(extension)),
+  );
   if (cameraFiles.length > 1) {
-    throw new ProcessingError('INVALID_FOLDER', `Several camera calibration files in ${calibrationDir} (${cameraFiles.join(', ')}); keep only the one to use.`);
+    throw new ProcessingError(
+      'INVALID_FOLDER',
+      `Several camera calibration files in ${calibrationDir} (${cameraFiles.join(', ')}); keep only the one to use.`,
+    );
   }
   if (cameraFiles.length === 1) {
     const path = join(calibrationDir, cameraFiles[0]);
     try {
       return { cameras: await readCameraFile(path) };
     } catch (error) {
-      throw new ProcessingError('CALIBRATION_MISSING', `Cannot read the camera calibration ${path}: ${(error as Error).message}`);
+      throw new ProcessingError(
+        'CALIBRATION_MISSING',
+        `Cannot read the camera calibration ${path}: ${(error as Error).message}`,
+      );
     }
   }
-  const media = files.filter((name) => [...VIDEO_EXTENSIONS, ...IMAGE_EXTENSIONS].includes(extname(name).toLowerCase() as never));
-  if (media.length === 0) throw new ProcessingError('CALIBRATION_MISSING', `Nothing to calibrate from in ${calibrationDir}: put ${supported} there.`);
+  const media = files.filter((name) =>
+    [...VIDEO_EXTENSIONS, ...IMAGE_EXTENSIONS].includes(extname(name).toLowerCase() as never),
+  );
+  if (media.length === 0)
+    throw new ProcessingError(
+      'CALIBRATION_MISSING',
+      `Nothing to calibrate from in ${calibrationDir}: put ${supported} there.`,
+    );
 
   const { cameras } = await calibrateSession({
     videos: media.map((file) => ({ cameraName: basename(file, extname(file)), path: join(calibrationDir, file) })),
@@ -62,7 +85,10 @@ export async function readFolderCalibration(folder: string, board: BoardSpec, im
  * Pairs each video with its calibrated camera (returns the camera's index for each video): by name (case-insensitive), or, when the names do
  * not match at all but the counts do, in natural order (cam1, cam2, ...) with a warning.
  */
-export function matchCamerasToVideos(cameras: readonly CameraModel[], videoCameraNames: readonly string[]): { indices: number[]; warning?: string } {
+export function matchCamerasToVideos(
+  cameras: readonly CameraModel[],
+  videoCameraNames: readonly string[],
+): { indices: number[]; warning?: string } {
   const byName = new Map(cameras.map((camera, index) => [camera.name.toLowerCase(), index]));
   const matched = videoCameraNames.map((name) => byName.get(name.toLowerCase()));
   if (matched.every((index) => index !== undefined)) return { indices: matched as number[] };

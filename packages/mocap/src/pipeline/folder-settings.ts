@@ -46,7 +46,10 @@ export function readFolderSettings(folder: string): FolderSettings {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new ProcessingError('INVALID_FOLDER', `${path} is not valid JSON (${(error as Error).message}). Fix it or remove it to use the defaults.`);
+    throw new ProcessingError(
+      'INVALID_FOLDER',
+      `${path} is not valid JSON (${(error as Error).message}). Fix it or remove it to use the defaults.`,
+    );
   }
   return parseFolderSettings(raw, path, folder);
 }
@@ -64,11 +67,13 @@ export function parseFolderSettings(raw: unknown, source = 'settings.json', fold
 
   if (input.filterFrequency !== undefined) {
     const value = input.filterFrequency;
-    if (value !== 'default' && typeof value !== 'number' && typeof value !== 'string') throw invalid('"filterFrequency" must be "default" or a number of Hz');
+    if (value !== 'default' && typeof value !== 'number' && typeof value !== 'string')
+      throw invalid('"filterFrequency" must be "default" or a number of Hz');
     settings.filterFrequency = value as FilterFrequencySetting;
   }
   if (input.poseModel !== undefined) {
-    if (!(POSE_MODEL_NAMES as readonly unknown[]).includes(input.poseModel)) throw invalid(`"poseModel" must be one of ${POSE_MODEL_NAMES.join(', ')}`);
+    if (!(POSE_MODEL_NAMES as readonly unknown[]).includes(input.poseModel))
+      throw invalid(`"poseModel" must be one of ${POSE_MODEL_NAMES.join(', ')}`);
     settings.poseModel = input.poseModel as PoseModelName;
   }
   if (input.movement !== undefined) {
@@ -81,10 +86,15 @@ export function parseFolderSettings(raw: unknown, source = 'settings.json', fold
     settings.board = {
       rows: board.rows === undefined ? settings.board.rows : positive(board.rows, 'board.rows'),
       cols: board.cols === undefined ? settings.board.cols : positive(board.cols, 'board.cols'),
-      squareSizeMm: board.squareSizeMm === undefined ? settings.board.squareSizeMm : positive(board.squareSizeMm, 'board.squareSizeMm'),
-      placement: board.placement === undefined ? settings.board.placement : (board.placement as 'Perpendicular' | 'Lying'),
+      squareSizeMm:
+        board.squareSizeMm === undefined
+          ? settings.board.squareSizeMm
+          : positive(board.squareSizeMm, 'board.squareSizeMm'),
+      placement:
+        board.placement === undefined ? settings.board.placement : (board.placement as 'Perpendicular' | 'Lying'),
     };
-    if (settings.board.placement !== 'Perpendicular' && settings.board.placement !== 'Lying') throw invalid('"board.placement" must be "Perpendicular" or "Lying"');
+    if (settings.board.placement !== 'Perpendicular' && settings.board.placement !== 'Lying')
+      throw invalid('"board.placement" must be "Perpendicular" or "Lying"');
   }
   if (input.subject !== undefined) {
     const subject = input.subject as Record<string, unknown>;
@@ -93,10 +103,14 @@ export function parseFolderSettings(raw: unknown, source = 'settings.json', fold
     if (subject.massKg !== undefined) settings.subject.massKg = positive(subject.massKg, 'subject.massKg');
   }
   if (input.scalingSetup !== undefined) {
-    if (input.scalingSetup !== 'upright_standing_pose' && input.scalingSetup !== 'any_pose') throw invalid('"scalingSetup" must be "upright_standing_pose" or "any_pose"');
+    if (input.scalingSetup !== 'upright_standing_pose' && input.scalingSetup !== 'any_pose')
+      throw invalid('"scalingSetup" must be "upright_standing_pose" or "any_pose"');
     settings.scalingSetup = input.scalingSetup;
   }
-  for (const [field, key] of [['model', 'modelPath'], ['augmenter', 'augmenterDir']] as const) {
+  for (const [field, key] of [
+    ['model', 'modelPath'],
+    ['augmenter', 'augmenterDir'],
+  ] as const) {
     const value = input[field];
     if (value === undefined) continue;
     if (typeof value !== 'string' || value.trim() === '') throw invalid(`"${field}" must be a path`);
@@ -112,9 +126,11 @@ export function parseFolderSettings(raw: unknown, source = 'settings.json', fold
   if (input.minConfidence !== undefined) settings.minConfidence = positive(input.minConfidence, 'minConfidence');
   if (input.firstFrameTimesS !== undefined) {
     const times = input.firstFrameTimesS as Record<string, unknown>;
-    if (typeof times !== 'object' || times === null) throw invalid('"firstFrameTimesS" must map camera names to seconds');
+    if (typeof times !== 'object' || times === null)
+      throw invalid('"firstFrameTimesS" must map camera names to seconds');
     for (const [camera, value] of Object.entries(times)) {
-      if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`"firstFrameTimesS.${camera}" must be a number of seconds`);
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        throw invalid(`"firstFrameTimesS.${camera}" must be a number of seconds`);
       settings.firstFrameTimesS[camera] = value;
     }
   }

@@ -63,9 +63,13 @@ export async function processFolder(folder: string, options: ProcessFolderOption
   const outDir = options.outDir ?? join(folder, 'output');
   const calibration = await readFolderCalibration(folder, settings.board, join(outDir, 'calibration'));
   const neutral = trials.find((trial) => isNeutral(trial.name));
-  const movements = trials.filter((trial) => trial !== neutral && (options.trial === undefined || trial.name === options.trial));
+  const movements = trials.filter(
+    (trial) => trial !== neutral && (options.trial === undefined || trial.name === options.trial),
+  );
   const poseModel = options.poseModel ?? settings.poseModel ?? DEFAULT_POSE_MODEL;
-  const pool = options.estimatePose ? undefined : await PoseWorkerPool.start({ model: poseModel, workers: options.workers });
+  const pool = options.estimatePose
+    ? undefined
+    : await PoseWorkerPool.start({ model: poseModel, workers: options.workers });
   const run: RunOptions = { pool, estimatePose: options.estimatePose, onProgress: options.onProgress };
   try {
     if (!neutral) return await keypointsOnly(movements, calibration, settings, options, run, outDir);
@@ -76,8 +80,12 @@ export async function processFolder(folder: string, options: ProcessFolderOption
     const neutralOutcome = await processNeutral(
       {
         videos: neutralVideos.videos,
-        cameraSolutions: neutralVideos.indices.map((index) => calibration.solutions?.[index].map((solution) => solution.camera) ?? [calibration.cameras[index]]),
-        boardRmsPx: calibration.solutions && neutralVideos.indices.map((index) => calibration.solutions![index].map((solution) => solution.boardRmsPx)),
+        cameraSolutions: neutralVideos.indices.map(
+          (index) => calibration.solutions?.[index].map((solution) => solution.camera) ?? [calibration.cameras[index]],
+        ),
+        boardRmsPx:
+          calibration.solutions &&
+          neutralVideos.indices.map((index) => calibration.solutions![index].map((solution) => solution.boardRmsPx)),
         subject: settings.subject,
         settings: processing,
         outDir: join(outDir, neutral.name),
@@ -111,12 +119,22 @@ export async function processFolder(folder: string, options: ProcessFolderOption
 
 /** A trial's videos paired with the cameras (by name, else in order), with their start times from settings.json. */
 function withCameras(trial: FolderTrial, cameras: FolderCalibration['cameras'], settings: FolderSettings) {
-  const { indices, warning } = matchCamerasToVideos(cameras, trial.videos.map((video) => video.cameraName));
-  const videos = trial.videos.map((video) => ({ ...video, firstFrameTimeS: settings.firstFrameTimesS[video.cameraName] }));
+  const { indices, warning } = matchCamerasToVideos(
+    cameras,
+    trial.videos.map((video) => video.cameraName),
+  );
+  const videos = trial.videos.map((video) => ({
+    ...video,
+    firstFrameTimeS: settings.firstFrameTimesS[video.cameraName],
+  }));
   return { videos, indices, warning };
 }
 
-function processingSettings(settings: FolderSettings, poseModel: PoseModelName, options: ProcessFolderOptions): ProcessingSettings {
+function processingSettings(
+  settings: FolderSettings,
+  poseModel: PoseModelName,
+  options: ProcessFolderOptions,
+): ProcessingSettings {
   const filter = options.filterFrequency ?? settings.filterFrequency;
   return {
     board: settings.board,
@@ -134,11 +152,22 @@ function processingSettings(settings: FolderSettings, poseModel: PoseModelName, 
 }
 
 /** The trial as the command line reports it: its files, and its quality report read back (with the pairing warning, if any). */
-async function summary(name: string, kind: ProcessedTrial['kind'], files: OutputFile[], pairingWarning: string | undefined): Promise<ProcessedTrial> {
+async function summary(
+  name: string,
+  kind: ProcessedTrial['kind'],
+  files: OutputFile[],
+  pairingWarning: string | undefined,
+): Promise<ProcessedTrial> {
   const reportFile = files.find((file) => file.tag === RESULT_TAG.qualityReport)!;
   const report = JSON.parse(await readFile(reportFile.path, 'utf8')) as QualityReport;
   if (pairingWarning) report.warnings.unshift(pairingWarning);
-  return { name, kind, files, report, cameraFrames: report.cameras.reduce((sum, camera) => sum + camera.framesTotal, 0) };
+  return {
+    name,
+    kind,
+    files,
+    report,
+    cameraFrames: report.cameras.reduce((sum, camera) => sum + camera.framesTotal, 0),
+  };
 }
 
 /**
@@ -162,7 +191,12 @@ async function keypointsOnly(
     const progress = stageProgress(KEYPOINTS_ONLY_STAGES, options.onProgress);
     const { videos, indices, warning } = withCameras(trial, calibrated, settings);
     const result = await processTrial(
-      { trialName: trial.name, cameras: indices.map((index) => calibrated[index]), videos, calibrationErrorsPx: indices.map((index) => boardErrorsPx[index]) },
+      {
+        trialName: trial.name,
+        cameras: indices.map((index) => calibrated[index]),
+        videos,
+        calibrationErrorsPx: indices.map((index) => boardErrorsPx[index]),
+      },
       {
         pool: run.pool,
         estimatePose: run.estimatePose,
@@ -180,7 +214,8 @@ async function keypointsOnly(
     if (cameraSolutions) {
       indices.forEach((index, i) => {
         calibrated[index] = result.cameras[i];
-        boardErrorsPx[index] = result.report.cameras.find((camera) => camera.name === calibrated[index].name)?.calibrationErrorPx ?? null;
+        boardErrorsPx[index] =
+          result.report.cameras.find((camera) => camera.name === calibrated[index].name)?.calibrationErrorPx ?? null;
       });
       cameraSolutions = undefined;
     }

@@ -35,7 +35,10 @@ export interface ProcessTrialInput {
   calibrationErrorsPx?: readonly (number | null | undefined)[];
 }
 
-export interface ProcessTrialOptions extends Omit<ReconstructOptions, 'trialName' | 'firstFrameTimesS' | 'personFound' | 'calibrationErrorsPx'> {
+export interface ProcessTrialOptions extends Omit<
+  ReconstructOptions,
+  'trialName' | 'firstFrameTimesS' | 'personFound' | 'calibrationErrorsPx'
+> {
   poseModel?: PoseModelName;
   /** Pose worker threads (default: one per core). */
   workers?: number;
@@ -57,7 +60,10 @@ export async function processTrial(input: ProcessTrialInput, options: ProcessTri
     throw new Error(`processTrial: ${input.videos.length} videos but ${input.cameras.length} cameras`);
   }
   if (input.videos.length < 2) {
-    throw new ProcessingError('TOO_FEW_CAMERAS', `Only ${input.videos.length} video was given; at least 2 cameras are needed to reconstruct in 3D.`);
+    throw new ProcessingError(
+      'TOO_FEW_CAMERAS',
+      `Only ${input.videos.length} video was given; at least 2 cameras are needed to reconstruct in 3D.`,
+    );
   }
   const stageSeconds: Partial<Record<PipelineStage, number>> = {};
   const progress = options.onProgress;
@@ -81,7 +87,12 @@ export async function processTrial(input: ProcessTrialInput, options: ProcessTri
       progress?.(stage, done, total);
     },
   });
-  return { ...reconstruction, keypoints2D, stageSeconds, cameraFrames: keypoints2D.reduce((sum, k) => sum + k.frameCount, 0) };
+  return {
+    ...reconstruction,
+    keypoints2D,
+    stageSeconds,
+    cameraFrames: keypoints2D.reduce((sum, k) => sum + k.frameCount, 0),
+  };
 }
 
 async function estimateWith(
@@ -115,13 +126,20 @@ async function detectAll(videos: readonly TrialVideo[], options: ProcessTrialOpt
     );
   }
   const totalFrames = infos.reduce((sum, info) => sum + info.frameCount, 0);
-  const pool = options.pool ?? (await PoseWorkerPool.start({ model: options.poseModel ?? DEFAULT_POSE_MODEL, workers: options.workers }));
+  const pool =
+    options.pool ??
+    (await PoseWorkerPool.start({ model: options.poseModel ?? DEFAULT_POSE_MODEL, workers: options.workers }));
   let framesBefore = 0;
   try {
     const results: Keypoints2D[] = [];
     for (const [i, video] of videos.entries()) {
       const info = infos[i];
-      const frames = decodeFrames(video.path, { info, pixelFormat: 'rgb24', maxWidth: POSE_INPUT_MAX_SIDE_PX, maxHeight: POSE_INPUT_MAX_SIDE_PX });
+      const frames = decodeFrames(video.path, {
+        info,
+        pixelFormat: 'rgb24',
+        maxWidth: POSE_INPUT_MAX_SIDE_PX,
+        maxHeight: POSE_INPUT_MAX_SIDE_PX,
+      });
       try {
         results.push(
           await detectPose2D(frames, {
@@ -130,11 +148,13 @@ async function detectAll(videos: readonly TrialVideo[], options: ProcessTrialOpt
             fps: info.fps,
             frameCount: info.frameCount,
             cameraName: video.cameraName,
-            onProgress: (done) => options.onProgress?.('pose', framesBefore + Math.min(done, info.frameCount), totalFrames),
+            onProgress: (done) =>
+              options.onProgress?.('pose', framesBefore + Math.min(done, info.frameCount), totalFrames),
           }),
         );
       } catch (error) {
-        if (error instanceof VideoReadError) throw new ProcessingError('VIDEO_UNREADABLE', error.message, [video.cameraName]);
+        if (error instanceof VideoReadError)
+          throw new ProcessingError('VIDEO_UNREADABLE', error.message, [video.cameraName]);
         if (!(error instanceof NoPersonFoundError)) throw error;
         // Nobody in this camera: keep it as an empty series; reconstruction decides whether the others suffice.
         results.push(emptyKeypoints(info));

@@ -1,5 +1,10 @@
 import type { CameraModel } from '../camera/camera.ts';
-import { isGaitTrialName, resolveCutoffHz, type CutoffDecision, type FilterFrequencySetting } from '../filter/cutoff.ts';
+import {
+  isGaitTrialName,
+  resolveCutoffHz,
+  type CutoffDecision,
+  type FilterFrequencySetting,
+} from '../filter/cutoff.ts';
 import { filterTrajectories } from '../filter/filter-trajectories.ts';
 import { removeSpikes } from '../filter/remove-spikes.ts';
 import type { MarkerTrajectories } from '../formats/trc.ts';
@@ -72,9 +77,14 @@ export interface Reconstruction {
 /** Below this share of the reference camera's frames kept after synchronisation, the report warns (our choice). */
 const MOST_FRAMES = 0.75;
 
-export function reconstructTrial(cameras: readonly CameraModel[], keypoints: readonly KeypointSeries[], options: ReconstructOptions): Reconstruction {
+export function reconstructTrial(
+  cameras: readonly CameraModel[],
+  keypoints: readonly KeypointSeries[],
+  options: ReconstructOptions,
+): Reconstruction {
   const warnings: string[] = [];
-  if (cameras.length !== keypoints.length) throw new Error(`reconstructTrial: ${cameras.length} cameras but ${keypoints.length} keypoint series`);
+  if (cameras.length !== keypoints.length)
+    throw new Error(`reconstructTrial: ${cameras.length} cameras but ${keypoints.length} keypoint series`);
   const keypointNames = keypoints[0]?.keypointNames ?? [];
   if (keypoints.some((series) => series.keypointNames.join() !== keypointNames.join())) {
     throw new Error('reconstructTrial: every camera must have the same keypoints in the same order');
@@ -102,12 +112,19 @@ export function reconstructTrial(cameras: readonly CameraModel[], keypoints: rea
   // Synchronisation, starting from the phones' first-frame times.
   const reported = used.map((c) => options.firstFrameTimesS?.[c]);
   const earliest = Math.min(...reported.map((t) => t ?? Number.POSITIVE_INFINITY));
-  const initialOffsetsS = tracked.map((s, i) => (reported[i] !== undefined && Number.isFinite(earliest) ? reported[i]! - earliest : 0) - s.timestampsS[0]);
+  const initialOffsetsS = tracked.map(
+    (s, i) => (reported[i] !== undefined && Number.isFinite(earliest) ? reported[i]! - earliest : 0) - s.timestampsS[0],
+  );
   options.onProgress?.('sync', 0, 1);
   const referenceCamera = fastest(tracked);
   const solutions = options.cameraSolutions;
   if (solutions) {
-    const { choice } = chooseCameraSolutions(used.map((c) => solutions[c].map((solution) => solution.camera)), tracked, initialOffsetsS, referenceCamera);
+    const { choice } = chooseCameraSolutions(
+      used.map((c) => solutions[c].map((solution) => solution.camera)),
+      tracked,
+      initialOffsetsS,
+      referenceCamera,
+    );
     used.forEach((c, i) => {
       chosenCameras[c] = solutions[c][choice[i]].camera;
       calibrationErrorsPx[c] = solutions[c][choice[i]].boardRmsPx;
@@ -116,9 +133,17 @@ export function reconstructTrial(cameras: readonly CameraModel[], keypoints: rea
   const usedCameras = used.map((c) => chosenCameras[c]);
 
   // One person across cameras, when other people were seen.
-  const people = associatePerson(usedCameras, tracked, initialOffsetsS, referenceCamera, options.minConfidence ?? DEFAULT_MIN_CONFIDENCE);
+  const people = associatePerson(
+    usedCameras,
+    tracked,
+    initialOffsetsS,
+    referenceCamera,
+    options.minConfidence ?? DEFAULT_MIN_CONFIDENCE,
+  );
   const series = people.series;
-  const seenWithOthers = people.framesWithOthers.flatMap((frames, i) => (frames > 0 ? [`${cameraNames[i]} (${frames} frames)`] : []));
+  const seenWithOthers = people.framesWithOthers.flatMap((frames, i) =>
+    frames > 0 ? [`${cameraNames[i]} (${frames} frames)`] : [],
+  );
   if (seenWithOthers.length > 0) {
     const reassigned = people.framesReassigned.reduce((sum, frames) => sum + frames, 0);
     warnings.push(
@@ -131,7 +156,15 @@ export function reconstructTrial(cameras: readonly CameraModel[], keypoints: rea
       ? {
           referenceCamera,
           offsetsS: Float64Array.from(initialOffsetsS),
-          cameras: initialOffsetsS.map((offsetS, i) => ({ offsetS, lagS: 0, lagFrames: 0, correlation: 0, confidence: 0, signal: i === referenceCamera ? 'reference' : 'initial', refined: false })),
+          cameras: initialOffsetsS.map((offsetS, i) => ({
+            offsetS,
+            lagS: 0,
+            lagFrames: 0,
+            correlation: 0,
+            confidence: 0,
+            signal: i === referenceCamera ? 'reference' : 'initial',
+            refined: false,
+          })),
         }
       : synchronise(series, {
           initialOffsetsS,
@@ -143,8 +176,12 @@ export function reconstructTrial(cameras: readonly CameraModel[], keypoints: rea
         });
   for (const [i, camera] of sync.cameras.entries()) {
     if (i === referenceCamera || options.synchronise === false) continue;
-    if (camera.signal === 'initial') warnings.push(`${cameraNames[i]}: no synchronising movement found; using the phones' start times.`);
-    else if (!camera.refined) warnings.push(`${cameraNames[i]}: synchronisation not refined (no lag clearly better than the phones' start times); using the start times.`);
+    if (camera.signal === 'initial')
+      warnings.push(`${cameraNames[i]}: no synchronising movement found; using the phones' start times.`);
+    else if (!camera.refined)
+      warnings.push(
+        `${cameraNames[i]}: synchronisation not refined (no lag clearly better than the phones' start times); using the start times.`,
+      );
   }
   options.onProgress?.('sync', 1, 1);
 
@@ -154,7 +191,9 @@ export function reconstructTrial(cameras: readonly CameraModel[], keypoints: rea
   const aligned = alignToTimeBase(series, sync.offsetsS, timesS, frameRateHz);
   const referenceFrames = series[referenceCamera].frameCount;
   if (timesS.length < MOST_FRAMES * referenceFrames) {
-    warnings.push(`Synchronisation keeps ${timesS.length} of ${referenceFrames} frames: the cameras overlap in time for only part of the trial.`);
+    warnings.push(
+      `Synchronisation keeps ${timesS.length} of ${referenceFrames} frames: the cameras overlap in time for only part of the trial.`,
+    );
   }
   const triangulation = triangulate(usedCameras, aligned.observations, aligned.frameCount, aligned.keypointCount, {
     minConfidence: options.minConfidence,
@@ -180,11 +219,18 @@ export function reconstructTrial(cameras: readonly CameraModel[], keypoints: rea
   const isGait = options.isGait ?? isGaitTrialName(options.trialName);
   const cutoff = resolveCutoffHz(options.filterFrequency, frameRateHz, isGait);
   if (cutoff.warning) warnings.push(cutoff.warning);
-  const filtered = cutoff.passThrough ? filled : filterTrajectories(filled, aligned.frameCount, keypointCount, cutoff.cutoffHz, frameRateHz);
+  const filtered = cutoff.passThrough
+    ? filled
+    : filterTrajectories(filled, aligned.frameCount, keypointCount, cutoff.cutoffHz, frameRateHz);
   options.onProgress?.('filter', 1, 1);
 
   const trialTimesS = timesS.map((t) => t - timesS[0]);
-  const trajectories = (positionsM: Float64Array): MarkerTrajectories => ({ markerNames: [...keypointNames], frameRateHz, timesS: trialTimesS, positionsM });
+  const trajectories = (positionsM: Float64Array): MarkerTrajectories => ({
+    markerNames: [...keypointNames],
+    frameRateHz,
+    timesS: trialTimesS,
+    positionsM,
+  });
   const report = buildQualityReport({
     trial: options.trialName,
     frameRateHz,
@@ -194,7 +240,10 @@ export function reconstructTrial(cameras: readonly CameraModel[], keypoints: rea
     calibrationErrorsPx: used.map((c) => calibrationErrorsPx[c]),
     sync,
     personFramesPerCamera: used.map((c) => personFrames(keypoints[c], options.personFound?.[c])),
-    otherPeoplePerCamera: used.map((_, i) => ({ framesSeen: people.framesWithOthers[i], framesReassigned: people.framesReassigned[i] })),
+    otherPeoplePerCamera: used.map((_, i) => ({
+      framesSeen: people.framesWithOthers[i],
+      framesReassigned: people.framesReassigned[i],
+    })),
     reprojection: summariseReprojectionErrors(triangulation),
     triangulation,
     spikesRemovedPerKeypoint: spikes.removedPerPoint,
@@ -204,11 +253,20 @@ export function reconstructTrial(cameras: readonly CameraModel[], keypoints: rea
     cutoff,
     warnings,
   });
-  return { cameras: chosenCameras, keypoints: trajectories(filtered), unfiltered: trajectories(filled), sync, triangulation, cutoff, report };
+  return {
+    cameras: chosenCameras,
+    keypoints: trajectories(filtered),
+    unfiltered: trajectories(filled),
+    sync,
+    triangulation,
+    cutoff,
+    report,
+  };
 }
 
 function hasDetections(series: KeypointSeries): boolean {
-  for (let i = 2; i < series.data.length; i += 3) if (series.data[i] > 0 && !Number.isNaN(series.data[i - 1])) return true;
+  for (let i = 2; i < series.data.length; i += 3)
+    if (series.data[i] > 0 && !Number.isNaN(series.data[i - 1])) return true;
   return false;
 }
 
@@ -238,7 +296,10 @@ function personFrames(series: KeypointSeries, found: Uint8Array | undefined) {
  * uploaded from a phone calibrated at 1080p) is scaled back; sizes that differ only by a few
  * pixels of padding or cropping (1080 vs 1088) are left alone, as the pixels are the same.
  */
-function toCameraPixels(series: KeypointSeries & { imageSize?: { width: number; height: number } }, camera: CameraModel): KeypointSeries {
+function toCameraPixels(
+  series: KeypointSeries & { imageSize?: { width: number; height: number } },
+  camera: CameraModel,
+): KeypointSeries {
   const size = series.imageSize;
   if (!size || !(size.width > 0) || !(size.height > 0)) return series;
   const scaleX = camera.imageSize.width / size.width;
@@ -253,5 +314,9 @@ function toCameraPixels(series: KeypointSeries & { imageSize?: { width: number; 
     }
     return data;
   };
-  return { ...series, data: scaled(series.data), ...(series.otherPeople ? { otherPeople: series.otherPeople.map(scaled) } : {}) };
+  return {
+    ...series,
+    data: scaled(series.data),
+    ...(series.otherPeople ? { otherPeople: series.otherPeople.map(scaled) } : {}),
+  };
 }

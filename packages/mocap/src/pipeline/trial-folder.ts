@@ -36,10 +36,18 @@ export function findTrials(folder: string): FolderTrial[] {
   const directVideos = entries.filter((name) => isVideo(name) && statSync(join(videosDir, name)).isFile());
   const cameraDirs = entries.filter((name) => statSync(join(videosDir, name)).isDirectory());
   if (directVideos.length > 0 && cameraDirs.length > 0) {
-    throw new ProcessingError('INVALID_FOLDER', `${videosDir} mixes videos and camera folders; use one layout: videos/<camera>.mp4 or videos/<camera>/<trial>.mp4.`);
+    throw new ProcessingError(
+      'INVALID_FOLDER',
+      `${videosDir} mixes videos and camera folders; use one layout: videos/<camera>.mp4 or videos/<camera>/<trial>.mp4.`,
+    );
   }
   if (directVideos.length > 0) {
-    return [{ name: trialNameOf(folder), videos: directVideos.map((file) => ({ cameraName: stem(file), path: join(videosDir, file) })) }];
+    return [
+      {
+        name: trialNameOf(folder),
+        videos: directVideos.map((file) => ({ cameraName: stem(file), path: join(videosDir, file) })),
+      },
+    ];
   }
   const trials = new Map<string, FolderTrial>();
   for (const cameraName of cameraDirs) {
@@ -50,7 +58,10 @@ export function findTrials(folder: string): FolderTrial[] {
     }
   }
   if (trials.size === 0) {
-    throw new ProcessingError('INVALID_FOLDER', `No videos found in ${videosDir}. Supported: ${VIDEO_EXTENSIONS.join(', ')}.`);
+    throw new ProcessingError(
+      'INVALID_FOLDER',
+      `No videos found in ${videosDir}. Supported: ${VIDEO_EXTENSIONS.join(', ')}.`,
+    );
   }
   return [...trials.values()].sort((a, b) => naturalCompare(a.name, b.name));
 }

@@ -12,7 +12,11 @@ export interface TrialOutputFiles {
 }
 
 /** Writes `<trial>.trc`, `<trial>_keypoints.json` and `<trial>_report.json` into `directory`. */
-export async function writeTrialOutputs(reconstruction: Reconstruction, trialName: string, directory: string): Promise<TrialOutputFiles> {
+export async function writeTrialOutputs(
+  reconstruction: Reconstruction,
+  trialName: string,
+  directory: string,
+): Promise<TrialOutputFiles> {
   await mkdir(directory, { recursive: true });
   const files: TrialOutputFiles = {
     trc: join(directory, `${trialName}.trc`),

@@ -50,16 +50,29 @@ export function associatePerson(
   // Views: each camera's tracked person, then the others it saw, as many as the solver holds.
   const layersPerCamera = Math.max(1, Math.floor(MAX_VIEWS / cameras.length));
   const views = series.flatMap((s, c) =>
-    [s.data, ...(s.otherPeople ?? [])].slice(0, layersPerCamera).map((data, layer) => ({ camera: c, layer, series: { ...s, data, otherPeople: undefined } })),
+    [s.data, ...(s.otherPeople ?? [])]
+      .slice(0, layersPerCamera)
+      .map((data, layer) => ({ camera: c, layer, series: { ...s, data, otherPeople: undefined } })),
   );
   const timesS = sharedTimeBase(series, initialOffsetsS, referenceCamera);
   const frameRateHz = series[referenceCamera].fps;
-  const aligned = alignToTimeBase(views.map((view) => view.series), views.map((view) => initialOffsetsS[view.camera]), timesS, frameRateHz);
+  const aligned = alignToTimeBase(
+    views.map((view) => view.series),
+    views.map((view) => initialOffsetsS[view.camera]),
+    timesS,
+    frameRateHz,
+  );
   const keypointCount = aligned.keypointCount;
-  const solver = new PointSolver(views.map((view) => cameras[view.camera]), aligned.observations, aligned.frameCount * keypointCount, minConfidence);
+  const solver = new PointSolver(
+    views.map((view) => cameras[view.camera]),
+    aligned.observations,
+    aligned.frameCount * keypointCount,
+    minConfidence,
+  );
   const detected = (view: number, frame: number) => {
     let seen = 0;
-    for (let k = 0; k < keypointCount; k++) if (solver.normalised[view][(frame * keypointCount + k) * 3 + 2] > 0) seen++;
+    for (let k = 0; k < keypointCount; k++)
+      if (solver.normalised[view][(frame * keypointCount + k) * 3 + 2] > 0) seen++;
     return seen * 3 >= keypointCount;
   };
 
@@ -93,7 +106,9 @@ export function associatePerson(
   const chosen = Array.from({ length: series.length }, () => new Int16Array(aligned.frameCount).fill(-1));
   let previous: Float64Array | null = null;
   for (let frame = 0; frame < aligned.frameCount; frame++) {
-    const options = series.map((_, c) => views.flatMap((view, v) => (view.camera === c && detected(v, frame) ? [v] : [])));
+    const options = series.map((_, c) =>
+      views.flatMap((view, v) => (view.camera === c && detected(v, frame) ? [v] : [])),
+    );
     if (options.every((list) => list.length <= 1)) {
       options.forEach((list, c) => (chosen[c][frame] = list[0] ?? -1));
       continue;
@@ -109,17 +124,19 @@ export function associatePerson(
     if (combinations <= MAX_COMBINATIONS) {
       for (let index = 0; index < combinations; index++) {
         let rest = index;
-        evaluate(options.map((list) => {
-          if (list.length === 0) return -1;
-          const pick = list[rest % list.length];
-          rest = Math.floor(rest / list.length);
-          return pick;
-        }));
+        evaluate(
+          options.map((list) => {
+            if (list.length === 0) return -1;
+            const pick = list[rest % list.length];
+            rest = Math.floor(rest / list.length);
+            return pick;
+          }),
+        );
       }
     } else {
       const picks = options.map((list) => list[0] ?? -1);
       let best = evaluate(picks);
-      for (let improved = true; improved; ) {
+      for (let improved = true; improved;) {
         improved = false;
         options.forEach((list, c) => {
           for (const v of list) {
@@ -135,8 +152,16 @@ export function associatePerson(
     const lowest = Math.min(...candidates.map((candidate) => candidate.error));
     const ties = candidates.filter((candidate) => candidate.error <= lowest * TIE_FACTOR);
     const distance = (candidate: { centroid: Float64Array }) =>
-      previous ? Math.hypot(candidate.centroid[0] - previous[0], candidate.centroid[1] - previous[1], candidate.centroid[2] - previous[2]) : 0;
-    const pick: Combination = previous ? ties.reduce((best, candidate) => (distance(candidate) < distance(best) ? candidate : best)) : ties.find((candidate) => candidate.error === lowest)!;
+      previous
+        ? Math.hypot(
+            candidate.centroid[0] - previous[0],
+            candidate.centroid[1] - previous[1],
+            candidate.centroid[2] - previous[2],
+          )
+        : 0;
+    const pick: Combination = previous
+      ? ties.reduce((best, candidate) => (distance(candidate) < distance(best) ? candidate : best))
+      : ties.find((candidate) => candidate.error === lowest)!;
     if (Number.isFinite(pick.error)) previous = pick.centroid;
     options.forEach((list, c) => (chosen[c][frame] = list.find((v) => pick.mask & (1 << v)) ?? -1));
   }
@@ -147,7 +172,12 @@ export function associatePerson(
     const stride = keypointCount * 3;
     for (let own = 0; own < s.frameCount; own++) {
       const frame = Math.round((s.timestampsS[own] + initialOffsetsS[c] - timesS[0]) * frameRateHz);
-      if (frame < 0 || frame >= aligned.frameCount || Math.abs(timesS[frame] - s.timestampsS[own] - initialOffsetsS[c]) > 0.5 / frameRateHz) continue;
+      if (
+        frame < 0 ||
+        frame >= aligned.frameCount ||
+        Math.abs(timesS[frame] - s.timestampsS[own] - initialOffsetsS[c]) > 0.5 / frameRateHz
+      )
+        continue;
       const view = chosen[c][frame];
       if (view < 0 || views[view].layer === 0) continue;
       data.set(views[view].series.data.subarray(own * stride, (own + 1) * stride), own * stride);

@@ -24,7 +24,7 @@ export interface PersonDetection {
 function detectorAnchors(): Float32Array {
   const strides = [8, 16, 32, 32, 32];
   const centres: number[] = [];
-  for (let layer = 0; layer < strides.length; ) {
+  for (let layer = 0; layer < strides.length;) {
     let anchorsPerCell = 0;
     let next = layer;
     while (next < strides.length && strides[next] === strides[layer]) {
@@ -69,7 +69,10 @@ export class BlazePoseDetector {
   }
 
   /** People in `area` of the image (default: all of it, letterboxed into the detector's square). */
-  async detect(image: RgbImage, area: PoseRegion = wholeImageRegion(image.width, image.height)): Promise<PersonDetection[]> {
+  async detect(
+    image: RgbImage,
+    area: PoseRegion = wholeImageRegion(image.width, image.height),
+  ): Promise<PersonDetection[]> {
     sampleRegion(image, area, DETECTOR_INPUT_PX, DETECTOR_VALUE_RANGE, this.input);
     const output = tf.tidy(() =>
       this.model.execute(tf.tensor4d(this.input, [1, DETECTOR_INPUT_PX, DETECTOR_INPUT_PX, 3])),
@@ -87,7 +90,8 @@ export class BlazePoseDetector {
       if (score < MIN_DETECTION_SCORE) continue;
       const anchorX = this.anchors[2 * anchor];
       const anchorY = this.anchors[2 * anchor + 1];
-      const at = (offset: number, anchorCoordinate: number) => raw[base + offset] / DETECTOR_INPUT_PX + anchorCoordinate;
+      const at = (offset: number, anchorCoordinate: number) =>
+        raw[base + offset] / DETECTOR_INPUT_PX + anchorCoordinate;
       const centerU = at(1, anchorX);
       const centerV = at(2, anchorY);
       const halfW = raw[base + 3] / DETECTOR_INPUT_PX / 2;
@@ -104,7 +108,8 @@ export class BlazePoseDetector {
     candidates.sort((a, b) => b.score - a.score);
     const kept: typeof candidates = [];
     for (const candidate of candidates) {
-      if (kept.every((other) => intersectionOverUnion(candidate.box, other.box) < MAX_OVERLAP_IOU)) kept.push(candidate);
+      if (kept.every((other) => intersectionOverUnion(candidate.box, other.box) < MAX_OVERLAP_IOU))
+        kept.push(candidate);
     }
     return kept.map(({ score, region }) => ({ score, region }));
   }

@@ -69,7 +69,11 @@ const SOURCE_TABLE = VIDEO_KEYPOINTS.map((name) => SOURCES[name]);
  * Fills `out` (VIDEO_KEYPOINTS x [x, y, confidence]) from BlazePose landmarks given as image x, y
  * (`landmarksXY`, 2 a landmark) and confidences; a midpoint takes the lower of its two confidences.
  */
-export function videoKeypointsFromBlazePose(landmarksXY: Float64Array, confidence: Float64Array, out: Float32Array): void {
+export function videoKeypointsFromBlazePose(
+  landmarksXY: Float64Array,
+  confidence: Float64Array,
+  out: Float32Array,
+): void {
   SOURCE_TABLE.forEach((sources, keypoint) => {
     let x = 0;
     let y = 0;

@@ -5,7 +5,14 @@ import { BlazePoseDetector, samePerson } from './blazepose-detector.ts';
 import { BLAZEPOSE_LANDMARK, videoKeypointsFromBlazePose } from './blazepose-keypoints.ts';
 import { VIDEO_KEYPOINTS } from './keypoints.ts';
 import { rankPeople } from './person-choice.ts';
-import { MAX_OTHER_PEOPLE, type PersonPose, type PoseEstimate, type PoseModel, type PoseModelName, type PoseRequest } from './pose-model.ts';
+import {
+  MAX_OTHER_PEOPLE,
+  type PersonPose,
+  type PoseEstimate,
+  type PoseModel,
+  type PoseModelName,
+  type PoseRequest,
+} from './pose-model.ts';
 import { detectionAreas, regionFromAlignmentPoints, regionPointToImage, type PoseRegion } from './region.ts';
 import { sampleRegion, type RgbImage } from './region-sampler.ts';
 import { loadLocalGraphModel, packagedModelsDir } from './tfjs-runtime.ts';
@@ -65,7 +72,10 @@ export class BlazePoseModel implements PoseModel {
   }
 
   /** The subject's estimate, and whether the detector had to run to find them. */
-  private async subjectIn(image: RgbImage, request: PoseRequest): Promise<{ estimate: PoseEstimate; detectorRan: boolean }> {
+  private async subjectIn(
+    image: RgbImage,
+    request: PoseRequest,
+  ): Promise<{ estimate: PoseEstimate; detectorRan: boolean }> {
     if (request.region) {
       const tracked = await this.landmarksIn(image, request.region);
       if (tracked.found) return { estimate: tracked, detectorRan: false };
@@ -136,16 +146,32 @@ export class BlazePoseModel implements PoseModel {
     if (!model) throw new Error(`Pose model ${this.name} used before load()`);
     sampleRegion(image, region, LANDMARK_INPUT_PX, LANDMARK_VALUE_RANGE, this.input);
     const [landmarksTensor, poseFlagTensor, heatmapTensor] = tf.tidy(() =>
-      model.execute(tf.tensor4d(this.input, [1, LANDMARK_INPUT_PX, LANDMARK_INPUT_PX, 3]), ['ld_3d', 'output_poseflag', 'activation_heatmap']),
+      model.execute(tf.tensor4d(this.input, [1, LANDMARK_INPUT_PX, LANDMARK_INPUT_PX, 3]), [
+        'ld_3d',
+        'output_poseflag',
+        'activation_heatmap',
+      ]),
     ) as tf.Tensor[];
-    const [raw, poseFlag, heatmap] = (await Promise.all([landmarksTensor.data(), poseFlagTensor.data(), heatmapTensor.data()])) as Float32Array[];
+    const [raw, poseFlag, heatmap] = (await Promise.all([
+      landmarksTensor.data(),
+      poseFlagTensor.data(),
+      heatmapTensor.data(),
+    ])) as Float32Array[];
     const [, heatmapRows, heatmapCols] = heatmapTensor.shape;
     tf.dispose([landmarksTensor, poseFlagTensor, heatmapTensor]);
     if (poseFlag[0] < MIN_POSE_FLAG) return notFound();
 
     for (let landmark = 0; landmark < LANDMARK_COUNT; landmark++) {
       const base = landmark * VALUES_PER_LANDMARK;
-      refineFromHeatmap(heatmap, heatmapRows, heatmapCols, landmark, raw[base] / LANDMARK_INPUT_PX, raw[base + 1] / LANDMARK_INPUT_PX, this.refined);
+      refineFromHeatmap(
+        heatmap,
+        heatmapRows,
+        heatmapCols,
+        landmark,
+        raw[base] / LANDMARK_INPUT_PX,
+        raw[base + 1] / LANDMARK_INPUT_PX,
+        this.refined,
+      );
       regionPointToImage(region, this.refined[0], this.refined[1], this.point);
       this.landmarksXY[2 * landmark] = this.point[0];
       this.landmarksXY[2 * landmark + 1] = this.point[1];
@@ -175,7 +201,15 @@ export class BlazePoseModel implements PoseModel {
  * MediaPipe's refinement of one landmark at (u, v) (0..1 in the landmark input) from its heatmap
  * channel (heatmap: rows × cols × LANDMARK_COUNT), into `refined`.
  */
-function refineFromHeatmap(heatmap: Float32Array, rows: number, cols: number, landmark: number, u: number, v: number, refined: Float64Array): void {
+function refineFromHeatmap(
+  heatmap: Float32Array,
+  rows: number,
+  cols: number,
+  landmark: number,
+  u: number,
+  v: number,
+  refined: Float64Array,
+): void {
   refined[0] = u;
   refined[1] = v;
   const centreCol = Math.trunc(u * cols);
@@ -204,5 +238,9 @@ function refineFromHeatmap(heatmap: Float32Array, rows: number, cols: number, la
 }
 
 function notFound(): PoseEstimate {
-  return { found: false, keypoints: new Float32Array(VIDEO_KEYPOINTS.length * 3).fill(Number.NaN), trackingRegion: null };
+  return {
+    found: false,
+    keypoints: new Float32Array(VIDEO_KEYPOINTS.length * 3).fill(Number.NaN),
+    trackingRegion: null,
+  };
 }

@@ -82,7 +82,9 @@ export async function detectPose2D(
   frames: AsyncIterable<PoseInputFrame> | Iterable<PoseInputFrame>,
   options: DetectPose2DOptions = {},
 ): Promise<Keypoints2D> {
-  const pool = options.pool ?? (await PoseWorkerPool.start({ model: options.model ?? DEFAULT_POSE_MODEL, workers: options.workers }));
+  const pool =
+    options.pool ??
+    (await PoseWorkerPool.start({ model: options.model ?? DEFAULT_POSE_MODEL, workers: options.workers }));
   try {
     return await trackPerson(frames, pool, options);
   } finally {
@@ -120,7 +122,11 @@ async function trackPerson(
   const regionFor = (frame: number): PoseRegion | null => {
     if (!latest.region) return null;
     if (!earlier.region || latest.frame - earlier.frame > MAX_EXTRAPOLATION_GAP_FRAMES) return latest.region;
-    return extrapolateRegion(earlier as { frame: number; region: PoseRegion }, latest as { frame: number; region: PoseRegion }, frame);
+    return extrapolateRegion(
+      earlier as { frame: number; region: PoseRegion },
+      latest as { frame: number; region: PoseRegion },
+      frame,
+    );
   };
 
   let lastDetectionS = -Infinity;
@@ -143,7 +149,9 @@ async function trackPerson(
     };
     const others = estimate.others ?? [];
     othersRegions = othersRegions.map((_, slot) => others[slot]?.trackingRegion ?? null);
-    othersPerFrame.push(othersRegions.map((_, slot) => (others[slot] ? toImagePixels(others[slot].keypoints, true) : null)));
+    othersPerFrame.push(
+      othersRegions.map((_, slot) => (others[slot] ? toImagePixels(others[slot].keypoints, true) : null)),
+    );
     perFrame.push(toImagePixels(estimate.keypoints, estimate.found));
     timestamps.push(oldest.timestampS);
     found.push(estimate.found ? 1 : 0);
@@ -198,7 +206,10 @@ async function trackPerson(
 }
 
 /** One layer per slot that held someone in some frame, shaped like Keypoints2D.data; none: no field. */
-function otherPeopleLayers(othersPerFrame: (Float32Array | null)[][], keypointCount: number): Pick<Keypoints2D, 'otherPeople'> {
+function otherPeopleLayers(
+  othersPerFrame: (Float32Array | null)[][],
+  keypointCount: number,
+): Pick<Keypoints2D, 'otherPeople'> {
   const stride = keypointCount * KEYPOINT_VALUES;
   const layers: Float32Array[] = [];
   for (let slot = 0; slot < MAX_OTHER_PEOPLE; slot++) {
@@ -207,7 +218,8 @@ function otherPeopleLayers(othersPerFrame: (Float32Array | null)[][], keypointCo
     othersPerFrame.forEach((others, frame) => {
       const keypoints = others[slot];
       if (keypoints) layer.set(keypoints, frame * stride);
-      else for (let i = frame * stride; i < (frame + 1) * stride; i += KEYPOINT_VALUES) layer.fill(Number.NaN, i, i + 2);
+      else
+        for (let i = frame * stride; i < (frame + 1) * stride; i += KEYPOINT_VALUES) layer.fill(Number.NaN, i, i + 2);
     });
     layers.push(layer);
   }
@@ -215,7 +227,11 @@ function otherPeopleLayers(othersPerFrame: (Float32Array | null)[][], keypointCo
 }
 
 function notFound(keypointCount: number): PoseEstimate {
-  return { found: false, keypoints: new Float32Array(keypointCount * KEYPOINT_VALUES).fill(Number.NaN), trackingRegion: null };
+  return {
+    found: false,
+    keypoints: new Float32Array(keypointCount * KEYPOINT_VALUES).fill(Number.NaN),
+    trackingRegion: null,
+  };
 }
 
 function averageFps(timestampsS: Float64Array): number {

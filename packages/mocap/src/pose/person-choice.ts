@@ -14,8 +14,11 @@ export function rankPeople<T extends { region: PoseRegion }>(
   imageHeight: number,
 ): T[] {
   if (preferNear) {
-    const distance = ({ region }: T) => Math.hypot(region.centerX - preferNear.centerX, region.centerY - preferNear.centerY);
-    return detections.filter((detection) => distance(detection) < preferNear.sizePx / 2).sort((a, b) => distance(a) - distance(b));
+    const distance = ({ region }: T) =>
+      Math.hypot(region.centerX - preferNear.centerX, region.centerY - preferNear.centerY);
+    return detections
+      .filter((detection) => distance(detection) < preferNear.sizePx / 2)
+      .sort((a, b) => distance(a) - distance(b));
   }
   const halfDiagonal = Math.hypot(imageWidth, imageHeight) / 2;
   const merit = ({ region }: T) => {

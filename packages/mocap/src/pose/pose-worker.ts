@@ -24,7 +24,9 @@ port.on('message', (task: PoseWorkerTask) => {
   queue = queue.then(async () => {
     try {
       const estimate = await model.infer({ width: task.width, height: task.height, data: task.data }, task.request);
-      const others = (estimate.others ?? []).flatMap((person) => (person ? [person.keypoints.buffer as ArrayBuffer] : []));
+      const others = (estimate.others ?? []).flatMap((person) =>
+        person ? [person.keypoints.buffer as ArrayBuffer] : [],
+      );
       reply({ kind: 'result', id: task.id, estimate }, [estimate.keypoints.buffer as ArrayBuffer, ...others]);
     } catch (error) {
       reply({ kind: 'failed', id: task.id, message: String(error instanceof Error ? error.stack : error) });

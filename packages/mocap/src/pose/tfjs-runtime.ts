@@ -47,7 +47,9 @@ export async function loadLocalGraphModel(modelJsonPath: string): Promise<GraphM
   };
   const weightSpecs = artifactsJson.weightsManifest.flatMap((group) => group.weights);
   const weightBuffers = await Promise.all(
-    artifactsJson.weightsManifest.flatMap((group) => group.paths).map((path) => readFile(join(dirname(modelJsonPath), path))),
+    artifactsJson.weightsManifest
+      .flatMap((group) => group.paths)
+      .map((path) => readFile(join(dirname(modelJsonPath), path))),
   );
   const weightData = Buffer.concat(weightBuffers);
   return loadGraphModel(

@@ -23,7 +23,14 @@ export interface VideoPoseOptions extends Omit<DetectPose2DOptions, 'imageSize' 
 export async function detectPoseInVideo(path: string, options: VideoPoseOptions = {}): Promise<Keypoints2D> {
   const { info: knownInfo, maxSidePx = POSE_INPUT_MAX_SIDE_PX, startFrame, endFrame, ...poseOptions } = options;
   const info = knownInfo ?? (await probeVideo(path));
-  const frames = decodeFrames(path, { info, pixelFormat: 'rgb24', maxWidth: maxSidePx, maxHeight: maxSidePx, startFrame, endFrame });
+  const frames = decodeFrames(path, {
+    info,
+    pixelFormat: 'rgb24',
+    maxWidth: maxSidePx,
+    maxHeight: maxSidePx,
+    startFrame,
+    endFrame,
+  });
   const selectedCount = Math.min(endFrame ?? info.frameCount, info.frameCount) - (startFrame ?? 0);
   return detectPose2D(frames, {
     cameraName: path,

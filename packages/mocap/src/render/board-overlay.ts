@@ -43,7 +43,8 @@ export function drawBoardOverlay(image: RgbImage, overlay: BoardOverlay): void {
       const x = overlay.corners[i] * scale;
       const y = overlay.corners[i + 1] * scale;
       strokeCircle(image, x, y, radius, thickness, colour);
-      if (c > 0) drawLine(image, overlay.corners[i - 2] * scale, overlay.corners[i - 1] * scale, x, y, thickness / 2, colour);
+      if (c > 0)
+        drawLine(image, overlay.corners[i - 2] * scale, overlay.corners[i - 1] * scale, x, y, thickness / 2, colour);
     }
   }
   const origin = projectPoint(overlay.camera, [0, 0, 0]);
@@ -52,7 +53,16 @@ export function drawBoardOverlay(image: RgbImage, overlay: BoardOverlay): void {
     const end = [0, 0, 0];
     end[axis] = overlay.axisLengthM;
     const tip = projectPoint(overlay.camera, end);
-    if (tip) drawLine(image, origin[0] * scale, origin[1] * scale, tip[0] * scale, tip[1] * scale, thickness * 2, AXIS_COLOURS[axis]);
+    if (tip)
+      drawLine(
+        image,
+        origin[0] * scale,
+        origin[1] * scale,
+        tip[0] * scale,
+        tip[1] * scale,
+        thickness * 2,
+        AXIS_COLOURS[axis],
+      );
   }
   fillDisc(image, origin[0] * scale, origin[1] * scale, thickness * 2, [255, 255, 255]);
 }

@@ -31,7 +31,14 @@ export function fillDisc(image: RgbImage, x: number, y: number, radius: number, 
 }
 
 /** Draws the ring of `radius` pixels around (x, y), `thickness` pixels wide. */
-export function strokeCircle(image: RgbImage, x: number, y: number, radius: number, thickness: number, colour: Rgb): void {
+export function strokeCircle(
+  image: RgbImage,
+  x: number,
+  y: number,
+  radius: number,
+  thickness: number,
+  colour: Rgb,
+): void {
   const steps = Math.max(12, Math.ceil(2 * Math.PI * radius));
   for (let k = 0; k < steps; k++) {
     const angle = (2 * Math.PI * k) / steps;
@@ -40,7 +47,15 @@ export function strokeCircle(image: RgbImage, x: number, y: number, radius: numb
 }
 
 /** Draws the segment from (x0, y0) to (x1, y1), `thickness` pixels wide with round ends. */
-export function drawLine(image: RgbImage, x0: number, y0: number, x1: number, y1: number, thickness: number, colour: Rgb): void {
+export function drawLine(
+  image: RgbImage,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+  thickness: number,
+  colour: Rgb,
+): void {
   if (![x0, y0, x1, y1].every(Number.isFinite)) return;
   const length = Math.hypot(x1 - x0, y1 - y0);
   // A segment mostly off-image (a point projected near the horizon) is drawn only where it is visible.

@@ -8,11 +8,25 @@ import { drawLine, fillDisc, type Rgb, type RgbImage } from './raster.ts';
  */
 export const SKELETON_BONES: readonly (readonly [VideoKeypoint, VideoKeypoint])[] = [
   ['Nose', 'Neck'],
-  ['Neck', 'RShoulder'], ['RShoulder', 'RElbow'], ['RElbow', 'RWrist'],
-  ['Neck', 'LShoulder'], ['LShoulder', 'LElbow'], ['LElbow', 'LWrist'],
-  ['Neck', 'midHip'], ['midHip', 'RHip'], ['midHip', 'LHip'],
-  ['RHip', 'RKnee'], ['RKnee', 'RAnkle'], ['RAnkle', 'RHeel'], ['RHeel', 'RBigToe'], ['RAnkle', 'RBigToe'],
-  ['LHip', 'LKnee'], ['LKnee', 'LAnkle'], ['LAnkle', 'LHeel'], ['LHeel', 'LBigToe'], ['LAnkle', 'LBigToe'],
+  ['Neck', 'RShoulder'],
+  ['RShoulder', 'RElbow'],
+  ['RElbow', 'RWrist'],
+  ['Neck', 'LShoulder'],
+  ['LShoulder', 'LElbow'],
+  ['LElbow', 'LWrist'],
+  ['Neck', 'midHip'],
+  ['midHip', 'RHip'],
+  ['midHip', 'LHip'],
+  ['RHip', 'RKnee'],
+  ['RKnee', 'RAnkle'],
+  ['RAnkle', 'RHeel'],
+  ['RHeel', 'RBigToe'],
+  ['RAnkle', 'RBigToe'],
+  ['LHip', 'LKnee'],
+  ['LKnee', 'LAnkle'],
+  ['LAnkle', 'LHeel'],
+  ['LHeel', 'LBigToe'],
+  ['LAnkle', 'LBigToe'],
 ];
 
 export const DETECTED_COLOUR: Rgb = [255, 200, 0];
@@ -21,7 +35,12 @@ export const REPROJECTED_COLOUR: Rgb = [255, 0, 200];
 /** A keypoint's position in the image's pixels, or null where it is missing. */
 export type PointLookup = (name: string) => readonly [number, number] | null;
 
-export function drawSkeletonOverlay(image: RgbImage, detected: PointLookup, reprojected: PointLookup, keypointNames: readonly string[]): void {
+export function drawSkeletonOverlay(
+  image: RgbImage,
+  detected: PointLookup,
+  reprojected: PointLookup,
+  keypointNames: readonly string[],
+): void {
   const thickness = Math.max(2, Math.round(image.height / 300));
   for (const [a, b] of SKELETON_BONES) {
     const pa = reprojected(a);

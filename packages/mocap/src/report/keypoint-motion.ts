@@ -9,12 +9,21 @@ export interface FrameMotion {
   medianJumpM: number;
 }
 
-export function frameMotion(positionsM: Float64Array, keypointCount: number, keypoint: number, frameCount: number): FrameMotion | null {
+export function frameMotion(
+  positionsM: Float64Array,
+  keypointCount: number,
+  keypoint: number,
+  frameCount: number,
+): FrameMotion | null {
   const jumps: number[] = [];
   for (let frame = 1; frame < frameCount; frame++) {
     const at = (frame * keypointCount + keypoint) * 3;
     const before = at - keypointCount * 3;
-    const jump = Math.hypot(positionsM[at] - positionsM[before], positionsM[at + 1] - positionsM[before + 1], positionsM[at + 2] - positionsM[before + 2]);
+    const jump = Math.hypot(
+      positionsM[at] - positionsM[before],
+      positionsM[at + 1] - positionsM[before + 1],
+      positionsM[at + 2] - positionsM[before + 2],
+    );
     if (!Number.isNaN(jump)) jumps.push(jump);
   }
   if (jumps.length === 0) return null;

@@ -34,7 +34,9 @@ export function keypointsToJson(trajectories: MarkerTrajectories): KeypointsJson
     positionsM: Array.from(timesS, (_, frame) =>
       markerNames.map((_, m) => {
         const i = (frame * markerCount + m) * 3;
-        return Number.isNaN(positionsM[i]) ? null : [round(positionsM[i]), round(positionsM[i + 1]), round(positionsM[i + 2])];
+        return Number.isNaN(positionsM[i])
+          ? null
+          : [round(positionsM[i]), round(positionsM[i + 1]), round(positionsM[i + 2])];
       }),
     ),
   };

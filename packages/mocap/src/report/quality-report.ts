@@ -102,7 +102,10 @@ export interface QualityReportInput {
   personFramesPerCamera: readonly { withoutPerson: number; total: number }[];
   otherPeoplePerCamera: readonly { framesSeen: number; framesReassigned: number }[];
   reprojection: ReprojectionSummary;
-  triangulation: Pick<Triangulation, 'excludedPerCamera' | 'sidesSwappedPerCamera' | 'rejectedPoints' | 'maxReprojectionErrorPx'>;
+  triangulation: Pick<
+    Triangulation,
+    'excludedPerCamera' | 'sidesSwappedPerCamera' | 'rejectedPoints' | 'maxReprojectionErrorPx'
+  >;
   /** Per keypoint: frames removed as spikes. */
   spikesRemovedPerKeypoint: Uint32Array;
   /** frames × keypoints × 3 before gap filling (spikes removed), after it, and the output (filtered). */
@@ -119,12 +122,14 @@ export function buildQualityReport(input: QualityReportInput): QualityReport {
   let framesWithoutPerson = 0;
   for (let frame = 0; frame < frameCount; frame++) {
     let seen = false;
-    for (let k = 0; k < keypointCount && !seen; k++) seen = !Number.isNaN(input.triangulatedM[(frame * keypointCount + k) * 3]);
+    for (let k = 0; k < keypointCount && !seen; k++)
+      seen = !Number.isNaN(input.triangulatedM[(frame * keypointCount + k) * 3]);
     if (!seen) framesWithoutPerson++;
   }
   const countFrames = (positions: Float64Array, keypoint: number, missing: boolean) => {
     let count = 0;
-    for (let frame = 0; frame < frameCount; frame++) if (Number.isNaN(positions[(frame * keypointCount + keypoint) * 3]) === missing) count++;
+    for (let frame = 0; frame < frameCount; frame++)
+      if (Number.isNaN(positions[(frame * keypointCount + keypoint) * 3]) === missing) count++;
     return count;
   };
   const segments = segmentLengths(input.outputM, input.keypointNames, frameCount);

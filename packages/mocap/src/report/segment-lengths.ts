@@ -54,7 +54,11 @@ export function segmentLengths(
     for (let frame = 0; frame < frameCount; frame++) {
       const i = (frame * keypointCount + a) * 3;
       const j = (frame * keypointCount + b) * 3;
-      const length = Math.hypot(positionsM[i] - positionsM[j], positionsM[i + 1] - positionsM[j + 1], positionsM[i + 2] - positionsM[j + 2]);
+      const length = Math.hypot(
+        positionsM[i] - positionsM[j],
+        positionsM[i + 1] - positionsM[j + 1],
+        positionsM[i + 2] - positionsM[j + 2],
+      );
       if (Number.isNaN(length)) continue;
       count++;
       sum += length;

@@ -12,11 +12,15 @@ export function applyScaleFactors(model: OsimModel, factors: ReadonlyMap<string,
   const of = (body: string): Vec3 | undefined => factors.get(body);
   const scaled = (v: Vec3, s: Vec3 | undefined): Vec3 => (s ? [v[0] * s[0], v[1] * s[1], v[2] * s[2]] : [...v]);
 
-  const scaleTranslationAxis = (axis: TransformAxisDescription, parentFactors: Vec3 | undefined): TransformAxisDescription => {
+  const scaleTranslationAxis = (
+    axis: TransformAxisDescription,
+    parentFactors: Vec3 | undefined,
+  ): TransformAxisDescription => {
     if (!parentFactors) return axis;
     const factor = axis.axis[0] * parentFactors[0] + axis.axis[1] * parentFactors[1] + axis.axis[2] * parentFactors[2];
     if (axis.fn instanceof ConstantFunction) return { ...axis, fn: new ConstantFunction(axis.fn.constant * factor) };
-    if (axis.fn instanceof MultiplierFunction) return { ...axis, fn: new MultiplierFunction(axis.fn.inner, axis.fn.scale * factor) };
+    if (axis.fn instanceof MultiplierFunction)
+      return { ...axis, fn: new MultiplierFunction(axis.fn.inner, axis.fn.scale * factor) };
     return { ...axis, fn: new MultiplierFunction(axis.fn, factor) };
   };
 
@@ -26,13 +30,18 @@ export function applyScaleFactors(model: OsimModel, factors: ReadonlyMap<string,
       ...joint,
       parentOffset: { ...joint.parentOffset, translationM: scaled(joint.parentOffset.translationM, parentFactors) },
       childOffset: { ...joint.childOffset, translationM: scaled(joint.childOffset.translationM, of(joint.childBody)) },
-      translations: joint.translations.map((axis) => scaleTranslationAxis(axis, parentFactors)) as JointDescription['translations'],
+      translations: joint.translations.map((axis) =>
+        scaleTranslationAxis(axis, parentFactors),
+      ) as JointDescription['translations'],
     };
   });
 
   return {
     ...model,
-    bodies: model.bodies.map((body) => ({ ...body, geometryScaleFactors: scaled(body.geometryScaleFactors, of(body.name)) })),
+    bodies: model.bodies.map((body) => ({
+      ...body,
+      geometryScaleFactors: scaled(body.geometryScaleFactors, of(body.name)),
+    })),
     joints,
     coordinates: model.coordinates.map((coordinate) => ({ ...coordinate })),
     markers: model.markers.map((marker) => ({ ...marker, locationM: scaled(marker.locationM, of(marker.body)) })),

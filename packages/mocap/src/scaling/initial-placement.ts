@@ -30,15 +30,18 @@ export function withPelvisPlacedOnMarkers(
   });
   if (pairs.length < 2) return { model, yawRad: 0, translationM: [0, 0, 0] };
 
-  const mean = (pick: (pair: { p: number[]; m: number[] }) => number) => pairs.reduce((sum, pair) => sum + pick(pair), 0) / pairs.length;
+  const mean = (pick: (pair: { p: number[]; m: number[] }) => number) =>
+    pairs.reduce((sum, pair) => sum + pick(pair), 0) / pairs.length;
   const pBar = [0, 1, 2].map((a) => mean((pair) => pair.p[a]));
   const mBar = [0, 1, 2].map((a) => mean((pair) => pair.m[a]));
   // Rotation about y: x' = x cos + z sin, z' = −x sin + z cos; maximise Σ m·R p over centred points.
   let cosine = 0;
   let sine = 0;
   for (const { p, m } of pairs) {
-    const px = p[0] - pBar[0], pz = p[2] - pBar[2];
-    const mx = m[0] - mBar[0], mz = m[2] - mBar[2];
+    const px = p[0] - pBar[0],
+      pz = p[2] - pBar[2];
+    const mx = m[0] - mBar[0],
+      mz = m[2] - mBar[2];
     cosine += mx * px + mz * pz;
     sine += mx * pz - mz * px;
   }
@@ -48,7 +51,8 @@ export function withPelvisPlacedOnMarkers(
   // The free joint turns the model about the pelvis origin o: x ↦ R (x − o) + o + t, so the
   // centroids coincide for t = m̄ − o − R (p̄ − o).
   const o = [tx.defaultValue, ty.defaultValue, tz.defaultValue];
-  const dx = pBar[0] - o[0], dz = pBar[2] - o[2];
+  const dx = pBar[0] - o[0],
+    dz = pBar[2] - o[2];
   const rotated = [o[0] + c * dx + s * dz, pBar[1], o[2] - s * dx + c * dz];
   const translationM: [number, number, number] = [mBar[0] - rotated[0], mBar[1] - rotated[1], mBar[2] - rotated[2]];
 

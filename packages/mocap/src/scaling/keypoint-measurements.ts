@@ -11,19 +11,67 @@ import type { Measurement } from '../formats/scale-setup.ts';
  */
 const XYZ = [0, 1, 2] as (0 | 1 | 2)[];
 const bothSides = (make: (s: 'R' | 'L') => [string, string]): Array<[string, string]> => [make('R'), make('L')];
-const bodiesBothSides = (...names: string[]) => names.flatMap((name) => [`${name}_r`, `${name}_l`]).map((body) => ({ body, axes: XYZ }));
+const bodiesBothSides = (...names: string[]) =>
+  names.flatMap((name) => [`${name}_r`, `${name}_l`]).map((body) => ({ body, axes: XYZ }));
 
 export const KEYPOINT_MEASUREMENTS: Measurement[] = [
-  { name: 'trunk', apply: true, markerPairs: [['Neck', 'midHip']], bodyScales: [{ body: 'torso', axes: XYZ }, { body: 'pelvis', axes: [0, 1] }] },
+  {
+    name: 'trunk',
+    apply: true,
+    markerPairs: [['Neck', 'midHip']],
+    bodyScales: [
+      { body: 'torso', axes: XYZ },
+      { body: 'pelvis', axes: [0, 1] },
+    ],
+  },
   { name: 'hip breadth', apply: true, markerPairs: [['RHip', 'LHip']], bodyScales: [{ body: 'pelvis', axes: [2] }] },
   // The head from the face keypoints' distances to the mid-shoulder point (its frame's origin).
-  { name: 'head', apply: true, markerPairs: [['Neck', 'Nose'], ['Neck', 'REye'], ['Neck', 'LEye']], bodyScales: [{ body: 'head', axes: XYZ }] },
-  { name: 'shoulder breadth', apply: true, markerPairs: [['RShoulder', 'LShoulder']], bodyScales: [{ body: 'torso', axes: [2] }] },
-  { name: 'thigh', apply: true, markerPairs: bothSides((s) => [`${s}Hip`, `${s}Knee`]), bodyScales: bodiesBothSides('femur') },
-  { name: 'shank', apply: true, markerPairs: bothSides((s) => [`${s}Knee`, `${s}Ankle`]), bodyScales: bodiesBothSides('tibia', 'talus') },
-  { name: 'foot', apply: true, markerPairs: bothSides((s) => [`${s}Heel`, `${s}BigToe`]), bodyScales: bodiesBothSides('calcn', 'toes') },
-  { name: 'upper arm', apply: true, markerPairs: bothSides((s) => [`${s}Shoulder`, `${s}Elbow`]), bodyScales: bodiesBothSides('humerus') },
-  { name: 'forearm', apply: true, markerPairs: bothSides((s) => [`${s}Elbow`, `${s}Wrist`]), bodyScales: bodiesBothSides('ulna', 'radius', 'hand') },
+  {
+    name: 'head',
+    apply: true,
+    markerPairs: [
+      ['Neck', 'Nose'],
+      ['Neck', 'REye'],
+      ['Neck', 'LEye'],
+    ],
+    bodyScales: [{ body: 'head', axes: XYZ }],
+  },
+  {
+    name: 'shoulder breadth',
+    apply: true,
+    markerPairs: [['RShoulder', 'LShoulder']],
+    bodyScales: [{ body: 'torso', axes: [2] }],
+  },
+  {
+    name: 'thigh',
+    apply: true,
+    markerPairs: bothSides((s) => [`${s}Hip`, `${s}Knee`]),
+    bodyScales: bodiesBothSides('femur'),
+  },
+  {
+    name: 'shank',
+    apply: true,
+    markerPairs: bothSides((s) => [`${s}Knee`, `${s}Ankle`]),
+    bodyScales: bodiesBothSides('tibia', 'talus'),
+  },
+  {
+    name: 'foot',
+    apply: true,
+    markerPairs: bothSides((s) => [`${s}Heel`, `${s}BigToe`]),
+    bodyScales: bodiesBothSides('calcn', 'toes'),
+  },
+  {
+    name: 'upper arm',
+    apply: true,
+    markerPairs: bothSides((s) => [`${s}Shoulder`, `${s}Elbow`]),
+    bodyScales: bodiesBothSides('humerus'),
+  },
+  {
+    name: 'forearm',
+    apply: true,
+    markerPairs: bothSides((s) => [`${s}Elbow`, `${s}Wrist`]),
+    bodyScales: bodiesBothSides('ulna', 'radius', 'hand'),
+  },
 ];
 
 /** The keypoints the measurements use: the still window is searched on these. */

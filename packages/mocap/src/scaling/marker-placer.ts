@@ -39,10 +39,19 @@ export interface MarkerPlacementResult {
 
 function poseAsTrajectories(pose: StaticPose): MarkerTrajectories {
   const [startS] = pose.timeRangeS;
-  return { markerNames: pose.markerNames, frameRateHz: 1, timesS: Float64Array.of(startS), positionsM: pose.positionsM };
+  return {
+    markerNames: pose.markerNames,
+    frameRateHz: 1,
+    timesS: Float64Array.of(startS),
+    positionsM: pose.positionsM,
+  };
 }
 
-export function placeMarkers(model: OsimModel, pose: StaticPose, options: MarkerPlacementOptions = {}): MarkerPlacementResult {
+export function placeMarkers(
+  model: OsimModel,
+  pose: StaticPose,
+  options: MarkerPlacementOptions = {},
+): MarkerPlacementResult {
   const start = withPelvisPlacedOnMarkers(model, pose.markerNames, pose.positionsM);
   const solved = solveInverseKinematics(new KinematicModel(start.model), poseAsTrajectories(pose), {
     markerWeights: options.markerWeights,
@@ -58,15 +67,23 @@ export function placeMarkers(model: OsimModel, pose: StaticPose, options: Marker
   const modelPositions = new Float64Array(kinematics.markerNames.length * 3);
   kinematics.markerPositions(modelPositions);
 
-  const trackedWeights = new Map(solved.trackedMarkerNames.map((name) => [name, options.markerWeights?.get(name) ?? 1]));
+  const trackedWeights = new Map(
+    solved.trackedMarkerNames.map((name) => [name, options.markerWeights?.get(name) ?? 1]),
+  );
   const markerErrors: MarkerPlacementError[] = [];
   const movedMarkers: string[] = [];
   const markers = model.markers.map((marker, m) => {
     const d = pose.markerNames.indexOf(marker.name);
-    const measured = d >= 0 ? [pose.positionsM[d * 3], pose.positionsM[d * 3 + 1], pose.positionsM[d * 3 + 2]] : undefined;
+    const measured =
+      d >= 0 ? [pose.positionsM[d * 3], pose.positionsM[d * 3 + 1], pose.positionsM[d * 3 + 2]] : undefined;
     if (!measured || measured.some(Number.isNaN)) return { ...marker };
-    const errorM = Math.hypot(modelPositions[m * 3] - measured[0], modelPositions[m * 3 + 1] - measured[1], modelPositions[m * 3 + 2] - measured[2]);
-    if (trackedWeights.has(marker.name)) markerErrors.push({ name: marker.name, errorM, weight: trackedWeights.get(marker.name)! });
+    const errorM = Math.hypot(
+      modelPositions[m * 3] - measured[0],
+      modelPositions[m * 3 + 1] - measured[1],
+      modelPositions[m * 3 + 2] - measured[2],
+    );
+    if (trackedWeights.has(marker.name))
+      markerErrors.push({ name: marker.name, errorM, weight: trackedWeights.get(marker.name)! });
     if (options.fixedMarkers?.has(marker.name) || marker.body === 'ground') return { ...marker };
     // location in body = Rᵀ (measured − body origin), R row-major body-to-ground.
     const b = kinematics.bodyNames.indexOf(marker.body);
@@ -81,7 +98,10 @@ export function placeMarkers(model: OsimModel, pose: StaticPose, options: Marker
     return { ...marker, locationM };
   });
 
-  const rmsErrorM = markerErrors.length > 0 ? Math.sqrt(markerErrors.reduce((sum, e) => sum + e.errorM * e.errorM, 0) / markerErrors.length) : Number.NaN;
+  const rmsErrorM =
+    markerErrors.length > 0
+      ? Math.sqrt(markerErrors.reduce((sum, e) => sum + e.errorM * e.errorM, 0) / markerErrors.length)
+      : Number.NaN;
   const maxErrorM = markerErrors.reduce((max, e) => Math.max(max, e.errorM), 0);
   return { model: { ...model, markers }, staticCoordinates, markerErrors, rmsErrorM, maxErrorM, movedMarkers };
 }

@@ -50,7 +50,11 @@ export function defaultPoseMarkers(model: OsimModel): Map<string, Vec3> {
   return new Map(kinematics.markerNames.map((name, i) => [name, [out[i * 3], out[i * 3 + 1], out[i * 3 + 2]] as Vec3]));
 }
 
-export function measureScaleFactors(model: OsimModel, pose: StaticPose, settings: ScaleFactorSettings): ScaleFactorResult {
+export function measureScaleFactors(
+  model: OsimModel,
+  pose: StaticPose,
+  settings: ScaleFactorSettings,
+): ScaleFactorResult {
   const modelMarkers = defaultPoseMarkers(model);
   const bodyNames = new Set(model.bodies.map((body) => body.name));
   const factors = new Map<string, Vec3>();
@@ -72,9 +76,16 @@ export function measureScaleFactors(model: OsimModel, pose: StaticPose, settings
             skippedPairs.push([a, b]);
             continue;
           }
-          pairs.push({ markers: [a, b], modelDistanceM: distance(modelA, modelB), measuredDistanceM: distance(measuredA, measuredB) });
+          pairs.push({
+            markers: [a, b],
+            modelDistanceM: distance(modelA, modelB),
+            measuredDistanceM: distance(measuredA, measuredB),
+          });
         }
-        const factor = pairs.length > 0 ? pairs.reduce((sum, pair) => sum + pair.measuredDistanceM / pair.modelDistanceM, 0) / pairs.length : Number.NaN;
+        const factor =
+          pairs.length > 0
+            ? pairs.reduce((sum, pair) => sum + pair.measuredDistanceM / pair.modelDistanceM, 0) / pairs.length
+            : Number.NaN;
         measurements.push({ name: measurement.name, factor, pairs, skippedPairs });
         if (Number.isNaN(factor)) continue;
         for (const { body, axes } of measurement.bodyScales) {

@@ -48,7 +48,13 @@ export interface ScaledModel {
   bodyMassesKg: Map<string, number>;
   scaleFactors: Map<string, Vec3>;
   measurements: MeasurementResult[];
-  measurementWindow: { firstFrame: number; lastFrame: number; timeRangeS: [number, number]; chosenBy: 'time range' | 'stillest window'; meanExcursionM?: number };
+  measurementWindow: {
+    firstFrame: number;
+    lastFrame: number;
+    timeRangeS: [number, number];
+    chosenBy: 'time range' | 'stillest window';
+    meanExcursionM?: number;
+  };
   placement?: MarkerPlacementResult;
 }
 
@@ -57,7 +63,11 @@ export class ScalingError extends Error {
 }
 
 /** Settings from an OpenSim Setup_Scale.xml; coordinate tasks with default_value take the model's defaults. */
-export function scaleSettingsFromSetup(setup: ScaleSetup, model: OsimModel, fixedMarkers?: ReadonlySet<string>): ScaleSettings {
+export function scaleSettingsFromSetup(
+  setup: ScaleSetup,
+  model: OsimModel,
+  fixedMarkers?: ReadonlySet<string>,
+): ScaleSettings {
   const placerTasks = ikTasksFromSetup(new KinematicModel(model), setup.placer);
   return {
     measurements: setup.scaler.apply ? setup.scaler.measurements : [],
@@ -82,7 +92,12 @@ export function scaleModelToSubject(
   let window: ScaledModel['measurementWindow'];
   if (settings.timeRangeS) {
     const [firstFrame, lastFrame] = framesInTimeRange(staticTrial.timesS, ...settings.timeRangeS);
-    window = { firstFrame, lastFrame, timeRangeS: [staticTrial.timesS[firstFrame], staticTrial.timesS[lastFrame]], chosenBy: 'time range' };
+    window = {
+      firstFrame,
+      lastFrame,
+      timeRangeS: [staticTrial.timesS[firstFrame], staticTrial.timesS[lastFrame]],
+      chosenBy: 'time range',
+    };
   } else {
     const still = findStillestWindow(staticTrial, settings.stillWindowS ?? 1, settings.stillWindowMarkers);
     window = {
@@ -96,7 +111,8 @@ export function scaleModelToSubject(
   const measurementPose = averageMarkerFrames(staticTrial, window.firstFrame, window.lastFrame);
   const { factors, measurements } = measureScaleFactors(model, measurementPose, settings);
   const unmeasured = settings.unmeasuredBodyFactor ?? 1;
-  for (const body of model.bodies) if (!factors.has(body.name) && unmeasured !== 1) factors.set(body.name, [unmeasured, unmeasured, unmeasured]);
+  for (const body of model.bodies)
+    if (!factors.has(body.name) && unmeasured !== 1) factors.set(body.name, [unmeasured, unmeasured, unmeasured]);
   const failed = measurements.filter((m) => Number.isNaN(m.factor)).map((m) => m.name);
   if (settings.measurements.length > 0 && failed.length === measurements.length) {
     throw new ScalingError(
@@ -120,7 +136,10 @@ export function scaleModelToSubject(
 
   return {
     model: scaled,
-    bodyMassesKg: segmentMassesKg(model.bodies.map((body) => body.name), subject.massKg),
+    bodyMassesKg: segmentMassesKg(
+      model.bodies.map((body) => body.name),
+      subject.massKg,
+    ),
     scaleFactors: factors,
     measurements,
     measurementWindow: window,

@@ -33,17 +33,24 @@ export function framesInTimeRange(timesS: Float64Array, startS: number, endS: nu
   if (first < 0) {
     // A range between two samples: take the nearest frame to its start.
     let nearest = 0;
-    for (let f = 1; f < timesS.length; f++) if (Math.abs(timesS[f] - startS) < Math.abs(timesS[nearest] - startS)) nearest = f;
+    for (let f = 1; f < timesS.length; f++)
+      if (Math.abs(timesS[f] - startS) < Math.abs(timesS[nearest] - startS)) nearest = f;
     first = last = nearest;
   }
   return [first, last];
 }
 
-export function averageMarkerFrames(trajectories: MarkerTrajectories, firstFrame: number, lastFrame: number): StaticPose {
+export function averageMarkerFrames(
+  trajectories: MarkerTrajectories,
+  firstFrame: number,
+  lastFrame: number,
+): StaticPose {
   const { markerNames, positionsM, timesS } = trajectories;
   const markerCount = markerNames.length;
   if (firstFrame < 0 || lastFrame >= timesS.length || lastFrame < firstFrame) {
-    throw new StaticTrialError(`Frames ${firstFrame}..${lastFrame} are outside the static trial (${timesS.length} frames).`);
+    throw new StaticTrialError(
+      `Frames ${firstFrame}..${lastFrame} are outside the static trial (${timesS.length} frames).`,
+    );
   }
   const sum = new Float64Array(markerCount * 3);
   const count = new Int32Array(markerCount);
@@ -64,7 +71,13 @@ export function averageMarkerFrames(trajectories: MarkerTrajectories, firstFrame
   for (let m = 0; m < markerCount; m++) {
     for (let a = 0; a < 3; a++) averaged[m * 3 + a] = count[m] > 0 ? sum[m * 3 + a] / count[m] : Number.NaN;
   }
-  return { markerNames: [...markerNames], positionsM: averaged, firstFrame, lastFrame, timeRangeS: [timesS[firstFrame], timesS[lastFrame]] };
+  return {
+    markerNames: [...markerNames],
+    positionsM: averaged,
+    firstFrame,
+    lastFrame,
+    timeRangeS: [timesS[firstFrame], timesS[lastFrame]],
+  };
 }
 
 /** The averaged position of one marker, or undefined when the trial lacks it. */

@@ -13,7 +13,11 @@ export interface StillWindow {
   meanExcursionM: number;
 }
 
-export function findStillestWindow(trajectories: MarkerTrajectories, windowS = 1, markerNames?: readonly string[]): StillWindow {
+export function findStillestWindow(
+  trajectories: MarkerTrajectories,
+  windowS = 1,
+  markerNames?: readonly string[],
+): StillWindow {
   const { timesS, positionsM } = trajectories;
   const frameCount = timesS.length;
   const markerCount = trajectories.markerNames.length;
@@ -30,15 +34,22 @@ export function findStillestWindow(trajectories: MarkerTrajectories, windowS = 1
     let excursionSum = 0;
     let complete = true;
     for (const m of used) {
-      let sx = 0, sy = 0, sz = 0, sxx = 0;
+      let sx = 0,
+        sy = 0,
+        sz = 0,
+        sxx = 0;
       for (let f = first; f < first + windowFrames; f++) {
         const base = (f * markerCount + m) * 3;
-        const x = positionsM[base], y = positionsM[base + 1], z = positionsM[base + 2];
+        const x = positionsM[base],
+          y = positionsM[base + 1],
+          z = positionsM[base + 2];
         if (Number.isNaN(x) || Number.isNaN(y) || Number.isNaN(z)) {
           complete = false;
           break;
         }
-        sx += x; sy += y; sz += z;
+        sx += x;
+        sy += y;
+        sz += z;
         sxx += x * x + y * y + z * z;
       }
       if (!complete) break;
@@ -48,7 +59,8 @@ export function findStillestWindow(trajectories: MarkerTrajectories, windowS = 1
     }
     if (!complete || used.length === 0) continue;
     const meanExcursionM = excursionSum / used.length;
-    if (meanExcursionM < best.meanExcursionM) best = { firstFrame: first, lastFrame: first + windowFrames - 1, meanExcursionM };
+    if (meanExcursionM < best.meanExcursionM)
+      best = { firstFrame: first, lastFrame: first + windowFrames - 1, meanExcursionM };
   }
   if (!Number.isFinite(best.meanExcursionM)) {
     throw new RangeError('No window of the trial has every marker present; cannot find a still period to scale from.');

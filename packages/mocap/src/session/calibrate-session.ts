@@ -1,6 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BoardNotFoundError, calibrateCameraFromVideo, type CalibrateCameraOptions, type CameraCalibration } from '../calibration/camera-calibration.ts';
+import {
+  BoardNotFoundError,
+  calibrateCameraFromVideo,
+  type CalibrateCameraOptions,
+  type CameraCalibration,
+} from '../calibration/camera-calibration.ts';
 import { ProcessingError } from '../pipeline/processing-error.ts';
 import { drawBoardOverlay } from '../render/board-overlay.ts';
 import { decodeFrames } from '../video/decode.ts';
@@ -28,7 +33,9 @@ export async function calibrateSession(input: CalibrationInput, options: RunOpti
   for (const [i, video] of input.videos.entries()) {
     try {
       const intrinsics = video.lens && (await lensForVideo(video.lens, video.path));
-      calibrations.push(await calibrateCameraFromVideo(video.path, input.board, { cameraName: video.cameraName, intrinsics }));
+      calibrations.push(
+        await calibrateCameraFromVideo(video.path, input.board, { cameraName: video.cameraName, intrinsics }),
+      );
     } catch (error) {
       if (error instanceof BoardNotFoundError) notFound.push(error);
       else if (error instanceof VideoReadError) unreadable.push(video.cameraName);
@@ -38,7 +45,11 @@ export async function calibrateSession(input: CalibrationInput, options: RunOpti
   }
   if (unreadable.length > 0) throw unreadableVideoError(unreadable);
   if (notFound.length > 0) {
-    throw new ProcessingError('BOARD_NOT_FOUND', notFound.map((error) => error.message).join('\n\n'), notFound.map((error) => error.cameraName));
+    throw new ProcessingError(
+      'BOARD_NOT_FOUND',
+      notFound.map((error) => error.message).join('\n\n'),
+      notFound.map((error) => error.cameraName),
+    );
   }
 
   await mkdir(input.outDir, { recursive: true });
@@ -64,15 +75,32 @@ export async function calibrateSession(input: CalibrationInput, options: RunOpti
  * size of the same shape (a 1080p calibration for a 720p video); not at all when the shape or
  * orientation differs (the board estimate is used instead).
  */
-async function lensForVideo(lens: LensIntrinsics, path: string): Promise<CalibrateCameraOptions['intrinsics'] | undefined> {
+async function lensForVideo(
+  lens: LensIntrinsics,
+  path: string,
+): Promise<CalibrateCameraOptions['intrinsics'] | undefined> {
   const info = await probeVideo(path);
   const scaleX = info.width / lens.imageSize.width;
   const scaleY = info.height / lens.imageSize.height;
   if (Math.abs(scaleX / scaleY - 1) > 0.01) return undefined;
   const K = lens.intrinsics;
   // Pixel centres at integer coordinates: a principal point c maps to (c + 0.5) · s − 0.5.
-  const intrinsics = Float64Array.from([K[0] * scaleX, K[1] * scaleX, (K[2] + 0.5) * scaleX - 0.5, 0, K[4] * scaleY, (K[5] + 0.5) * scaleY - 0.5, 0, 0, 1]);
-  return { intrinsics, distortion: Float64Array.from(lens.distortion), imageSize: { width: info.width, height: info.height } };
+  const intrinsics = Float64Array.from([
+    K[0] * scaleX,
+    K[1] * scaleX,
+    (K[2] + 0.5) * scaleX - 0.5,
+    0,
+    K[4] * scaleY,
+    (K[5] + 0.5) * scaleY - 0.5,
+    0,
+    0,
+    1,
+  ]);
+  return {
+    intrinsics,
+    distortion: Float64Array.from(lens.distortion),
+    imageSize: { width: info.width, height: info.height },
+  };
 }
 
 /** Longest side of the calibration images, px: enough to check each corner, small enough to load fast. */
@@ -80,7 +108,12 @@ const IMAGE_MAX_SIDE_PX = 1280;
 /** Drawn axis length, in board squares. */
 const AXIS_SQUARES = 3;
 
-async function writeCalibrationImage(videoPath: string, calibration: CameraCalibration, squareSizeMm: number, path: string): Promise<void> {
+async function writeCalibrationImage(
+  videoPath: string,
+  calibration: CameraCalibration,
+  squareSizeMm: number,
+  path: string,
+): Promise<void> {
   const frames = decodeFrames(videoPath, {
     pixelFormat: 'rgb24',
     startFrame: calibration.frameIndex,

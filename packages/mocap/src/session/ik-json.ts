@@ -26,7 +26,10 @@ export function ikJson(motion: StorageTable, model: OsimModel): IkJson {
   const round = (value: number) => (Number.isFinite(value) ? Math.round(value * 1e4) / 1e4 : null);
   const coordinates: Record<string, number[]> = {};
   motion.columnLabels.forEach((label, column) => {
-    coordinates[label] = Array.from({ length: motion.timesS.length }, (_, row) => round(motion.values[row * columns + column]) as number);
+    coordinates[label] = Array.from(
+      { length: motion.timesS.length },
+      (_, row) => round(motion.values[row * columns + column]) as number,
+    );
   });
   const translational = new Set(model.coordinates.filter((c) => c.motionType === 'translational').map((c) => c.name));
   return {

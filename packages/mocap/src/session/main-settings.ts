@@ -42,7 +42,12 @@ export function buildMainSettings(input: {
     poseModel: { requested: settings.requestedPoseModel ?? null, used: settings.poseModel },
     openSimModel: input.model,
     augmenter: input.augmenter,
-    filter: { requested: settings.filterFrequency, cutoffHz: result.cutoff.cutoffHz, applied: !result.cutoff.passThrough, gait: input.isGait },
+    filter: {
+      requested: settings.filterFrequency,
+      cutoffHz: result.cutoff.cutoffHz,
+      applied: !result.cutoff.passThrough,
+      gait: input.isGait,
+    },
     scalingSetup: settings.scalingSetup,
     subject: { heightM: input.subject.heightM, massKg: input.subject.massKg },
     cameras: result.cameras.map((camera) => camera.name),

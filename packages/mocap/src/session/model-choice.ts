@@ -24,27 +24,55 @@ export interface Choice {
 export async function chooseModel(settings: ProcessingSettings): Promise<{ model?: OsimModel; choice: Choice }> {
   const requested = settings.requestedModel ?? null;
   if (!settings.modelPath) {
-    return { choice: { requested, used: DEFAULT_MODEL_LABEL, reason: requested ? `No model file is installed for "${requested}": Kinetrace's default model is used.` : "Kinetrace's default model." } };
+    return {
+      choice: {
+        requested,
+        used: DEFAULT_MODEL_LABEL,
+        reason: requested
+          ? `No model file is installed for "${requested}": Kinetrace's default model is used.`
+          : "Kinetrace's default model.",
+      },
+    };
   }
   try {
     const model = readOsim(await readFile(settings.modelPath, 'utf8'));
-    return { model, choice: { requested, used: basename(settings.modelPath), reason: 'The model installed by the operator.' } };
+    return {
+      model,
+      choice: { requested, used: basename(settings.modelPath), reason: 'The model installed by the operator.' },
+    };
   } catch {
-    return { choice: { requested, used: DEFAULT_MODEL_LABEL, reason: "The installed model file could not be read: Kinetrace's default model is used instead." } };
+    return {
+      choice: {
+        requested,
+        used: DEFAULT_MODEL_LABEL,
+        reason: "The installed model file could not be read: Kinetrace's default model is used instead.",
+      },
+    };
   }
 }
 
-export async function chooseAugmenter(settings: ProcessingSettings): Promise<{ augmenter?: MarkerAugmenter; choice: Choice }> {
+export async function chooseAugmenter(
+  settings: ProcessingSettings,
+): Promise<{ augmenter?: MarkerAugmenter; choice: Choice }> {
   const requested = settings.requestedAugmenter ?? null;
   const none = (reason: string) => ({ choice: { requested, used: 'none (keypoint IK)', reason } });
   if (!settings.augmenterDir) {
-    return none(requested ? `No augmenter weights are installed for "${requested}": inverse kinematics tracks the video keypoints directly.` : 'Inverse kinematics tracks the video keypoints directly.');
+    return none(
+      requested
+        ? `No augmenter weights are installed for "${requested}": inverse kinematics tracks the video keypoints directly.`
+        : 'Inverse kinematics tracks the video keypoints directly.',
+    );
   }
   try {
     const augmenter = await loadMarkerAugmenter(settings.augmenterDir);
-    return { augmenter, choice: { requested, used: augmenter.label, reason: 'The augmenter weights installed by the operator.' } };
+    return {
+      augmenter,
+      choice: { requested, used: augmenter.label, reason: 'The augmenter weights installed by the operator.' },
+    };
   } catch {
-    return none('The installed augmenter weights could not be loaded: inverse kinematics tracks the video keypoints directly.');
+    return none(
+      'The installed augmenter weights could not be loaded: inverse kinematics tracks the video keypoints directly.',
+    );
   }
 }
 
@@ -68,5 +96,7 @@ const DEFAULT_MODEL_NAME = createDefaultModel().name;
  * motion priors (as fitNeutral chose them), every common marker at weight 1 for any other model.
  */
 export function ikTasksForModel(model: OsimModel): IkTaskWeights {
-  return model.name === DEFAULT_MODEL_NAME ? { markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)), coordinateTasks: MOTION_PRIOR_TASKS } : {};
+  return model.name === DEFAULT_MODEL_NAME
+    ? { markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)), coordinateTasks: MOTION_PRIOR_TASKS }
+    : {};
 }

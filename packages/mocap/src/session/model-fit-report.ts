@@ -29,7 +29,9 @@ export interface InverseKinematicsFigures {
   markerErrorRmsPerMarkerMm: Record<string, number>;
 }
 
-export type ReportWithModelFit = QualityReport & { modelFit: { scaling?: ScalingFigures; inverseKinematics?: InverseKinematicsFigures } };
+export type ReportWithModelFit = QualityReport & {
+  modelFit: { scaling?: ScalingFigures; inverseKinematics?: InverseKinematicsFigures };
+};
 
 const mm = (m: number) => Math.round(m * 10000) / 10;
 
@@ -42,7 +44,12 @@ export function scalingFigures(fit: NeutralFit): ScalingFigures {
     markerErrorRmsMm: placement ? mm(placement.rmsErrorM) : null,
     markerErrorMaxMm: placement ? mm(placement.maxErrorM) : null,
     markerErrorsMm: Object.fromEntries((placement?.markerErrors ?? []).map((error) => [error.name, mm(error.errorM)])),
-    scaleFactors: Object.fromEntries([...scaled.scaleFactors].map(([body, factors]) => [body, factors.map((f) => Math.round(f * 10000) / 10000) as [number, number, number]])),
+    scaleFactors: Object.fromEntries(
+      [...scaled.scaleFactors].map(([body, factors]) => [
+        body,
+        factors.map((f) => Math.round(f * 10000) / 10000) as [number, number, number],
+      ]),
+    ),
   };
 }
 
@@ -54,11 +61,21 @@ export function inverseKinematicsFigures(fit: TrialFit, model: OsimModel): Inver
   const coordinateCount = kinematics.coordinateNames.length;
   const modelPositions = new Float64Array(kinematics.markerNames.length * 3);
   const q = new Float64Array(coordinateCount);
-  const pairs = trackedMarkerNames.map((name) => ({ name, model: kinematics.markerNames.indexOf(name), data: markers.markerNames.indexOf(name), sumSquares: 0, count: 0 }));
+  const pairs = trackedMarkerNames.map((name) => ({
+    name,
+    model: kinematics.markerNames.indexOf(name),
+    data: markers.markerNames.indexOf(name),
+    sumSquares: 0,
+    count: 0,
+  }));
   let markerFrame = 0;
   for (let f = 0; f < trajectories.timesS.length; f++) {
     const t = trajectories.timesS[f];
-    while (markerFrame + 1 < markers.timesS.length && Math.abs(markers.timesS[markerFrame + 1] - t) <= Math.abs(markers.timesS[markerFrame] - t)) markerFrame++;
+    while (
+      markerFrame + 1 < markers.timesS.length &&
+      Math.abs(markers.timesS[markerFrame + 1] - t) <= Math.abs(markers.timesS[markerFrame] - t)
+    )
+      markerFrame++;
     q.set(trajectories.values.subarray(f * coordinateCount, (f + 1) * coordinateCount));
     kinematics.applyCouplers(q);
     kinematics.setCoordinates(q);
@@ -81,6 +98,8 @@ export function inverseKinematicsFigures(fit: TrialFit, model: OsimModel): Inver
   return {
     markerErrorRmsMm: mm(fit.rmsErrorM),
     markerErrorMaxMm: mm(maxM),
-    markerErrorRmsPerMarkerMm: Object.fromEntries(pairs.filter((pair) => pair.count > 0).map((pair) => [pair.name, mm(Math.sqrt(pair.sumSquares / pair.count))])),
+    markerErrorRmsPerMarkerMm: Object.fromEntries(
+      pairs.filter((pair) => pair.count > 0).map((pair) => [pair.name, mm(Math.sqrt(pair.sumSquares / pair.count))]),
+    ),
   };
 }

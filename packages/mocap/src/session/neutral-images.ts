@@ -18,7 +18,13 @@ const IMAGE_MAX_SIDE_PX = 1280;
  * stillest window the model was scaled on), with the keypoints the pose model detected in it and
  * the 3D keypoints reprojected through the chosen camera drawn over it.
  */
-export async function writeNeutralImages(result: TrialResult, clock: TrialClock, videos: readonly SessionVideo[], frame: number, outDir: string): Promise<OutputFile[]> {
+export async function writeNeutralImages(
+  result: TrialResult,
+  clock: TrialClock,
+  videos: readonly SessionVideo[],
+  frame: number,
+  outDir: string,
+): Promise<OutputFile[]> {
   await mkdir(outDir, { recursive: true });
   const { keypoints } = result;
   const markerCount = keypoints.markerNames.length;
@@ -29,7 +35,13 @@ export async function writeNeutralImages(result: TrialResult, clock: TrialClock,
     const detected = result.keypoints2D[c];
     const k = nearestFrame(detected.timestampsS, timeS);
     const camera = result.cameras[c];
-    for await (const decoded of decodeFrames(video.path, { pixelFormat: 'rgb24', startFrame: k, endFrame: k + 1, maxWidth: IMAGE_MAX_SIDE_PX, maxHeight: IMAGE_MAX_SIDE_PX })) {
+    for await (const decoded of decodeFrames(video.path, {
+      pixelFormat: 'rgb24',
+      startFrame: k,
+      endFrame: k + 1,
+      maxWidth: IMAGE_MAX_SIDE_PX,
+      maxHeight: IMAGE_MAX_SIDE_PX,
+    })) {
       const image = { data: decoded.data, width: decoded.width, height: decoded.height };
       const videoScale = decoded.width / detected.imageSize.width;
       const [fromCameraX, fromCameraY] = cameraToVideoScale(camera, detected.imageSize);
@@ -38,7 +50,9 @@ export async function writeNeutralImages(result: TrialResult, clock: TrialClock,
         image,
         (name) => {
           const i = (k * keypointCount + detected.keypointNames.indexOf(name as never)) * 3;
-          return detected.data[i + 2] > 0 && !Number.isNaN(detected.data[i]) ? [detected.data[i] * videoScale, detected.data[i + 1] * videoScale] : null;
+          return detected.data[i + 2] > 0 && !Number.isNaN(detected.data[i])
+            ? [detected.data[i] * videoScale, detected.data[i + 1] * videoScale]
+            : null;
         },
         (name) => {
           const m = keypoints.markerNames.indexOf(name);

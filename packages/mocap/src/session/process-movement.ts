@@ -27,7 +27,14 @@ export async function processMovement(input: MovementInput, options: RunOptions 
   const progress = stageProgress(MOVEMENT_STAGES, options.onProgress);
   const isGait = input.settings.isGait ?? isGaitTrialName(input.trialName);
   const result = await reconstructSessionTrial(
-    { trialName: input.trialName, videos: input.videos, cameras: input.cameras, calibrationErrorsPx: input.calibrationErrorsPx, settings: input.settings, isGait },
+    {
+      trialName: input.trialName,
+      videos: input.videos,
+      cameras: input.cameras,
+      calibrationErrorsPx: input.calibrationErrorsPx,
+      settings: input.settings,
+      isGait,
+    },
     options,
     progress,
   );
@@ -42,7 +49,10 @@ export async function processMovement(input: MovementInput, options: RunOptions 
     augmenter,
     ikTasks: ikTasksForModel(model),
     // The .osim keeps no masses our writer reads back; the same de Leva proportions scaling used.
-    bodyMassesKg: segmentMassesKg(model.bodies.map((body) => body.name), input.subject.massKg),
+    bodyMassesKg: segmentMassesKg(
+      model.bodies.map((body) => body.name),
+      input.subject.massKg,
+    ),
     name: input.trialName,
     onProgress: (done, total) => progress('scale_ik', done, total),
   });
@@ -60,7 +70,10 @@ export async function processMovement(input: MovementInput, options: RunOptions 
     result,
     isGait,
   });
-  const report: ReportWithModelFit = { ...result.report, modelFit: { inverseKinematics: inverseKinematicsFigures(fit, model) } };
+  const report: ReportWithModelFit = {
+    ...result.report,
+    modelFit: { inverseKinematics: inverseKinematicsFigures(fit, model) },
+  };
   const written: [OutputFile, string | Uint8Array][] = [
     [{ tag: RESULT_TAG.ikResults, path: `${base}.mot` }, fit.files.mot],
     [{ tag: RESULT_TAG.ikJson, path: `${base}_ik.json` }, JSON.stringify(ikJson(fit.motion, model))],
@@ -74,7 +87,9 @@ export async function processMovement(input: MovementInput, options: RunOptions 
   ];
   await Promise.all(written.map(([file, text]) => writeFile(file.path, text)));
   progress('outputs', 1, 10);
-  const videos = await writeSyncVideos(trialClock(result), input.videos, input.trialName, input.outDir, (done, total) => progress('outputs', 1 + (9 * done) / total, 10));
+  const videos = await writeSyncVideos(trialClock(result), input.videos, input.trialName, input.outDir, (done, total) =>
+    progress('outputs', 1 + (9 * done) / total, 10),
+  );
   progress('outputs', 1, 1);
   return { files: [...written.map(([file]) => file), ...videos] };
 }

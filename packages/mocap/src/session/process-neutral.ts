@@ -23,8 +23,13 @@ const TRIAL_NAME = 'neutral';
  * scaled model, markers, settings, quality report and one image per camera written to outDir.
  */
 export async function processNeutral(input: NeutralInput, options: RunOptions = {}): Promise<NeutralOutcome> {
-  if (input.cameraSolutions.length !== input.videos.length || input.cameraSolutions.some((solutions) => solutions.length === 0)) {
-    throw new Error(`processNeutral: ${input.videos.length} videos need as many non-empty camera solution lists (got ${input.cameraSolutions.length})`);
+  if (
+    input.cameraSolutions.length !== input.videos.length ||
+    input.cameraSolutions.some((solutions) => solutions.length === 0)
+  ) {
+    throw new Error(
+      `processNeutral: ${input.videos.length} videos need as many non-empty camera solution lists (got ${input.cameraSolutions.length})`,
+    );
   }
   const progress = stageProgress(NEUTRAL_STAGES, options.onProgress);
   const hasChoice = input.cameraSolutions.some((solutions) => solutions.length > 1);
@@ -34,7 +39,9 @@ export async function processNeutral(input: NeutralInput, options: RunOptions = 
       videos: input.videos,
       cameras: input.cameraSolutions.map((solutions) => solutions[0]),
       cameraSolutions: hasChoice
-        ? input.cameraSolutions.map((solutions, c) => solutions.map((camera, k) => ({ camera, boardRmsPx: input.boardRmsPx?.[c]?.[k] ?? Number.NaN })))
+        ? input.cameraSolutions.map((solutions, c) =>
+            solutions.map((camera, k) => ({ camera, boardRmsPx: input.boardRmsPx?.[c]?.[k] ?? Number.NaN })),
+          )
         : undefined,
       calibrationErrorsPx: input.cameraSolutions.map((_, c) => input.boardRmsPx?.[c]?.[0]),
       settings: input.settings,
@@ -45,7 +52,10 @@ export async function processNeutral(input: NeutralInput, options: RunOptions = 
   );
 
   progress('scale_ik', 0, 1);
-  const [{ model, choice: modelChoice }, { augmenter, choice: augmenterChoice }] = await Promise.all([chooseModel(input.settings), chooseAugmenter(input.settings)]);
+  const [{ model, choice: modelChoice }, { augmenter, choice: augmenterChoice }] = await Promise.all([
+    chooseModel(input.settings),
+    chooseAugmenter(input.settings),
+  ]);
   const fit = fitNeutral({
     neutral: result.keypoints,
     subject: input.subject,
@@ -58,8 +68,20 @@ export async function processNeutral(input: NeutralInput, options: RunOptions = 
   progress('outputs', 0, 1);
   await mkdir(input.outDir, { recursive: true });
   const base = join(input.outDir, fileSafe(TRIAL_NAME));
-  const scaledModelOsim = writeOsim(fit.scaled.model, { bodyMassesKg: fit.scaled.bodyMassesKg, credits: 'Scaled by Kinetrace' });
-  const mainSettings = buildMainSettings({ trialName: TRIAL_NAME, kind: 'neutral', settings: input.settings, subject: input.subject, model: modelChoice, augmenter: augmenterChoice, result, isGait: false });
+  const scaledModelOsim = writeOsim(fit.scaled.model, {
+    bodyMassesKg: fit.scaled.bodyMassesKg,
+    credits: 'Scaled by Kinetrace',
+  });
+  const mainSettings = buildMainSettings({
+    trialName: TRIAL_NAME,
+    kind: 'neutral',
+    settings: input.settings,
+    subject: input.subject,
+    model: modelChoice,
+    augmenter: augmenterChoice,
+    result,
+    isGait: false,
+  });
   const report: ReportWithModelFit = { ...result.report, modelFit: { scaling: scalingFigures(fit) } };
   const files: OutputFile[] = [
     { tag: RESULT_TAG.markerData, path: `${base}.trc` },
@@ -77,7 +99,9 @@ export async function processNeutral(input: NeutralInput, options: RunOptions = 
   const stillFrame = Math.round((window.firstFrame + window.lastFrame) / 2);
   files.push(...(await writeNeutralImages(result, trialClock(result), input.videos, stillFrame, input.outDir)));
   progress('outputs', 1, 1);
-  const calibrationErrorsPx = result.cameras.map((camera) => result.report.cameras.find((reported) => reported.name === camera.name)?.calibrationErrorPx ?? null);
+  const calibrationErrorsPx = result.cameras.map(
+    (camera) => result.report.cameras.find((reported) => reported.name === camera.name)?.calibrationErrorPx ?? null,
+  );
   return { cameras: result.cameras, files, scaledModelOsim, calibrationErrorsPx };
 }
 

@@ -37,7 +37,10 @@ export const KEYPOINTS_ONLY_STAGES: StageRanges = {
 };
 
 /** Turns `done` of `total` in a stage into the whole-trial fraction, never going back. */
-export function stageProgress(ranges: StageRanges, onProgress: SessionProgress | undefined): (stage: SessionStage, done: number, total: number) => void {
+export function stageProgress(
+  ranges: StageRanges,
+  onProgress: SessionProgress | undefined,
+): (stage: SessionStage, done: number, total: number) => void {
   let reported = 0;
   return (stage, done, total) => {
     const range = ranges[stage];

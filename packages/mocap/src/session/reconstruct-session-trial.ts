@@ -21,7 +21,12 @@ export function reconstructSessionTrial(
 ): Promise<TrialResult> {
   return withUnreadableVideosNamedByCamera(() =>
     processTrial(
-      { trialName: input.trialName, cameras: input.cameras, videos: input.videos, calibrationErrorsPx: input.calibrationErrorsPx },
+      {
+        trialName: input.trialName,
+        cameras: input.cameras,
+        videos: input.videos,
+        calibrationErrorsPx: input.calibrationErrorsPx,
+      },
       {
         pool: options.pool,
         workers: options.workers,

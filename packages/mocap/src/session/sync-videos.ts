@@ -37,7 +37,11 @@ export async function writeSyncVideos(
     if (first.done) continue;
     const targetsS = clock.timesS.map((t) => clock.startS + t - offsetS);
     const path = join(outDir, `${fileSafe(trialName)}_sync_${fileSafe(video.cameraName)}.mp4`);
-    await writeH264Mp4(framesAt(first.value, source, targetsS), { width: first.value.width, height: first.value.height, fps: clock.frameRateHz }, path);
+    await writeH264Mp4(
+      framesAt(first.value, source, targetsS),
+      { width: first.value.width, height: first.value.height, fps: clock.frameRateHz },
+      path,
+    );
     files.push({ tag: RESULT_TAG.videoSync, path, cameraName: video.cameraName });
     onProgress?.(c + 1, total);
   }
@@ -45,7 +49,11 @@ export async function writeSyncVideos(
 }
 
 /** For each target time, the decoded frame nearest to it (frames repeat where the camera was slower). */
-async function* framesAt(first: VideoFrame, source: AsyncGenerator<VideoFrame>, targetsS: Float64Array): AsyncGenerator<Uint8Array> {
+async function* framesAt(
+  first: VideoFrame,
+  source: AsyncGenerator<VideoFrame>,
+  targetsS: Float64Array,
+): AsyncGenerator<Uint8Array> {
   let current = first;
   let upcoming = await source.next();
   try {

@@ -19,7 +19,9 @@ export interface TrialClock {
 
 export function trialClock(result: TrialResult): TrialClock {
   // The report lists the cameras the reconstruction used, in the order of the sync result.
-  const used = result.report.cameras.map((reported) => result.cameras.findIndex((camera) => camera.name === reported.name));
+  const used = result.report.cameras.map((reported) =>
+    result.cameras.findIndex((camera) => camera.name === reported.name),
+  );
   const sharedTimesS = sharedTimeBase(
     used.map((c) => result.keypoints2D[c]),
     result.sync.offsetsS,
@@ -27,7 +29,12 @@ export function trialClock(result: TrialResult): TrialClock {
   );
   const offsetsS: (number | undefined)[] = result.cameras.map(() => undefined);
   used.forEach((c, i) => (offsetsS[c] = result.sync.offsetsS[i]));
-  return { startS: sharedTimesS[0], frameRateHz: result.keypoints.frameRateHz, timesS: result.keypoints.timesS, offsetsS };
+  return {
+    startS: sharedTimesS[0],
+    frameRateHz: result.keypoints.frameRateHz,
+    timesS: result.keypoints.timesS,
+    offsetsS,
+  };
 }
 
 /** Time in camera c's video (its own timestamps) of the trial time `trialTimeS`, or undefined for a camera left out. */

@@ -18,7 +18,8 @@ export async function withUnreadableVideosNamedByCamera<T>(work: () => Promise<T
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ProcessingError && error.code === 'VIDEO_UNREADABLE') throw unreadableVideoError(error.cameras);
+    if (error instanceof ProcessingError && error.code === 'VIDEO_UNREADABLE')
+      throw unreadableVideoError(error.cameras);
     throw error;
   }
 }

@@ -18,7 +18,11 @@ export interface AlignedKeypoints {
   observations: Float32Array[];
 }
 
-export function sharedTimeBase(cameras: readonly KeypointSeries[], offsetsS: ArrayLike<number>, referenceCamera: number): Float64Array {
+export function sharedTimeBase(
+  cameras: readonly KeypointSeries[],
+  offsetsS: ArrayLike<number>,
+  referenceCamera: number,
+): Float64Array {
   const startS = Math.max(...cameras.map((series, c) => series.timestampsS[0] + offsetsS[c]));
   const endS = Math.min(...cameras.map((series, c) => series.timestampsS[series.frameCount - 1] + offsetsS[c]));
   const reference = cameras[referenceCamera];
@@ -37,7 +41,12 @@ export function sharedTimeBase(cameras: readonly KeypointSeries[], offsetsS: Arr
   return Float64Array.from(times);
 }
 
-export function alignToTimeBase(cameras: readonly KeypointSeries[], offsetsS: ArrayLike<number>, timesS: Float64Array, frameRateHz: number): AlignedKeypoints {
+export function alignToTimeBase(
+  cameras: readonly KeypointSeries[],
+  offsetsS: ArrayLike<number>,
+  timesS: Float64Array,
+  frameRateHz: number,
+): AlignedKeypoints {
   const keypointCount = cameras[0].keypointNames.length;
   const frameCount = timesS.length;
   const observations = cameras.map((series, c) => {

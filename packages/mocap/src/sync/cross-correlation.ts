@@ -4,7 +4,12 @@
  * compares reference[j] with other[j − m], i.e. positive lags mean the other signal is late.
  * Lags whose overlap is shorter than `minOverlapSamples` get NaN.
  */
-export function crossCorrelate(reference: Float64Array, other: Float64Array, maxLagSamples: number, minOverlapSamples: number): Float64Array {
+export function crossCorrelate(
+  reference: Float64Array,
+  other: Float64Array,
+  maxLagSamples: number,
+  minOverlapSamples: number,
+): Float64Array {
   const correlation = new Float64Array(2 * maxLagSamples + 1).fill(Number.NaN);
   const n = reference.length;
   for (let lag = -maxLagSamples; lag <= maxLagSamples; lag++) {

@@ -35,7 +35,10 @@ const SIGNAL_KEYPOINTS: Record<MotionSignalKind, readonly string[] | null> = {
 export function motionSignal(series: KeypointSeries, kind: MotionSignalKind): Float64Array {
   const keypointCount = series.keypointNames.length;
   const names = SIGNAL_KEYPOINTS[kind];
-  const keypoints = names === null ? series.keypointNames.map((_, k) => k) : names.map((name) => series.keypointNames.indexOf(name)).filter((k) => k >= 0);
+  const keypoints =
+    names === null
+      ? series.keypointNames.map((_, k) => k)
+      : names.map((name) => series.keypointNames.indexOf(name)).filter((k) => k >= 0);
   const frameCount = series.frameCount;
   const signal = new Float64Array(frameCount).fill(Number.NaN);
   if (keypoints.length === 0 || frameCount < 3) return signal;
@@ -52,7 +55,10 @@ export function motionSignal(series: KeypointSeries, kind: MotionSignalKind): Fl
       positions[o + 2] = 0;
     });
   }
-  const smoothed = series.fps > 2 * SMOOTHING_CUTOFF_HZ ? filterTrajectories(positions, frameCount, keypoints.length, SMOOTHING_CUTOFF_HZ, series.fps) : positions;
+  const smoothed =
+    series.fps > 2 * SMOOTHING_CUTOFF_HZ
+      ? filterTrajectories(positions, frameCount, keypoints.length, SMOOTHING_CUTOFF_HZ, series.fps)
+      : positions;
 
   // Central differences over the real timestamps; a signal value needs at least half the keypoints.
   const minKeypoints = Math.max(1, Math.ceil(keypoints.length / 2));

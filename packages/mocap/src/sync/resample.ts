@@ -20,7 +20,8 @@ export function resampleAt(timesS: Float64Array, values: Float64Array, atS: Floa
     const t0 = timesS[k];
     const t1 = timesS[k + 1];
     const fraction = t1 > t0 ? (t - t0) / (t1 - t0) : 0;
-    out[j] = fraction === 0 ? values[k] : fraction === 1 ? values[k + 1] : values[k] + (values[k + 1] - values[k]) * fraction;
+    out[j] =
+      fraction === 0 ? values[k] : fraction === 1 ? values[k + 1] : values[k] + (values[k + 1] - values[k]) * fraction;
   }
   return out;
 }

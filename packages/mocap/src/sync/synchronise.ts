@@ -108,16 +108,23 @@ export function synchronise(cameras: readonly KeypointSeries[], options: Synchro
 
   const gridStepS = 1 / (GRID_OVERSAMPLING * Math.max(...cameras.map((series) => series.fps)));
   const sharedStartS = Math.min(...cameras.map((series, c) => series.timestampsS[0] + initialOffsetsS[c]));
-  const sharedEndS = Math.max(...cameras.map((series, c) => series.timestampsS[series.frameCount - 1] + initialOffsetsS[c]));
+  const sharedEndS = Math.max(
+    ...cameras.map((series, c) => series.timestampsS[series.frameCount - 1] + initialOffsetsS[c]),
+  );
   const gridLength = Math.floor((sharedEndS - sharedStartS) / gridStepS) + 1;
   const maxLagSamples = Math.round(maxLagS / gridStepS);
-  const shortestDurationS = Math.min(...cameras.map((series) => series.timestampsS[series.frameCount - 1] - series.timestampsS[0]));
+  const shortestDurationS = Math.min(
+    ...cameras.map((series) => series.timestampsS[series.frameCount - 1] - series.timestampsS[0]),
+  );
   const minOverlapSamples = Math.max(3, Math.floor((MIN_OVERLAP_SHARE * shortestDurationS) / gridStepS));
 
   /** Signal of a camera on the grid, read on its own clock shifted by its initial offset. */
   const onGrid = (c: number, kind: MotionSignalKind): Float64Array => {
     const series = cameras[c];
-    const gridTimesS = Float64Array.from({ length: gridLength }, (_, j) => sharedStartS + j * gridStepS - initialOffsetsS[c]);
+    const gridTimesS = Float64Array.from(
+      { length: gridLength },
+      (_, j) => sharedStartS + j * gridStepS - initialOffsetsS[c],
+    );
     return resampleAt(series.timestampsS, motionSignal(series, kind), gridTimesS);
   };
   const referenceSignals = new Map(signals.map((kind) => [kind, onGrid(referenceCamera, kind)]));
@@ -125,16 +132,30 @@ export function synchronise(cameras: readonly KeypointSeries[], options: Synchro
   const syncCamera = (c: number, offsetsS: readonly number[]): CameraSync => {
     const series = cameras[c];
     if (c === referenceCamera) {
-      return { offsetS: initialOffsetsS[c], lagS: 0, lagFrames: 0, correlation: 1, confidence: 1, signal: 'reference', refined: false };
+      return {
+        offsetS: initialOffsetsS[c],
+        lagS: 0,
+        lagFrames: 0,
+        correlation: 1,
+        confidence: 1,
+        signal: 'reference',
+        refined: false,
+      };
     }
     const curves = signals.map((kind) => {
-      const correlation = crossCorrelate(referenceSignals.get(kind)!, onGrid(c, kind), maxLagSamples, minOverlapSamples);
+      const correlation = crossCorrelate(
+        referenceSignals.get(kind)!,
+        onGrid(c, kind),
+        maxLagSamples,
+        minOverlapSamples,
+      );
       return { kind, correlation, peaks: correlationPeaks(correlation, maxLagSamples) };
     });
     // Candidate lags: each signal's best peak and the peaks that tie with it.
     const candidates: { lagS: number; signal: MotionSignalKind | 'initial' }[] = [];
     const addCandidate = (lagS: number, signal: MotionSignalKind | 'initial') => {
-      if (!candidates.some((other) => Math.abs(other.lagS - lagS) < 0.5 / series.fps)) candidates.push({ lagS, signal });
+      if (!candidates.some((other) => Math.abs(other.lagS - lagS) < 0.5 / series.fps))
+        candidates.push({ lagS, signal });
     };
     for (const { kind, peaks } of curves) {
       const best = peaks[0];
@@ -152,7 +173,15 @@ export function synchronise(cameras: readonly KeypointSeries[], options: Synchro
           'Make sure the person is visible to every camera and moves clearly (e.g. raise a hand) at the start of the trial, and that all phones start recording together.',
         [names[c]],
       );
-    const unsynchronised: CameraSync = { offsetS: initialOffsetsS[c], lagS: 0, lagFrames: 0, correlation: 0, confidence: 0, signal: 'initial', refined: false };
+    const unsynchronised: CameraSync = {
+      offsetS: initialOffsetsS[c],
+      lagS: 0,
+      lagFrames: 0,
+      correlation: 0,
+      confidence: 0,
+      signal: 'initial',
+      refined: false,
+    };
 
     let chosen: { lagS: number; signal: MotionSignalKind | 'initial'; reprojectionErrorPx?: number };
     if (options.reprojectionErrorPx) {
@@ -181,11 +210,19 @@ export function synchronise(cameras: readonly KeypointSeries[], options: Synchro
       // within 5 % of the best error, the smallest correction to their start times wins.
       const bestErrorPx = best.reprojectionErrorPx;
       for (const candidate of candidates) {
-        if (Math.abs(candidate.lagS) >= Math.abs(best.lagS) || Math.abs(candidate.lagS - best.lagS) < RIVAL_MIN_SEPARATION_S) continue;
+        if (
+          Math.abs(candidate.lagS) >= Math.abs(best.lagS) ||
+          Math.abs(candidate.lagS - best.lagS) < RIVAL_MIN_SEPARATION_S
+        )
+          continue;
         const refined = { ...candidate, ...refineByReprojection(errorAtLag, candidate.lagS, 1 / series.fps) };
         // Only a distinct fit (another period) may replace the best; nearby lags are the refinement's call.
         if (Math.abs(refined.lagS - best.lagS) < RIVAL_MIN_SEPARATION_S) continue;
-        if (refined.reprojectionErrorPx <= bestErrorPx * PERIOD_TIE_TOLERANCE && Math.abs(refined.lagS) < Math.abs(best.lagS)) best = refined;
+        if (
+          refined.reprojectionErrorPx <= bestErrorPx * PERIOD_TIE_TOLERANCE &&
+          Math.abs(refined.lagS) < Math.abs(best.lagS)
+        )
+          best = refined;
       }
       chosen = best;
       if (!Number.isFinite(best.reprojectionErrorPx) && !correlated) {
@@ -193,7 +230,12 @@ export function synchronise(cameras: readonly KeypointSeries[], options: Synchro
         throw notFound();
       }
     } else if (correlated) {
-      chosen = candidates.reduce((best, candidate) => (correlationAt(curves, candidate.lagS / gridStepS + maxLagSamples).correlation > correlationAt(curves, best.lagS / gridStepS + maxLagSamples).correlation ? candidate : best));
+      chosen = candidates.reduce((best, candidate) =>
+        correlationAt(curves, candidate.lagS / gridStepS + maxLagSamples).correlation >
+        correlationAt(curves, best.lagS / gridStepS + maxLagSamples).correlation
+          ? candidate
+          : best,
+      );
     } else if (options.fallbackToInitialOffsets) {
       return unsynchronised;
     } else {
@@ -201,7 +243,9 @@ export function synchronise(cameras: readonly KeypointSeries[], options: Synchro
     }
 
     const atChosen = correlationAt(curves, chosen.lagS / gridStepS + maxLagSamples);
-    const rival = atChosen.peaks.find((peak) => Math.abs(peak.lagSamples * gridStepS - chosen.lagS) >= RIVAL_MIN_SEPARATION_S);
+    const rival = atChosen.peaks.find(
+      (peak) => Math.abs(peak.lagSamples * gridStepS - chosen.lagS) >= RIVAL_MIN_SEPARATION_S,
+    );
     const correlation = Number.isNaN(atChosen.correlation) ? 0 : atChosen.correlation;
     const signal = chosen.signal === 'initial' && correlated ? atChosen.kind : chosen.signal;
     // Sync that knows when it does not know: the lag must be unambiguous and, with calibrated
@@ -210,10 +254,15 @@ export function synchronise(cameras: readonly KeypointSeries[], options: Synchro
     // error that the lag removes.
     const startTimesErrorPx = options.reprojectionErrorPx?.(c, initialOffsetsS[c], offsetsS);
     const reprojectionGain =
-      startTimesErrorPx !== undefined && chosen.reprojectionErrorPx !== undefined && startTimesErrorPx > 0 ? 1 - chosen.reprojectionErrorPx / startTimesErrorPx : 0;
+      startTimesErrorPx !== undefined && chosen.reprojectionErrorPx !== undefined && startTimesErrorPx > 0
+        ? 1 - chosen.reprojectionErrorPx / startTimesErrorPx
+        : 0;
     const correlationConfidence = clamp01(correlation - Math.max(0, rival?.correlation ?? 0));
     const confidence = Math.max(correlationConfidence, clamp01(reprojectionGain));
-    const clear = startTimesErrorPx === undefined ? correlationConfidence >= MIN_CORRELATION_CONFIDENCE : reprojectionGain >= MIN_REPROJECTION_GAIN;
+    const clear =
+      startTimesErrorPx === undefined
+        ? correlationConfidence >= MIN_CORRELATION_CONFIDENCE
+        : reprojectionGain >= MIN_REPROJECTION_GAIN;
     const lagS = clear ? chosen.lagS : 0;
     return {
       offsetS: initialOffsetsS[c] + lagS,
@@ -223,7 +272,11 @@ export function synchronise(cameras: readonly KeypointSeries[], options: Synchro
       confidence,
       signal,
       refined: clear,
-      ...(clear && chosen.reprojectionErrorPx !== undefined ? { reprojectionErrorPx: chosen.reprojectionErrorPx } : startTimesErrorPx !== undefined ? { reprojectionErrorPx: startTimesErrorPx } : {}),
+      ...(clear && chosen.reprojectionErrorPx !== undefined
+        ? { reprojectionErrorPx: chosen.reprojectionErrorPx }
+        : startTimesErrorPx !== undefined
+          ? { reprojectionErrorPx: startTimesErrorPx }
+          : {}),
       ...(startTimesErrorPx !== undefined ? { startTimesReprojectionErrorPx: startTimesErrorPx } : {}),
     };
   };
@@ -237,7 +290,12 @@ export function synchronise(cameras: readonly KeypointSeries[], options: Synchro
   while (options.reprojectionErrorPx && settled.size < cameraCount) {
     let clearest = -1;
     for (let c = 0; c < cameraCount; c++) {
-      if (!settled.has(c) && results[c].refined && (clearest < 0 || results[c].confidence > results[clearest].confidence)) clearest = c;
+      if (
+        !settled.has(c) &&
+        results[c].refined &&
+        (clearest < 0 || results[c].confidence > results[clearest].confidence)
+      )
+        clearest = c;
     }
     if (clearest < 0) break;
     settled.add(clearest);
@@ -248,15 +306,23 @@ export function synchronise(cameras: readonly KeypointSeries[], options: Synchro
 }
 
 /** The signal that correlates best at a (fractional) index of the correlation curves, linearly interpolated. */
-function correlationAt(curves: { kind: MotionSignalKind; correlation: Float64Array; peaks: CorrelationPeak[] }[], index: number) {
-  let best = { kind: curves[0]?.kind ?? ('bodySpeed' as MotionSignalKind), correlation: Number.NaN, peaks: [] as CorrelationPeak[] };
+function correlationAt(
+  curves: { kind: MotionSignalKind; correlation: Float64Array; peaks: CorrelationPeak[] }[],
+  index: number,
+) {
+  let best = {
+    kind: curves[0]?.kind ?? ('bodySpeed' as MotionSignalKind),
+    correlation: Number.NaN,
+    peaks: [] as CorrelationPeak[],
+  };
   for (const curve of curves) {
     const below = Math.floor(index);
     const fraction = index - below;
     const a = curve.correlation[below];
     const b = curve.correlation[Math.min(curve.correlation.length - 1, below + 1)];
     const value = fraction === 0 ? a : a + (b - a) * fraction;
-    if (!Number.isNaN(value) && !(value <= best.correlation)) best = { kind: curve.kind, correlation: value, peaks: curve.peaks };
+    if (!Number.isNaN(value) && !(value <= best.correlation))
+      best = { kind: curve.kind, correlation: value, peaks: curve.peaks };
   }
   return best;
 }

@@ -10,13 +10,20 @@
  */
 export function dltNullVector(M: Float64Array, scratch: Float64Array, out: Float64Array): boolean {
   // Start: solve M₃₃·x = −m₃ by Cramer's rule.
-  const a = M[0], b = M[1], c = M[2], d = M[5], e = M[6], f = M[10];
+  const a = M[0],
+    b = M[1],
+    c = M[2],
+    d = M[5],
+    e = M[6],
+    f = M[10];
   const c00 = d * f - e * e;
   const c01 = c * e - b * f;
   const c02 = b * e - c * d;
   const determinant = a * c00 + b * c01 + c * c02;
   if (!(Math.abs(determinant) > 0)) return false;
-  const r0 = -M[3], r1 = -M[7], r2 = -M[11];
+  const r0 = -M[3],
+    r1 = -M[7],
+    r2 = -M[11];
   const c11 = a * f - c * c;
   const c12 = b * c - a * e;
   const c22 = a * d - b * b;

@@ -4,7 +4,12 @@
  * limited to short gaps. Only interior gaps of at most `maxGapFrames` frames are filled: longer
  * gaps, and missing frames at the start or end, are left missing rather than invented.
  */
-export function fillShortGaps(positions: Float64Array, frameCount: number, pointCount: number, maxGapFrames: number): { filled: Float64Array; filledFrames: number } {
+export function fillShortGaps(
+  positions: Float64Array,
+  frameCount: number,
+  pointCount: number,
+  maxGapFrames: number,
+): { filled: Float64Array; filledFrames: number } {
   const filled = new Float64Array(positions);
   if (maxGapFrames < 1 || frameCount < 3) return { filled, filledFrames: 0 };
   const stride = pointCount * 3;
@@ -42,7 +47,13 @@ export function fillShortGaps(positions: Float64Array, frameCount: number, point
   return { filled, filledFrames };
 }
 
-function hasFillableGap(positions: Float64Array, frameCount: number, stride: number, channel: number, maxGapFrames: number): boolean {
+function hasFillableGap(
+  positions: Float64Array,
+  frameCount: number,
+  stride: number,
+  channel: number,
+  maxGapFrames: number,
+): boolean {
   let lastValid = -1;
   for (let frame = 0; frame < frameCount; frame++) {
     if (Number.isNaN(positions[frame * stride + channel])) continue;
@@ -54,7 +65,13 @@ function hasFillableGap(positions: Float64Array, frameCount: number, stride: num
 }
 
 /** Second derivatives of the natural cubic spline through (t, y) by the tridiagonal (Thomas) solve. */
-function naturalSplineSecondDerivatives(t: Float64Array, y: Float64Array, n: number, m: Float64Array, work: Float64Array): void {
+function naturalSplineSecondDerivatives(
+  t: Float64Array,
+  y: Float64Array,
+  n: number,
+  m: Float64Array,
+  work: Float64Array,
+): void {
   m[0] = 0;
   m[n - 1] = 0;
   work[0] = 0;
@@ -74,5 +91,5 @@ function evaluateSpline(t: Float64Array, y: Float64Array, m: Float64Array, k: nu
   const h = t[k + 1] - t[k];
   const a = (t[k + 1] - at) / h;
   const b = (at - t[k]) / h;
-  return a * y[k] + b * y[k + 1] + ((a * a * a - a) * m[k] + (b * b * b - b) * m[k + 1]) * (h * h) / 6;
+  return a * y[k] + b * y[k + 1] + (((a * a * a - a) * m[k] + (b * b * b - b) * m[k + 1]) * (h * h)) / 6;
 }

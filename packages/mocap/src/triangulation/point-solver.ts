@@ -28,7 +28,9 @@ export class PointSolver {
     observationCount: number,
     minConfidence: number,
   ) {
-    this.normalised = observations.map((series, c) => undistortObservations(cameras[c], series, observationCount, minConfidence));
+    this.normalised = observations.map((series, c) =>
+      undistortObservations(cameras[c], series, observationCount, minConfidence),
+    );
     this.projections = cameras.map((camera) => {
       const P = new Float64Array(12);
       for (let row = 0; row < 3; row++) {
@@ -88,7 +90,8 @@ export class PointSolver {
   /** Exchanges camera c's detections of two observations (a left and a right keypoint seen swapped). */
   swap(c: number, first: number, second: number): void {
     const view = this.normalised[c];
-    for (let i = 0; i < 3; i++) [view[first * 3 + i], view[second * 3 + i]] = [view[second * 3 + i], view[first * 3 + i]];
+    for (let i = 0; i < 3; i++)
+      [view[first * 3 + i], view[second * 3 + i]] = [view[second * 3 + i], view[first * 3 + i]];
   }
 }
 
@@ -98,19 +101,34 @@ function addRow(M: Float64Array, weight: number, u: number, P: Float64Array, row
   const r1 = weight * (u * P[9] - P[row + 1]);
   const r2 = weight * (u * P[10] - P[row + 2]);
   const r3 = weight * (u * P[11] - P[row + 3]);
-  M[0] += r0 * r0; M[1] += r0 * r1; M[2] += r0 * r2; M[3] += r0 * r3;
-  M[5] += r1 * r1; M[6] += r1 * r2; M[7] += r1 * r3;
-  M[10] += r2 * r2; M[11] += r2 * r3;
+  M[0] += r0 * r0;
+  M[1] += r0 * r1;
+  M[2] += r0 * r2;
+  M[3] += r0 * r3;
+  M[5] += r1 * r1;
+  M[6] += r1 * r2;
+  M[7] += r1 * r3;
+  M[10] += r2 * r2;
+  M[11] += r2 * r3;
   M[15] += r3 * r3;
-  M[4] = M[1]; M[8] = M[2]; M[12] = M[3];
-  M[9] = M[6]; M[13] = M[7]; M[14] = M[11];
+  M[4] = M[1];
+  M[8] = M[2];
+  M[12] = M[3];
+  M[9] = M[6];
+  M[13] = M[7];
+  M[14] = M[11];
 }
 
 /**
  * Normalised undistorted coordinates (x, y) and confidence of every observation of one camera; NaN
  * confidence for points that are missing or below the threshold, so the hot loops skip them.
  */
-function undistortObservations(camera: CameraModel, series: Float32Array, observationCount: number, minConfidence: number): Float64Array {
+function undistortObservations(
+  camera: CameraModel,
+  series: Float32Array,
+  observationCount: number,
+  minConfidence: number,
+): Float64Array {
   const normalised = new Float64Array(observationCount * 3);
   for (let i = 0; i < observationCount; i++) {
     const u = series[i * 3];

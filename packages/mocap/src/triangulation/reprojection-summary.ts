@@ -30,9 +30,15 @@ export function summariseReprojectionErrors(triangulation: Triangulation): Repro
   const range = (n: number) => Array.from({ length: n }, (_, i) => i);
   return {
     overall: errorStatistics(byPair.flat()),
-    perCamera: range(cameraCount).map((c) => errorStatistics(range(keypointCount).flatMap((k) => byPair[k * cameraCount + c]))),
-    perKeypoint: range(keypointCount).map((k) => errorStatistics(range(cameraCount).flatMap((c) => byPair[k * cameraCount + c]))),
-    perKeypointAndCamera: range(keypointCount).map((k) => range(cameraCount).map((c) => errorStatistics(byPair[k * cameraCount + c]))),
+    perCamera: range(cameraCount).map((c) =>
+      errorStatistics(range(keypointCount).flatMap((k) => byPair[k * cameraCount + c])),
+    ),
+    perKeypoint: range(keypointCount).map((k) =>
+      errorStatistics(range(cameraCount).flatMap((c) => byPair[k * cameraCount + c])),
+    ),
+    perKeypointAndCamera: range(keypointCount).map((k) =>
+      range(cameraCount).map((c) => errorStatistics(byPair[k * cameraCount + c])),
+    ),
   };
 }
 

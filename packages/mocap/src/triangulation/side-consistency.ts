@@ -43,11 +43,18 @@ const MIN_IMPROVEMENT = 0.3;
  * with the other cameras. Returns, per camera, how many (frame, group) detections were exchanged.
  * `capPx` bounds each view's error in the sum, so that one wild view does not decide alone.
  */
-export function correctSideSwaps(solver: PointSolver, frameCount: number, keypointCount: number, groups: readonly SideGroup[], capPx: number): Uint32Array {
+export function correctSideSwaps(
+  solver: PointSolver,
+  frameCount: number,
+  keypointCount: number,
+  groups: readonly SideGroup[],
+  capPx: number,
+): Uint32Array {
   const cameraCount = solver.cameraCount;
   const swaps = new Uint32Array(cameraCount);
   const exchange = (frame: number, group: SideGroup, c: number) => {
-    for (const [left, right] of group.pairs) solver.swap(c, frame * keypointCount + left, frame * keypointCount + right);
+    for (const [left, right] of group.pairs)
+      solver.swap(c, frame * keypointCount + left, frame * keypointCount + right);
   };
   const cost = (frame: number, group: SideGroup) => {
     let sum = 0;
@@ -56,7 +63,8 @@ export function correctSideSwaps(solver: PointSolver, frameCount: number, keypoi
         const observation = frame * keypointCount + keypoint;
         const seen = solver.seenBy(observation);
         if ((seen & (seen - 1)) === 0 || !solver.solve(observation, seen)) continue;
-        for (let c = 0; c < cameraCount; c++) if (seen & (1 << c)) sum += Math.min(capPx, solver.reprojectionError(c, observation));
+        for (let c = 0; c < cameraCount; c++)
+          if (seen & (1 << c)) sum += Math.min(capPx, solver.reprojectionError(c, observation));
       }
     }
     return sum;

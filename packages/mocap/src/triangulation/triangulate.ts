@@ -80,7 +80,9 @@ export function triangulate(
   }
   observations.forEach((series, c) => {
     if (series.length < frameCount * keypointCount * 3) {
-      throw new Error(`triangulate: keypoint series of camera "${cameras[c].name}" is shorter than ${frameCount} frames`);
+      throw new Error(
+        `triangulate: keypoint series of camera "${cameras[c].name}" is shorter than ${frameCount} frames`,
+      );
     }
   });
 
@@ -107,8 +109,10 @@ export function triangulate(
     }
     return sum / popCount(mask);
   };
-  const maxErrorPx = options.maxReprojectionErrorPx ?? automaticThresholdPx(solver, frameCount, keypointCount, meanError);
-  const viewCapPx = options.maxReprojectionErrorPx === undefined ? VIEW_ERROR_CAP * maxErrorPx : Number.POSITIVE_INFINITY;
+  const maxErrorPx =
+    options.maxReprojectionErrorPx ?? automaticThresholdPx(solver, frameCount, keypointCount, meanError);
+  const viewCapPx =
+    options.maxReprojectionErrorPx === undefined ? VIEW_ERROR_CAP * maxErrorPx : Number.POSITIVE_INFINITY;
 
   for (let frame = 0; frame < frameCount; frame++) {
     for (let keypoint = 0; keypoint < keypointCount; keypoint++) {
@@ -147,9 +151,21 @@ export function triangulate(
       }
       camerasUsed[observation] = used;
     }
-    if (options.onProgress && (frame % progressEvery === 0 || frame === frameCount - 1)) options.onProgress(frame + 1, frameCount);
+    if (options.onProgress && (frame % progressEvery === 0 || frame === frameCount - 1))
+      options.onProgress(frame + 1, frameCount);
   }
-  return { frameCount, keypointCount, cameraCount, pointsWorldM, camerasUsed, reprojectionErrorPx, excludedPerCamera, sidesSwappedPerCamera, rejectedPoints, maxReprojectionErrorPx: maxErrorPx };
+  return {
+    frameCount,
+    keypointCount,
+    cameraCount,
+    pointsWorldM,
+    camerasUsed,
+    reprojectionErrorPx,
+    excludedPerCamera,
+    sidesSwappedPerCamera,
+    rejectedPoints,
+    maxReprojectionErrorPx: maxErrorPx,
+  };
 }
 
 /** A view counts at most this much when comparing side labellings: four times Pose2Sim's threshold. */
@@ -161,7 +177,12 @@ const SIDE_ERROR_CAP_PX = 4 * MIN_MAX_REPROJECTION_ERROR_PX;
  * model, the resolution and how large the person is in the image), and at least Pose2Sim's 15 px.
  * Measured on at most 5000 points spread over the trial.
  */
-function automaticThresholdPx(solver: PointSolver, frameCount: number, keypointCount: number, meanError: (observation: number, mask: number) => number): number {
+function automaticThresholdPx(
+  solver: PointSolver,
+  frameCount: number,
+  keypointCount: number,
+  meanError: (observation: number, mask: number) => number,
+): number {
   const observations = frameCount * keypointCount;
   const stride = Math.max(1, Math.floor(observations / 5000));
   const errors: number[] = [];

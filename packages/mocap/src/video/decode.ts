@@ -35,7 +35,10 @@ export function decodedSize(
     (options.maxHeight ?? Infinity) / displayHeight,
   );
   if (scale >= 1) return { width: displayWidth, height: displayHeight };
-  return { width: Math.max(1, Math.round(displayWidth * scale)), height: Math.max(1, Math.round(displayHeight * scale)) };
+  return {
+    width: Math.max(1, Math.round(displayWidth * scale)),
+    height: Math.max(1, Math.round(displayHeight * scale)),
+  };
 }
 
 /**
@@ -65,13 +68,23 @@ export async function* decodeFrames(path: string, options: DecodeOptions = {}): 
   const child = spawn(
     ffmpegPath(),
     [
-      '-hide_banner', '-nostats', '-nostdin',
-      '-i', path,
-      '-map', '0:v:0',
-      '-vf', filters.join(','),
-      '-vsync', 'passthrough',
-      '-frames:v', String(wantedCount),
-      '-f', 'rawvideo', '-pix_fmt', pixelFormat,
+      '-hide_banner',
+      '-nostats',
+      '-nostdin',
+      '-i',
+      path,
+      '-map',
+      '0:v:0',
+      '-vf',
+      filters.join(','),
+      '-vsync',
+      'passthrough',
+      '-frames:v',
+      String(wantedCount),
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      pixelFormat,
       'pipe:1',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
@@ -82,7 +95,11 @@ export async function* decodeFrames(path: string, options: DecodeOptions = {}): 
     child.on('close', (code) => resolveExit(code ?? -1));
   });
 
-  const frames = new FrameAssembler(child.stdout, width * height * channelsOf(pixelFormat), options.readAheadFrames ?? 3);
+  const frames = new FrameAssembler(
+    child.stdout,
+    width * height * channelsOf(pixelFormat),
+    options.readAheadFrames ?? 3,
+  );
   let produced = 0;
   try {
     for (let data = await frames.next(); data; data = await frames.next()) {
@@ -92,7 +109,10 @@ export async function* decodeFrames(path: string, options: DecodeOptions = {}): 
     }
     const exitCode = await exited;
     if (exitCode !== 0 || produced === 0) {
-      throw new VideoReadError(path, `ffmpeg could not decode it (${timestamps.lastMessage() || `exit code ${exitCode}`})`);
+      throw new VideoReadError(
+        path,
+        `ffmpeg could not decode it (${timestamps.lastMessage() || `exit code ${exitCode}`})`,
+      );
     }
   } finally {
     // The consumer may stop early: do not leave ffmpeg running behind it.

@@ -33,12 +33,15 @@ export async function probeVideo(path: string): Promise<VideoInfo> {
     throw new VideoReadError(path, 'the file does not exist or cannot be opened');
   });
   const result = await runProcess(ffprobePath(), [
-    '-v', 'error',
-    '-select_streams', 'v:0',
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
     '-show_entries',
     'stream=codec_name,width,height,coded_width,coded_height,avg_frame_rate,r_frame_rate,nb_frames,duration' +
       ':stream_tags=rotate:stream_side_data=side_data_type,rotation:format=format_name,duration:packet=pts_time',
-    '-of', 'json',
+    '-of',
+    'json',
     path,
   ]);
   if (result.exitCode !== 0) {
@@ -67,7 +70,8 @@ export async function probeVideo(path: string): Promise<VideoInfo> {
     rotationDeg,
     fps: averageFps(timestampsS, stream),
     frameCount,
-    durationS: Number(stream.duration) || Number(answer.format?.duration) || frameCount / averageFps(timestampsS, stream),
+    durationS:
+      Number(stream.duration) || Number(answer.format?.duration) || frameCount / averageFps(timestampsS, stream),
     codec: stream.codec_name ?? 'unknown',
     container: answer.format?.format_name ?? 'unknown',
     timestampsS,

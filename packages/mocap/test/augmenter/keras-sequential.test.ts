@@ -49,7 +49,11 @@ describe('Keras LSTM evaluation', () => {
     expect(hardSigmoid(1)).toBeCloseTo(0.7, 12);
     expect(hardSigmoid(3)).toBe(1);
 
-    const outputs = predictSequence({ inputSize: 1, outputSize: 1, layers: [oneUnitLstm('hard_sigmoid')] }, Float64Array.from([1.0]), 1);
+    const outputs = predictSequence(
+      { inputSize: 1, outputSize: 1, layers: [oneUnitLstm('hard_sigmoid')] },
+      Float64Array.from([1.0]),
+      1,
+    );
     const i = hardSigmoid(0.6);
     const o = hardSigmoid(1.3);
     expect(outputs[0]).toBeCloseTo(o * Math.tanh(i * Math.tanh(2.0)), 12);
@@ -60,7 +64,17 @@ describe('Keras LSTM evaluation', () => {
       {
         inputSize: 2,
         outputSize: 1,
-        layers: [{ kind: 'dense', name: 'dense', inputSize: 2, units: 1, kernel: Float64Array.from([2, -1]), bias: Float64Array.from([0.5]), activation: 'linear' }],
+        layers: [
+          {
+            kind: 'dense',
+            name: 'dense',
+            inputSize: 2,
+            units: 1,
+            kernel: Float64Array.from([2, -1]),
+            bias: Float64Array.from([0.5]),
+            activation: 'linear',
+          },
+        ],
       },
       Float64Array.from([1, 1, 3, 2]),
       2,

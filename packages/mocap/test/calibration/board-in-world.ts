@@ -37,7 +37,9 @@ export const DEMO_FLOOR_BOARD = {
  */
 export async function demoCamerasInBoardWorld(qcaPath: string): Promise<CameraModel[]> {
   const lab = await readCameraFile(qcaPath, { qualisys: { distortion: 'raw' } });
-  return camerasInBoardWorld(lab, DEMO_FLOOR_BOARD.originLabM).map((camera) => resizeCamera(camera, DEMO_FLOOR_BOARD.imageWidth));
+  return camerasInBoardWorld(lab, DEMO_FLOOR_BOARD.originLabM).map((camera) =>
+    resizeCamera(camera, DEMO_FLOOR_BOARD.imageWidth),
+  );
 }
 
 const WORLD_FROM_BOARD: Record<BoardSpec['placement'], number[]> = {
@@ -51,7 +53,10 @@ export function camerasInBoardWorld(labCameras: CameraModel[], boardOriginLabM: 
     const R = camera.rotationCameraFromWorld;
     const t = camera.translationCameraFromWorldM;
     // p_lab = p_board + origin, so p_camera = R p_board + (R origin + t).
-    const shifted = [0, 1, 2].map((i) => R[i * 3] * boardOriginLabM[0] + R[i * 3 + 1] * boardOriginLabM[1] + R[i * 3 + 2] * boardOriginLabM[2] + t[i]);
+    const shifted = [0, 1, 2].map(
+      (i) =>
+        R[i * 3] * boardOriginLabM[0] + R[i * 3 + 1] * boardOriginLabM[1] + R[i * 3 + 2] * boardOriginLabM[2] + t[i],
+    );
     return { ...camera, translationCameraFromWorldM: Float64Array.from(shifted) };
   });
 }
@@ -64,12 +69,25 @@ export function camerasInBoardWorld(labCameras: CameraModel[], boardOriginLabM: 
 export function resizeCamera(camera: CameraModel, width: number): CameraModel {
   const scale = width / camera.imageSize.width;
   const height = camera.imageSize.height * scale;
-  if (!Number.isInteger(height)) throw new Error(`${camera.name}: width ${width} does not keep the ${camera.imageSize.width} x ${camera.imageSize.height} aspect in whole pixels`);
+  if (!Number.isInteger(height))
+    throw new Error(
+      `${camera.name}: width ${width} does not keep the ${camera.imageSize.width} x ${camera.imageSize.height} aspect in whole pixels`,
+    );
   const K = camera.intrinsics;
   return {
     ...camera,
     imageSize: { width, height },
-    intrinsics: Float64Array.from([K[0] * scale, K[1] * scale, scale * (K[2] + 0.5) - 0.5, 0, K[4] * scale, scale * (K[5] + 0.5) - 0.5, 0, 0, 1]),
+    intrinsics: Float64Array.from([
+      K[0] * scale,
+      K[1] * scale,
+      scale * (K[2] + 0.5) - 0.5,
+      0,
+      K[4] * scale,
+      scale * (K[5] + 0.5) - 0.5,
+      0,
+      0,
+      1,
+    ]),
   };
 }
 
@@ -80,29 +98,64 @@ export function resizeCamera(camera: CameraModel, width: number): CameraModel {
 export function renderBoardView(camera: CameraModel, board: BoardSpec): Uint8Array {
   const boardView: CameraModel = {
     ...camera,
-    rotationCameraFromWorld: Float64Array.from(multiply3(camera.rotationCameraFromWorld, WORLD_FROM_BOARD[board.placement])),
+    rotationCameraFromWorld: Float64Array.from(
+      multiply3(camera.rotationCameraFromWorld, WORLD_FROM_BOARD[board.placement]),
+    ),
   };
-  return renderBoard(boardView, { rows: board.rows, cols: board.cols, squareM: board.squareSizeMm / 1000, margin: 1 }, { supersample: 3, background: 110 })
-    .gray;
+  return renderBoard(
+    boardView,
+    { rows: board.rows, cols: board.cols, squareM: board.squareSizeMm / 1000, margin: 1 },
+    { supersample: 3, background: 110 },
+  ).gray;
 }
 
 /**
  * Writes a still gray image as a raw YUV 4:2:0 video (.y4m, what chromium's fake camera plays in a
  * loop) of `seconds` at 30 frames a second.
  */
-export function writeStillY4m(gray: Uint8Array, size: { width: number; height: number }, path: string, seconds = 1): void {
+export function writeStillY4m(
+  gray: Uint8Array,
+  size: { width: number; height: number },
+  path: string,
+  seconds = 1,
+): void {
   const frames = Math.round(seconds * 30);
   const encode = spawnSync(
     ffmpegPath(),
-    ['-v', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'gray', '-s', `${size.width}x${size.height}`, '-r', '30', '-i', 'pipe:0',
-      '-vf', `loop=loop=${frames - 1}:size=1:start=0`, '-frames:v', String(frames), '-pix_fmt', 'yuv420p', '-f', 'yuv4mpegpipe', path],
+    [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'gray',
+      '-s',
+      `${size.width}x${size.height}`,
+      '-r',
+      '30',
+      '-i',
+      'pipe:0',
+      '-vf',
+      `loop=loop=${frames - 1}:size=1:start=0`,
+      '-frames:v',
+      String(frames),
+      '-pix_fmt',
+      'yuv420p',
+      '-f',
+      'yuv4mpegpipe',
+      path,
+    ],
     { input: Buffer.from(gray.buffer, gray.byteOffset, gray.byteLength) },
   );
   if (encode.status !== 0) throw new Error(`ffmpeg could not write ${path}: ${encode.stderr.toString()}`);
 }
 
 /** How far a recovered camera pose is from the truth: camera centre distance and the angle of R_est · R_trueᵀ. */
-export function poseError(estimated: CameraModel, truth: CameraModel): { centreErrorM: number; rotationErrorDeg: number } {
+export function poseError(
+  estimated: CameraModel,
+  truth: CameraModel,
+): { centreErrorM: number; rotationErrorDeg: number } {
   const centre = cameraCentreWorld(estimated);
   const trueCentre = cameraCentreWorld(truth);
   const A = estimated.rotationCameraFromWorld;

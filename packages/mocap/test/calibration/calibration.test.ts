@@ -55,11 +55,24 @@ function scene(worldFromBoard: number[], C: number[], rollDeg: number): { world:
   const centreB = [((board.cols - 1) * board.squareM) / 2, ((board.rows - 1) * board.squareM) / 2, 0];
   const centreW = [0, 1, 2].map((i) => worldFromBoard[i * 3] * centreB[0] + worldFromBoard[i * 3 + 1] * centreB[1]);
   const { R, t } = lookAt(C, centreW, rollDeg);
-  const base = { name: 'cam', imageSize: size, intrinsics: Float64Array.from(K), distortion: Float64Array.from(DISTORTION) };
+  const base = {
+    name: 'cam',
+    imageSize: size,
+    intrinsics: Float64Array.from(K),
+    distortion: Float64Array.from(DISTORTION),
+  };
   return {
-    world: { ...base, rotationCameraFromWorld: Float64Array.from(R), translationCameraFromWorldM: Float64Array.from(t) },
+    world: {
+      ...base,
+      rotationCameraFromWorld: Float64Array.from(R),
+      translationCameraFromWorldM: Float64Array.from(t),
+    },
     // Board origin = world origin, so the camera-from-board pose is R · R_WB, t.
-    boardView: { ...base, rotationCameraFromWorld: Float64Array.from(multiply3(R, worldFromBoard)), translationCameraFromWorldM: Float64Array.from(t) },
+    boardView: {
+      ...base,
+      rotationCameraFromWorld: Float64Array.from(multiply3(R, worldFromBoard)),
+      translationCameraFromWorldM: Float64Array.from(t),
+    },
   };
 }
 
@@ -79,15 +92,27 @@ describe('extrinsics and world frame (synthetic camera, known pose)', () => {
     it(`recovers the camera pose in the world: ${name}`, () => {
       // The world frame that placement defines is exactly the scene's (y up, x towards cameras).
       const { world, boardView } = scene(worldFromBoard, C, roll);
-      const { gray, corners } = renderBoard(boardView, board, { supersample: 3, blurSigma: 0.8, noiseSigma: 2, clutter: true, seed: 9 });
+      const { gray, corners } = renderBoard(boardView, board, {
+        supersample: 3,
+        blurSigma: 0.8,
+        noiseSigma: 2,
+        clutter: true,
+        seed: 9,
+      });
       const { detection } = findCheckerboard(gray, size.width, size.height, 4, 7);
       expect(detection).not.toBeNull();
       let maxCornerError = 0;
       for (let k = 0; k < 28; k++) {
-        maxCornerError = Math.max(maxCornerError, Math.hypot(detection!.corners[2 * k] - corners[2 * k], detection!.corners[2 * k + 1] - corners[2 * k + 1]));
+        maxCornerError = Math.max(
+          maxCornerError,
+          Math.hypot(detection!.corners[2 * k] - corners[2 * k], detection!.corners[2 * k + 1] - corners[2 * k + 1]),
+        );
       }
       expect(maxCornerError).toBeLessThan(0.2);
-      const result = calibrateCameraFromDetection(detection!, size, settings(placement), { cameraName: 'cam', intrinsics });
+      const result = calibrateCameraFromDetection(detection!, size, settings(placement), {
+        cameraName: 'cam',
+        intrinsics,
+      });
       expect(result.solutions).toHaveLength(2);
       const [best, other] = result.solutions;
       expect(best.boardRmsPx).toBeLessThan(0.15);
@@ -110,7 +135,7 @@ describe('extrinsics and world frame (synthetic camera, known pose)', () => {
     });
   }
 
-  it('matches OpenCap\'s rotations from the board frame (backWall, upside down, ground)', () => {
+  it("matches OpenCap's rotations from the board frame (backWall, upside down, ground)", () => {
     // OpenCap rotates board-frame points by space-fixed angles: backWall {y: 90, z: 180},
     // upside down {y: -90}, ground {x: 90, y: 90} (for boards whose Z points into the floor).
     const deg = Math.PI / 180;
@@ -128,13 +153,22 @@ describe('extrinsics and world frame (synthetic camera, known pose)', () => {
   it('estimates the focal length from one tilted board when no intrinsics are known', () => {
     const pinhole = { ...intrinsicsFree() };
     const { boardView } = scene([0, 0, -1, 0, -1, 0, -1, 0, 0], [2.0, 0.5, -1.2], 0);
-    const camera = { ...boardView, intrinsics: Float64Array.from([1000, 0, 639.5, 0, 1000, 359.5, 0, 0, 1]), distortion: new Float64Array(5) };
+    const camera = {
+      ...boardView,
+      intrinsics: Float64Array.from([1000, 0, 639.5, 0, 1000, 359.5, 0, 0, 1]),
+      distortion: new Float64Array(5),
+    };
     const { gray } = renderBoard(camera, board, { supersample: 2 });
     const { detection } = findCheckerboard(gray, size.width, size.height, 4, 7);
     const f = focalFromBoardHomography(checkerboardObjectPoints(4, 7, 0.08), detection!.corners, size);
     console.log(`single-board focal estimate: ${f.toFixed(1)} px (true 1000)`);
     expect(Math.abs(f - 1000)).toBeLessThan(20);
-    const result = calibrateCameraFromDetection(detection!, size, { ...settings('Perpendicular') }, { cameraName: pinhole.name });
+    const result = calibrateCameraFromDetection(
+      detection!,
+      size,
+      { ...settings('Perpendicular') },
+      { cameraName: pinhole.name },
+    );
     expect(result.intrinsicsEstimated).toBe(true);
     expect(result.solutions[0].boardRmsPx).toBeLessThan(0.3);
   });
@@ -146,13 +180,21 @@ describe('extrinsics and world frame (synthetic camera, known pose)', () => {
     const empty = new Uint8Array(size.width * size.height).fill(90);
     const frames = [empty, sharp.gray, blurred.gray, blurred.gray].map((data, index) => ({ data, index, ...size }));
     const intrinsicsForVideo = { intrinsics: Float64Array.from(K), distortion: Float64Array.from(DISTORTION) };
-    const result = await calibrateCameraFromFrames(frames, settings('Perpendicular'), { cameraName: 'cam02', intrinsics: intrinsicsForVideo, framesToTry: 3 });
+    const result = await calibrateCameraFromFrames(frames, settings('Perpendicular'), {
+      cameraName: 'cam02',
+      intrinsics: intrinsicsForVideo,
+      framesToTry: 3,
+    });
     expect(result.frameIndex).toBe(1);
     await expect(
       calibrateCameraFromFrames([{ data: empty, ...size }], settings('Perpendicular'), { cameraName: 'cam02' }),
     ).rejects.toThrow(BoardNotFoundError);
     await expect(
-      calibrateCameraFromFrames([{ data: sharp.gray, ...size }], { ...settings('Lying'), rows: 5, cols: 7 }, { cameraName: 'cam02' }),
+      calibrateCameraFromFrames(
+        [{ data: sharp.gray, ...size }],
+        { ...settings('Lying'), rows: 5, cols: 7 },
+        { cameraName: 'cam02' },
+      ),
     ).rejects.toThrow(/Camera "cam02".*not found[\s\S]*A grid of 4 x 7 inner corners was seen[\s\S]*INNER corners/);
   });
 });
@@ -163,29 +205,62 @@ describe('calibration step on a video file', () => {
     const pinhole = { ...boardView, distortion: new Float64Array(5) };
     const worldPinhole = { ...world, distortion: new Float64Array(5) };
     const withBoard = renderBoard(pinhole, board, { supersample: 2, clutter: true, seed: 4 }).gray;
-    const without = renderBoard({ ...pinhole, translationCameraFromWorldM: Float64Array.from([20, 0, 3]) }, board, { supersample: 1, clutter: true, seed: 4 }).gray;
+    const without = renderBoard({ ...pinhole, translationCameraFromWorldM: Float64Array.from([20, 0, 3]) }, board, {
+      supersample: 1,
+      clutter: true,
+      seed: 4,
+    }).gray;
     // 1 s at 20 fps: the board appears for the last half second (it is placed, then left still).
     const frames = Array.from({ length: 20 }, (_, i) => (i < 10 ? without : withBoard));
     const dir = mkdtempSync(join(tmpdir(), 'kinetrace-calib-video-'));
     const path = join(dir, 'calibration.mp4');
     const encode = spawnSync(
       ffmpegPath(),
-      ['-hide_banner', '-loglevel', 'error', '-f', 'rawvideo', '-pix_fmt', 'gray', '-s', `${size.width}x${size.height}`, '-r', '20', '-i', 'pipe:0',
-        '-c:v', 'libx264', '-crf', '14', '-pix_fmt', 'yuv420p', '-y', path],
+      [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-f',
+        'rawvideo',
+        '-pix_fmt',
+        'gray',
+        '-s',
+        `${size.width}x${size.height}`,
+        '-r',
+        '20',
+        '-i',
+        'pipe:0',
+        '-c:v',
+        'libx264',
+        '-crf',
+        '14',
+        '-pix_fmt',
+        'yuv420p',
+        '-y',
+        path,
+      ],
       { input: Buffer.concat(frames.map((f) => Buffer.from(f))) },
     );
     expect(encode.status, encode.stderr?.toString()).toBe(0);
-    const result = await calibrateCameraFromVideo(path, { rows: 4, cols: 7, squareSizeMm: 80, placement: 'Perpendicular' }, {
-      cameraName: 'cam01',
-      intrinsics: { intrinsics: Float64Array.from(K), distortion: new Float64Array(5) },
-    });
+    const result = await calibrateCameraFromVideo(
+      path,
+      { rows: 4, cols: 7, squareSizeMm: 80, placement: 'Perpendicular' },
+      {
+        cameraName: 'cam01',
+        intrinsics: { intrinsics: Float64Array.from(K), distortion: new Float64Array(5) },
+      },
+    );
     expect(result.frameIndex).toBeGreaterThanOrEqual(10);
     expect(result.solutions).toHaveLength(2);
     const centre = cameraCentreWorld(result.solutions[0].camera);
     const errorMm = Math.hypot(...centre.map((v, i) => v - [3.0, 0.5, -0.8][i])) * 1000;
-    console.log(`video calibration: frame ${result.frameIndex}, camera centre error ${errorMm.toFixed(1)} mm, board rms ${result.solutions[0].boardRmsPx.toFixed(3)} px`);
+    console.log(
+      `video calibration: frame ${result.frameIndex}, camera centre error ${errorMm.toFixed(1)} mm, board rms ${result.solutions[0].boardRmsPx.toFixed(3)} px`,
+    );
     expect(errorMm).toBeLessThan(15);
-    expect(maxAbsDiff(result.solutions[0].camera.rotationCameraFromWorld, worldPinhole.rotationCameraFromWorld)).toBeLessThan(5e-3);
+    expect(
+      maxAbsDiff(result.solutions[0].camera.rotationCameraFromWorld, worldPinhole.rotationCameraFromWorld),
+    ).toBeLessThan(5e-3);
   });
 });
 
@@ -195,41 +270,53 @@ function intrinsicsFree(): { name: string } {
 
 const INTRINSICS = `${POSE2SIM_DEMO}/calibration/intrinsics`;
 
-describeWithData('lens calibration on the Pose2Sim demo images vs the reference Calib.qca.txt', [INTRINSICS, POSE2SIM_QCA], () => {
-  it('recovers focal length, principal point and distortion close to the reference, with a low RMS error', async () => {
-    const reference = readQualisysCalibration(readFileSync(referencePath(POSE2SIM_QCA), 'utf8'));
-    const rawRadial = [...readFileSync(referencePath(POSE2SIM_QCA), 'utf8').matchAll(/radialDistortion1="([-\d.]+)" radialDistortion2="([-\d.]+)"/g)].map((m) => [Number(m[1]), Number(m[2])]);
-    const lines: string[] = [];
-    const dirs = readdirSync(referencePath(INTRINSICS)).sort();
-    for (const [c, dir] of dirs.entries()) {
-      const views: Float64Array[] = [];
-      let imageSize = { width: 0, height: 0 };
-      for (const file of readdirSync(referencePath(INTRINSICS, dir)).filter((f) => f.endsWith('.jpg')).sort()) {
-        const image = await decodeImage(referencePath(INTRINSICS, dir, file), 'gray');
-        imageSize = { width: image.width, height: image.height };
-        const { detection } = findCheckerboard(image.data, image.width, image.height, 4, 7);
-        if (detection) views.push(detection.corners);
+describeWithData(
+  'lens calibration on the Pose2Sim demo images vs the reference Calib.qca.txt',
+  [INTRINSICS, POSE2SIM_QCA],
+  () => {
+    it('recovers focal length, principal point and distortion close to the reference, with a low RMS error', async () => {
+      const reference = readQualisysCalibration(readFileSync(referencePath(POSE2SIM_QCA), 'utf8'));
+      const rawRadial = [
+        ...readFileSync(referencePath(POSE2SIM_QCA), 'utf8').matchAll(
+          /radialDistortion1="([-\d.]+)" radialDistortion2="([-\d.]+)"/g,
+        ),
+      ].map((m) => [Number(m[1]), Number(m[2])]);
+      const lines: string[] = [];
+      const dirs = readdirSync(referencePath(INTRINSICS)).sort();
+      for (const [c, dir] of dirs.entries()) {
+        const views: Float64Array[] = [];
+        let imageSize = { width: 0, height: 0 };
+        for (const file of readdirSync(referencePath(INTRINSICS, dir))
+          .filter((f) => f.endsWith('.jpg'))
+          .sort()) {
+          const image = await decodeImage(referencePath(INTRINSICS, dir, file), 'gray');
+          imageSize = { width: image.width, height: image.height };
+          const { detection } = findCheckerboard(image.data, image.width, image.height, 4, 7);
+          if (detection) views.push(detection.corners);
+        }
+        const result = await calibrateIntrinsics(views, { rows: 4, cols: 7, squareSizeMm: 60 }, imageSize, {
+          name: dir,
+        });
+        const k = result.camera.intrinsics;
+        const ref = reference[c].intrinsics;
+        const d = result.camera.distortion;
+        const df = ((k[0] + k[4]) / 2 - (ref[0] + ref[4]) / 2) / ((ref[0] + ref[4]) / 2);
+        lines.push(
+          `${reference[c].name}: ${views.length} views, RMS ${result.rmsPx.toFixed(3)} px | ` +
+            `fx ${k[0].toFixed(1)} fy ${k[4].toFixed(1)} (ref ${ref[0].toFixed(1)} ${ref[4].toFixed(1)}, ${(df * 100).toFixed(2)} %) | ` +
+            `cx ${k[2].toFixed(1)} cy ${k[5].toFixed(1)} (ref ${ref[2].toFixed(1)} ${ref[5].toFixed(1)}; Δ ${(k[2] - ref[2]).toFixed(1)}, ${(k[5] - ref[5]).toFixed(1)} px; σ ${result.stdDeviations[2].toFixed(1)}, ${result.stdDeviations[3].toFixed(1)}) | ` +
+            `k1 ${d[0].toFixed(4)} k2 ${d[1].toFixed(4)} p1 ${d[2].toFixed(5)} p2 ${d[3].toFixed(5)} (file's raw k1 ${rawRadial[c][0]} k2 ${rawRadial[c][1]})`,
+        );
+        expect(views.length).toBeGreaterThanOrEqual(6);
+        expect(result.rmsPx).toBeLessThan(0.4);
+        expect(Math.abs(df)).toBeLessThan(0.015);
+        expect(Math.abs(k[2] - ref[2])).toBeLessThan(60);
+        expect(Math.abs(k[5] - ref[5])).toBeLessThan(40);
+        // The file's radial terms, read raw (before Pose2Sim's division by 64), match our lens model.
+        expect(Math.abs(d[0] - rawRadial[c][0])).toBeLessThan(0.02);
+        expect(Math.abs(d[1] - rawRadial[c][1])).toBeLessThan(0.1);
       }
-      const result = await calibrateIntrinsics(views, { rows: 4, cols: 7, squareSizeMm: 60 }, imageSize, { name: dir });
-      const k = result.camera.intrinsics;
-      const ref = reference[c].intrinsics;
-      const d = result.camera.distortion;
-      const df = ((k[0] + k[4]) / 2 - (ref[0] + ref[4]) / 2) / ((ref[0] + ref[4]) / 2);
-      lines.push(
-        `${reference[c].name}: ${views.length} views, RMS ${result.rmsPx.toFixed(3)} px | ` +
-          `fx ${k[0].toFixed(1)} fy ${k[4].toFixed(1)} (ref ${ref[0].toFixed(1)} ${ref[4].toFixed(1)}, ${(df * 100).toFixed(2)} %) | ` +
-          `cx ${k[2].toFixed(1)} cy ${k[5].toFixed(1)} (ref ${ref[2].toFixed(1)} ${ref[5].toFixed(1)}; Δ ${(k[2] - ref[2]).toFixed(1)}, ${(k[5] - ref[5]).toFixed(1)} px; σ ${result.stdDeviations[2].toFixed(1)}, ${result.stdDeviations[3].toFixed(1)}) | ` +
-          `k1 ${d[0].toFixed(4)} k2 ${d[1].toFixed(4)} p1 ${d[2].toFixed(5)} p2 ${d[3].toFixed(5)} (file's raw k1 ${rawRadial[c][0]} k2 ${rawRadial[c][1]})`,
-      );
-      expect(views.length).toBeGreaterThanOrEqual(6);
-      expect(result.rmsPx).toBeLessThan(0.4);
-      expect(Math.abs(df)).toBeLessThan(0.015);
-      expect(Math.abs(k[2] - ref[2])).toBeLessThan(60);
-      expect(Math.abs(k[5] - ref[5])).toBeLessThan(40);
-      // The file's radial terms, read raw (before Pose2Sim's division by 64), match our lens model.
-      expect(Math.abs(d[0] - rawRadial[c][0])).toBeLessThan(0.02);
-      expect(Math.abs(d[1] - rawRadial[c][1])).toBeLessThan(0.1);
-    }
-    console.log(`Lens calibration vs Calib.qca.txt:\n  ${lines.join('\n  ')}`);
-  });
-});
+      console.log(`Lens calibration vs Calib.qca.txt:\n  ${lines.join('\n  ')}`);
+    });
+  },
+);

@@ -40,7 +40,11 @@ describe("Kinetrace's JSON camera file", () => {
     const text = writeKinetraceCameras([sample], { rmsPx: 0.21, board: { rows: 4, cols: 7, squareSizeMm: 60 } });
     const json = JSON.parse(text);
     expect(json.format).toBe('kinetrace.cameras');
-    expect(json.cameras[0].intrinsics).toEqual([[1500.5, 0, 539.2], [0, 1501.25, 960.7], [0, 0, 1]]);
+    expect(json.cameras[0].intrinsics).toEqual([
+      [1500.5, 0, 539.2],
+      [0, 1501.25, 960.7],
+      [0, 0, 1],
+    ]);
     expect(json.calibration.rmsPx).toBe(0.21);
     expectSameCamera(readKinetraceCameras(text)[0], sample, 0);
     const dir = mkdtempSync(join(tmpdir(), 'kinetrace-cam-'));
@@ -52,7 +56,10 @@ describe("Kinetrace's JSON camera file", () => {
     expect(() => readKinetraceCameras('{"cameras": []}')).toThrow(/format/);
     expect(() => readKinetraceCameras('not json')).toThrow(/not valid JSON/);
     const bad = JSON.parse(writeKinetraceCameras([sample]));
-    bad.cameras[0].intrinsics = [[1, 2], [3, 4]];
+    bad.cameras[0].intrinsics = [
+      [1, 2],
+      [3, 4],
+    ];
     expect(() => readKinetraceCameras(JSON.stringify(bad))).toThrow(/intrinsics must be a 3 x 3 matrix/);
   });
 });
@@ -102,7 +109,9 @@ describeWithData("OpenCap's camera pickles", [INTRINSICS_PICKLE, EXTRINSICS_PICK
     expect(camera.intrinsics[0]).toBeCloseTo(913.2224667355067, 10);
     expect(camera.intrinsics[2]).toBeCloseTo(366.4860069349607, 10);
     expect(camera.intrinsics[5]).toBeCloseTo(638.5015642655075, 10);
-    expect(Array.from(camera.distortion)).toEqual([0.12779473136076258, -0.2842464663623719, -0.00034093014349563094, 0.00006697008445048804, 0.21344094018533205]);
+    expect(Array.from(camera.distortion)).toEqual([
+      0.12779473136076258, -0.2842464663623719, -0.00034093014349563094, 0.00006697008445048804, 0.21344094018533205,
+    ]);
   });
 
   it('reads an intrinsics+extrinsics pickle, mm to m, and puts a back-wall board into the y-up world', () => {
@@ -111,7 +120,9 @@ describeWithData("OpenCap's camera pickles", [INTRINSICS_PICKLE, EXTRINSICS_PICK
     expect(boardFrame.translationCameraFromWorldM[2]).toBeCloseTo(3.105844708984973, 12);
     const world = readOpenCapCameraPickle(bytes, { name: 'frontal', placement: 'Perpendicular' });
     const [x, y, z] = cameraCentreWorld(world);
-    console.log(`OpenCap frontal example camera centre in the world: (${x.toFixed(3)}, ${y.toFixed(3)}, ${z.toFixed(3)}) m`);
+    console.log(
+      `OpenCap frontal example camera centre in the world: (${x.toFixed(3)}, ${y.toFixed(3)}, ${z.toFixed(3)}) m`,
+    );
     expect(x).toBeGreaterThan(2.5); // in front of the board, x towards the cameras
     expect(y).toBeGreaterThan(0.5); // above the board's corner, y up
     expect(Math.abs(z)).toBeLessThan(0.5);
@@ -126,7 +137,18 @@ describe('safe pickle reader', () => {
   it('refuses globals other than numpy arrays, without running anything', () => {
     const enc = new TextEncoder();
     // PROTO 2; GLOBAL 'os system'; SHORT_BINUNICODE 'echo'; TUPLE1; REDUCE; STOP
-    const evil = new Uint8Array([0x80, 2, 0x63, ...enc.encode('os\nsystem\n'), 0x8c, 4, ...enc.encode('echo'), 0x85, 0x52, 0x2e]);
+    const evil = new Uint8Array([
+      0x80,
+      2,
+      0x63,
+      ...enc.encode('os\nsystem\n'),
+      0x8c,
+      4,
+      ...enc.encode('echo'),
+      0x85,
+      0x52,
+      0x2e,
+    ]);
     expect(() => readPickle(evil)).toThrow(/refusing to load global os.system/);
     expect(() => readPickle(new Uint8Array([0x80, 2, 0x7d]))).toThrow(/truncated|underflow/);
   });
@@ -137,8 +159,31 @@ describe('safe pickle reader', () => {
     const float = new Uint8Array(8);
     new DataView(float.buffer).setFloat64(0, 2.5, false);
     const bytes = new Uint8Array([
-      0x80, 2, 0x7d, 0x28, 0x8c, 1, ...enc.encode('a'), 0x5d, 0x28, 0x4b, 1, 0x47, ...float, 0x8c, 1, ...enc.encode('x'), 0x65,
-      0x8c, 1, ...enc.encode('b'), 0x88, 0x4e, 0x86, 0x75, 0x2e,
+      0x80,
+      2,
+      0x7d,
+      0x28,
+      0x8c,
+      1,
+      ...enc.encode('a'),
+      0x5d,
+      0x28,
+      0x4b,
+      1,
+      0x47,
+      ...float,
+      0x8c,
+      1,
+      ...enc.encode('x'),
+      0x65,
+      0x8c,
+      1,
+      ...enc.encode('b'),
+      0x88,
+      0x4e,
+      0x86,
+      0x75,
+      0x2e,
     ]);
     expect(readPickle(bytes)).toEqual({ a: [1, 2.5, 'x'], b: [true, null] });
   });

@@ -27,7 +27,14 @@ describe('checkerboard detection on synthetic renders (known corners)', () => {
     ['seen turned by 90°, clutter', 1.0, 10, -10, 90, { clutter: true, seed: 3 }],
     ['upside down (180°), lighting gradient', 1.1, -20, 15, 180, { lightingGradient: 0.5 }],
     ['far and small (squares ~20 px)', 1.8, 10, 25, -30, { blurSigma: 0.8, noiseSigma: 2 }],
-    ['everything: perspective, blur 1.5, noise 5, lighting, clutter', 1.3, -25, 30, 80, { blurSigma: 1.5, noiseSigma: 5, lightingGradient: 0.6, clutter: true, seed: 7 }],
+    [
+      'everything: perspective, blur 1.5, noise 5, lighting, clutter',
+      1.3,
+      -25,
+      30,
+      80,
+      { blurSigma: 1.5, noiseSigma: 5, lightingGradient: 0.6, clutter: true, seed: 7 },
+    ],
     ['lens distortion k1 = -0.25', 0.9, 15, -20, 5, { blurSigma: 0.7, noiseSigma: 2 }, [-0.25, 0.08, 0, 0, 0]],
   ];
   const lines: string[] = [];
@@ -54,7 +61,8 @@ describe('checkerboard detection on synthetic renders (known corners)', () => {
     const turned = detectCheckerboard(gray, size.width, size.height, 9, 6);
     expect(turned).not.toBeNull();
     // Same set of points, each board point (c, r) of the 9 x 6 reading is a corner of the 6 x 9 one.
-    const asSet = (a: Float64Array) => Array.from({ length: a.length / 2 }, (_, k) => `${Math.round(a[2 * k])},${Math.round(a[2 * k + 1])}`).sort();
+    const asSet = (a: Float64Array) =>
+      Array.from({ length: a.length / 2 }, (_, k) => `${Math.round(a[2 * k])},${Math.round(a[2 * k + 1])}`).sort();
     const found = detectCheckerboard(gray, size.width, size.height, 6, 9)!;
     expect(asSet(turned!)).toEqual(asSet(found));
     expect(errors(found, corners).max).toBeLessThan(0.2);
@@ -72,13 +80,19 @@ describe('checkerboard detection on synthetic renders (known corners)', () => {
     }
   });
 
-  it('does not take the board\'s outer edge for a row of corners (small board, narrow margin, clutter)', () => {
+  it("does not take the board's outer edge for a row of corners (small board, narrow margin, clutter)", () => {
     // Squares of ~12 px at 1080p with a margin of 0.7 square: at the search scale the edge of the
     // board, where squares meet the margin and clutter, looks like one more row of X-junctions.
     const small: BoardSpec = { rows: 4, cols: 7, squareM: 0.035 };
     const hd = { width: 1920, height: 1080 };
     const camera = lookAtBoard(small, hd, 1400, 4, 20, 15, 0);
-    const { gray, corners } = renderBoard(camera, small, { supersample: 2, blurSigma: 0.6, noiseSigma: 2, clutter: true, seed: 2 });
+    const { gray, corners } = renderBoard(camera, small, {
+      supersample: 2,
+      blurSigma: 0.6,
+      noiseSigma: 2,
+      clutter: true,
+      seed: 2,
+    });
     const { detection } = findCheckerboard(gray, hd.width, hd.height, 4, 7);
     expect(detection).not.toBeNull();
     expect(errors(detection!.corners, corners).max).toBeLessThan(0.2);
@@ -95,7 +109,11 @@ describe('checkerboard detection on synthetic renders (known corners)', () => {
     const flat = new Uint8Array(size.width * size.height).fill(128);
     const clutterCamera = lookAtBoard(board, size, 900, 50, 0, 80, 0); // board edge-on, far away: clutter only
     const { gray: clutter } = renderBoard(clutterCamera, board, { clutter: true, seed: 5, supersample: 1 });
-    for (const [name, image] of [['noise', noise], ['flat', flat], ['clutter', clutter]] as const) {
+    for (const [name, image] of [
+      ['noise', noise],
+      ['flat', flat],
+      ['clutter', clutter],
+    ] as const) {
       const t0 = performance.now();
       expect(detectCheckerboard(image, size.width, size.height, 6, 9), name).toBeNull();
       console.log(`no board (${name}): ${(performance.now() - t0).toFixed(0)} ms`);
@@ -148,7 +166,9 @@ describeWithData('checkerboard detection on the Pose2Sim demo images (4 x 7 inne
       expect(d.corners.length).toBe(56);
       // Neighbours along a row are about one square apart, and the grid is projective.
       expect(d.homographyRmsPx).toBeLessThan(0.05 * d.spacingPx);
-      report.push(`${name}: ${ms.toFixed(0)} ms, spacing ${d.spacingPx.toFixed(0)} px, homography rms ${d.homographyRmsPx.toFixed(2)} px`);
+      report.push(
+        `${name}: ${ms.toFixed(0)} ms, spacing ${d.spacingPx.toFixed(0)} px, homography rms ${d.homographyRmsPx.toFixed(2)} px`,
+      );
     }
     console.log(`Pose2Sim demo boards (${found} found):\n  ${report.join('\n  ')}`);
     expect(found).toBe(26);

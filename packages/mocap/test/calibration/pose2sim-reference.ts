@@ -10,9 +10,31 @@ export const BALANCING_TRIAL = `${POSE2SIM_SESSION}/S00_P00_T01_BalancingTrial`;
 
 /** OpenPose BODY_25B keypoint order, as in the reference json files. */
 export const BODY_25B = [
-  'Nose', 'LEye', 'REye', 'LEar', 'REar', 'LShoulder', 'RShoulder', 'LElbow', 'RElbow', 'LWrist', 'RWrist',
-  'LHip', 'RHip', 'LKnee', 'RKnee', 'LAnkle', 'RAnkle', 'Neck', 'Head', 'LBigToe', 'LSmallToe', 'LHeel',
-  'RBigToe', 'RSmallToe', 'RHeel',
+  'Nose',
+  'LEye',
+  'REye',
+  'LEar',
+  'REar',
+  'LShoulder',
+  'RShoulder',
+  'LElbow',
+  'RElbow',
+  'LWrist',
+  'RWrist',
+  'LHip',
+  'RHip',
+  'LKnee',
+  'RKnee',
+  'LAnkle',
+  'RAnkle',
+  'Neck',
+  'Head',
+  'LBigToe',
+  'LSmallToe',
+  'LHeel',
+  'RBigToe',
+  'RSmallToe',
+  'RHeel',
 ];
 
 export interface Trc {
@@ -23,7 +45,11 @@ export interface Trc {
 
 export function readTrc(path: string): Trc {
   const lines = readFileSync(path, 'utf8').split(/\r?\n/);
-  const markers = lines[3].split('\t').slice(2).map((s) => s.trim()).filter(Boolean);
+  const markers = lines[3]
+    .split('\t')
+    .slice(2)
+    .map((s) => s.trim())
+    .filter(Boolean);
   const frames: [number, number, number][][] = [];
   for (const line of lines.slice(5)) {
     const values = line.trim().split(/\s+/).map(Number);

@@ -101,7 +101,9 @@ describeWithData('Qualisys .qca.txt reader (Pose2Sim demo, 4 cameras)', [POSE2SI
   it('rejects text that is not a Qualisys calibration, with a clear message', () => {
     expect(() => readQualisysCalibration('{"cameras": []}')).toThrow(/no <calibration> element/);
     expect(() =>
-      readQualisysCalibration('<calibration><cameras><camera serial="a" model="none"><fov_video left="0" top="0" right="9" bottom="9"/></camera></cameras></calibration>'),
+      readQualisysCalibration(
+        '<calibration><cameras><camera serial="a" model="none"><fov_video left="0" top="0" right="9" bottom="9"/></camera></cameras></calibration>',
+      ),
     ).toThrow(/camera "a" intrinsic has no "focalLengthU"/);
   });
 });

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { calibrateCameraFromVideo } from '../../src/calibration/camera-calibration.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
-import { DEMO_FLOOR_BOARD, demoCamerasInBoardWorld, poseError, renderBoardView, writeStillY4m } from './board-in-world.ts';
+import {
+  DEMO_FLOOR_BOARD,
+  demoCamerasInBoardWorld,
+  poseError,
+  renderBoardView,
+  writeStillY4m,
+} from './board-in-world.ts';
 import { POSE2SIM_QCA } from './pose2sim-reference.ts';
 
 /**
@@ -37,6 +43,8 @@ describeWithData('extrinsics from boards rendered into the Pose2Sim demo cameras
       expect(centreErrorM).toBeLessThan(0.01);
       expect(rotationErrorDeg).toBeLessThan(0.5);
     }
-    console.log(`Rendered floor board (${board.rows} x ${board.cols}, ${board.squareSizeMm} mm) vs the demo's cameras:\n  ${lines.join('\n  ')}`);
+    console.log(
+      `Rendered floor board (${board.rows} x ${board.cols}, ${board.squareSizeMm} mm) vs the demo's cameras:\n  ${lines.join('\n  ')}`,
+    );
   });
 });

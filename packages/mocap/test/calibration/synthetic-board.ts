@@ -62,9 +62,12 @@ function clutterLayer(width: number, height: number, rnd: () => number, base: nu
         const u = dx * ca + dy * sa;
         const w = -dx * sa + dy * ca;
         let inside = false;
-        if (kind < 0.4) inside = Math.abs(u) < size && Math.abs(w) < size * 0.5; // rectangles
-        else if (kind < 0.7) inside = dx * dx + dy * dy < size * size; // discs
-        else if (kind < 0.85) inside = Math.abs(w) < 2 + size * 0.03 && Math.abs(u) < size * 1.5; // lines
+        if (kind < 0.4)
+          inside = Math.abs(u) < size && Math.abs(w) < size * 0.5; // rectangles
+        else if (kind < 0.7)
+          inside = dx * dx + dy * dy < size * size; // discs
+        else if (kind < 0.85)
+          inside = Math.abs(w) < 2 + size * 0.03 && Math.abs(u) < size * 1.5; // lines
         else inside = Math.abs(u) < size && Math.abs(w) < size && Math.sin(u * 0.5) > 0; // stripes
         if (inside) img[y * width + x] = v;
       }
@@ -132,7 +135,13 @@ export function renderBoard(
   for (let py = 0; py < height; py++) {
     for (let px = 0; px < width; px++) {
       const bg = background ? background[py * width + px] : (options.background ?? 120);
-      const probe = [sceneAt(px, py), sceneAt(px - 0.5, py - 0.5), sceneAt(px + 0.5, py - 0.5), sceneAt(px - 0.5, py + 0.5), sceneAt(px + 0.5, py + 0.5)];
+      const probe = [
+        sceneAt(px, py),
+        sceneAt(px - 0.5, py - 0.5),
+        sceneAt(px + 0.5, py - 0.5),
+        sceneAt(px - 0.5, py + 0.5),
+        sceneAt(px + 0.5, py + 0.5),
+      ];
       if (probe.every((p) => p === probe[0])) {
         out[py * width + px] = probe[0] < 0 ? bg : probe[0];
         continue;
@@ -140,7 +149,7 @@ export function renderBoard(
       let acc = 0;
       for (let k = 0; k < N; k++) {
         const ox = (k + 0.5) / N - 0.5;
-        const oy = (((k * gen[1]) % 1) + 1) % 1 - 0.5;
+        const oy = ((((k * gen[1]) % 1) + 1) % 1) - 0.5;
         const value = sceneAt(px + ox, py + oy);
         acc += value < 0 ? bg : value;
       }
@@ -197,7 +206,17 @@ export function lookAtBoard(
   return {
     name,
     imageSize: size,
-    intrinsics: Float64Array.from([focalPx, 0, size.width / 2 - 0.5 + 7.3, 0, focalPx, size.height / 2 - 0.5 - 4.1, 0, 0, 1]),
+    intrinsics: Float64Array.from([
+      focalPx,
+      0,
+      size.width / 2 - 0.5 + 7.3,
+      0,
+      focalPx,
+      size.height / 2 - 0.5 - 4.1,
+      0,
+      0,
+      1,
+    ]),
     distortion: Float64Array.from(distortion),
     rotationCameraFromWorld: Float64Array.from(R),
     translationCameraFromWorldM: Float64Array.from([-Rc[0], -Rc[1], distanceM - Rc[2]]),
@@ -209,11 +228,22 @@ export function rotation(axis: number[], angle: number): number[] {
   const c = Math.cos(angle);
   const s = Math.sin(angle);
   const v = 1 - c;
-  return [c + x * x * v, x * y * v - z * s, x * z * v + y * s, y * x * v + z * s, c + y * y * v, y * z * v - x * s, z * x * v - y * s, z * y * v + x * s, c + z * z * v];
+  return [
+    c + x * x * v,
+    x * y * v - z * s,
+    x * z * v + y * s,
+    y * x * v + z * s,
+    c + y * y * v,
+    y * z * v - x * s,
+    z * x * v - y * s,
+    z * y * v + x * s,
+    c + z * z * v,
+  ];
 }
 
 export function mul(a: number[], b: number[]): number[] {
   const o = new Array<number>(9);
-  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) o[i * 3 + j] = a[i * 3] * b[j] + a[i * 3 + 1] * b[3 + j] + a[i * 3 + 2] * b[6 + j];
+  for (let i = 0; i < 3; i++)
+    for (let j = 0; j < 3; j++) o[i * 3 + j] = a[i * 3] * b[j] + a[i * 3 + 1] * b[3 + j] + a[i * 3 + 2] * b[6 + j];
   return o;
 }

@@ -10,12 +10,39 @@ import { VIDEO_KEYPOINTS } from '../../src/pose/keypoints.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
 
 const OPENSIM_COORDINATES = [
-  'pelvis_tilt', 'pelvis_list', 'pelvis_rotation', 'pelvis_tx', 'pelvis_ty', 'pelvis_tz',
-  'hip_flexion_r', 'hip_adduction_r', 'hip_rotation_r', 'knee_angle_r', 'ankle_angle_r', 'subtalar_angle_r', 'mtp_angle_r',
-  'hip_flexion_l', 'hip_adduction_l', 'hip_rotation_l', 'knee_angle_l', 'ankle_angle_l', 'subtalar_angle_l', 'mtp_angle_l',
-  'lumbar_extension', 'lumbar_bending', 'lumbar_rotation',
-  'arm_flex_r', 'arm_add_r', 'arm_rot_r', 'elbow_flex_r', 'pro_sup_r',
-  'arm_flex_l', 'arm_add_l', 'arm_rot_l', 'elbow_flex_l', 'pro_sup_l',
+  'pelvis_tilt',
+  'pelvis_list',
+  'pelvis_rotation',
+  'pelvis_tx',
+  'pelvis_ty',
+  'pelvis_tz',
+  'hip_flexion_r',
+  'hip_adduction_r',
+  'hip_rotation_r',
+  'knee_angle_r',
+  'ankle_angle_r',
+  'subtalar_angle_r',
+  'mtp_angle_r',
+  'hip_flexion_l',
+  'hip_adduction_l',
+  'hip_rotation_l',
+  'knee_angle_l',
+  'ankle_angle_l',
+  'subtalar_angle_l',
+  'mtp_angle_l',
+  'lumbar_extension',
+  'lumbar_bending',
+  'lumbar_rotation',
+  'arm_flex_r',
+  'arm_add_r',
+  'arm_rot_r',
+  'elbow_flex_r',
+  'pro_sup_r',
+  'arm_flex_l',
+  'arm_add_l',
+  'arm_rot_l',
+  'elbow_flex_l',
+  'pro_sup_l',
 ];
 
 function markerPositions(kinematics: KinematicModel, q: Float64Array): Map<string, [number, number, number]> {
@@ -36,7 +63,7 @@ function maxMarkerDifferenceM(a: OsimModel, b: OsimModel): number {
   expect(kb.coordinateNames).toEqual(ka.coordinateNames);
   expect(kb.markerNames).toEqual(ka.markerNames);
   let seed = 7;
-  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
   let max = 0;
   for (let pose = 0; pose < 25; pose++) {
     const q = ka.defaultCoordinates();
@@ -48,7 +75,8 @@ function maxMarkerDifferenceM(a: OsimModel, b: OsimModel): number {
     });
     const pa = markerPositions(ka, q);
     const pb = markerPositions(kb, q);
-    for (const [name, p] of pa) for (let axis = 0; axis < 3; axis++) max = Math.max(max, Math.abs(p[axis] - pb.get(name)![axis]));
+    for (const [name, p] of pa)
+      for (let axis = 0; axis < 3; axis++) max = Math.max(max, Math.abs(p[axis] - pb.get(name)![axis]));
   }
   return max;
 }
@@ -110,14 +138,22 @@ describe('Kinetrace default full-body model', () => {
   });
 
   it('gives body masses that add up to the subject mass (de Leva 1996)', () => {
-    const masses = segmentMassesKg(model.bodies.map((body) => body.name), 80);
+    const masses = segmentMassesKg(
+      model.bodies.map((body) => body.name),
+      80,
+    );
     const total = [...masses.values()].reduce((sum, m) => sum + m, 0);
     expect(total).toBeCloseTo(80, 6);
     expect(masses.get('femur_r')).toBeCloseTo(0.1416 * 80, 9);
   });
 
   it('writes a .osim that reads back to the same forward kinematics', () => {
-    const text = writeOsim(model, { bodyMassesKg: segmentMassesKg(model.bodies.map((body) => body.name), 75) });
+    const text = writeOsim(model, {
+      bodyMassesKg: segmentMassesKg(
+        model.bodies.map((body) => body.name),
+        75,
+      ),
+    });
     expect(text).toContain('<OpenSimDocument Version="40000">');
     expect(text).toContain('<CustomJoint name="hip_r">');
     expect(text).toContain('<WeldJoint name="radius_hand_r">');
@@ -125,13 +161,20 @@ describe('Kinetrace default full-body model', () => {
   });
 });
 
-describeWithData('.osim writer round trip on OpenSim models', ['opencap_viewer_fixture/LaiUhlrich2022.osim', 'opensim_gait/Models/Gait2354_Simbody/gait2354_simbody.osim'], () => {
-  it('keeps the kinematics of LaiUhlrich2022 (splines, polynomials, couplers) and gait2354', () => {
-    for (const path of ['opencap_viewer_fixture/LaiUhlrich2022.osim', 'opensim_gait/Models/Gait2354_Simbody/gait2354_simbody.osim']) {
-      const original = readOsim(readFileSync(referencePath(path), 'utf8'));
-      const roundTripped = readOsim(writeOsim(original));
-      expect(roundTripped.couplers.map((c) => c.dependent)).toEqual(original.couplers.map((c) => c.dependent));
-      expect(maxMarkerDifferenceM(original, roundTripped)).toBeLessThan(1e-12);
-    }
-  });
-});
+describeWithData(
+  '.osim writer round trip on OpenSim models',
+  ['opencap_viewer_fixture/LaiUhlrich2022.osim', 'opensim_gait/Models/Gait2354_Simbody/gait2354_simbody.osim'],
+  () => {
+    it('keeps the kinematics of LaiUhlrich2022 (splines, polynomials, couplers) and gait2354', () => {
+      for (const path of [
+        'opencap_viewer_fixture/LaiUhlrich2022.osim',
+        'opensim_gait/Models/Gait2354_Simbody/gait2354_simbody.osim',
+      ]) {
+        const original = readOsim(readFileSync(referencePath(path), 'utf8'));
+        const roundTripped = readOsim(writeOsim(original));
+        expect(roundTripped.couplers.map((c) => c.dependent)).toEqual(original.couplers.map((c) => c.dependent));
+        expect(maxMarkerDifferenceM(original, roundTripped)).toBeLessThan(1e-12);
+      }
+    });
+  },
+);

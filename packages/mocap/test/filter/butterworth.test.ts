@@ -61,11 +61,19 @@ describe('zero-phase filtering (filtfilt)', () => {
       const signal = Float64Array.from({ length: n }, (_, i) => Math.sin((2 * Math.PI * frequencyHz * i) / fs));
       const filtered = filtfiltBiquad(design, signal);
       // Least-squares fit of a sin + b cos over the middle, away from the edges.
-      let ss = 0, sc = 0, cc = 0, ys = 0, yc = 0;
+      let ss = 0,
+        sc = 0,
+        cc = 0,
+        ys = 0,
+        yc = 0;
       for (let i = 500; i < 1500; i++) {
         const s = Math.sin((2 * Math.PI * frequencyHz * i) / fs);
         const c = Math.cos((2 * Math.PI * frequencyHz * i) / fs);
-        ss += s * s; sc += s * c; cc += c * c; ys += filtered[i] * s; yc += filtered[i] * c;
+        ss += s * s;
+        sc += s * c;
+        cc += c * c;
+        ys += filtered[i] * s;
+        yc += filtered[i] * c;
       }
       const det = ss * cc - sc * sc;
       return { inPhase: (ys * cc - yc * sc) / det, quadrature: (yc * ss - ys * sc) / det };
@@ -121,7 +129,11 @@ describe('cutoff rule (spec §5, §9)', () => {
   });
   it('keeps a valid number and falls back to default on invalid values', () => {
     expect(resolveCutoffHz('8', 60, false)).toEqual({ cutoffHz: 8, passThrough: false });
-    expect(resolveCutoffHz(-3, 60, true)).toEqual({ cutoffHz: 12, passThrough: false, warning: 'Invalid filter frequency. Using default.' });
+    expect(resolveCutoffHz(-3, 60, true)).toEqual({
+      cutoffHz: 12,
+      passThrough: false,
+      warning: 'Invalid filter frequency. Using default.',
+    });
     expect(resolveCutoffHz('abc', 240, false).warning).toBe('Invalid filter frequency. Using default.');
   });
 });

@@ -4,7 +4,8 @@ import { C3dFormatError, readC3d, writeC3d } from '../../src/formats/c3d.ts';
 import { readTrc, type MarkerTrajectories } from '../../src/formats/trc.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
 
-const walkTrc = 'opencap_outputs/opencap-processing@e94e44aeba/ActivityAnalyses/Data/03284efb-2244-4a48-aec9-abc34afdffc8/MarkerData/walk.trc';
+const walkTrc =
+  'opencap_outputs/opencap-processing@e94e44aeba/ActivityAnalyses/Data/03284efb-2244-4a48-aec9-abc34afdffc8/MarkerData/walk.trc';
 
 /** Largest |a - b| over the present values, and whether NaNs sit in the same places. */
 function compare(a: Float64Array, b: Float64Array) {
@@ -89,7 +90,10 @@ describeWithData('C3D export of OpenCap marker data', [walkTrc], () => {
     expect(value('POINT:DATA_START')).toEqual([file.header.dataStartBlock]);
     expect(value('POINT:SCALE')).toEqual([file.header.scale]);
     expect(value('POINT:UNITS')).toEqual(['mm']);
-    expect(file.parameters.get('POINT:LABELS')?.dimensions).toEqual([Math.max(...trc.markerNames.map((n) => n.length)), 63]);
+    expect(file.parameters.get('POINT:LABELS')?.dimensions).toEqual([
+      Math.max(...trc.markerNames.map((n) => n.length)),
+      63,
+    ]);
     expect(value('ANALOG:USED')).toEqual([0]);
     // The scale's magnitude is the largest coordinate / 32000, so the file converts to integer form losslessly enough.
     let largestMm = 0;
@@ -103,7 +107,26 @@ describe('C3D points', () => {
     markerNames: ['RHeel', 'LHeel'],
     frameRateHz: 120,
     timesS: Float64Array.from([0, 1 / 120, 2 / 120]),
-    positionsM: Float64Array.from([0.1, 0.02, -0.3, 1, 2, 3, Number.NaN, Number.NaN, Number.NaN, 1.5, 0.5, -0.5, 0.11, 0.03, -0.31, 1.01, 2.01, 3.01]),
+    positionsM: Float64Array.from([
+      0.1,
+      0.02,
+      -0.3,
+      1,
+      2,
+      3,
+      Number.NaN,
+      Number.NaN,
+      Number.NaN,
+      1.5,
+      0.5,
+      -0.5,
+      0.11,
+      0.03,
+      -0.31,
+      1.01,
+      2.01,
+      3.01,
+    ]),
   };
 
   it('marks a missing point invalid with a residual of -1 and reads it back as missing', () => {
@@ -118,7 +141,9 @@ describe('C3D points', () => {
   });
 
   it('refuses what C3D cannot hold and files that are not C3D', () => {
-    expect(() => writeC3d({ ...trajectories, markerNames: Array.from({ length: 256 }, (_, i) => `M${i}`) })).toThrow(C3dFormatError);
+    expect(() => writeC3d({ ...trajectories, markerNames: Array.from({ length: 256 }, (_, i) => `M${i}`) })).toThrow(
+      C3dFormatError,
+    );
     expect(() => readC3d(new Uint8Array(2048))).toThrow('Not a C3D file');
   });
 });

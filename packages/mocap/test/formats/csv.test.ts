@@ -15,7 +15,9 @@ describeWithData('joint angles as CSV', [viewerMotion], () => {
     const last = lines[lines.length - 1].split(',').map(Number);
     const row = mot.timesS.length - 1;
     expect(last[0]).toBe(mot.timesS[row]);
-    expect(last.slice(1)).toEqual(Array.from(mot.values.subarray(row * mot.columnLabels.length, (row + 1) * mot.columnLabels.length)));
+    expect(last.slice(1)).toEqual(
+      Array.from(mot.values.subarray(row * mot.columnLabels.length, (row + 1) * mot.columnLabels.length)),
+    );
   });
 });
 

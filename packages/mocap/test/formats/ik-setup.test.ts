@@ -17,7 +17,12 @@ describeWithData('readIkSetup on OpenSim example setups', [gaitSetup, hamnerSetu
     expect(setup.accuracy).toBe(1e-5);
     expect(setup.constraintWeight).toBe(20);
     expect(setup.markerTasks.find((t) => t.name === 'R.ASIS')).toEqual({ name: 'R.ASIS', apply: true, weight: 10 });
-    expect(setup.coordinateTasks.map((t) => t.name)).toEqual(['subtalar_angle_r', 'mtp_angle_r', 'subtalar_angle_l', 'mtp_angle_l']);
+    expect(setup.coordinateTasks.map((t) => t.name)).toEqual([
+      'subtalar_angle_r',
+      'mtp_angle_r',
+      'subtalar_angle_l',
+      'mtp_angle_l',
+    ]);
     expect(setup.coordinateTasks[0]).toMatchObject({ weight: 1000, valueType: 'default_value', value: 0 });
   });
 
@@ -37,7 +42,9 @@ describe('readIkSetup edge cases', () => {
     const setup = readIkSetup(
       '<OpenSimDocument><InverseKinematicsTool name="t"><IKTaskSet><objects><IKCoordinateTask name="knee"><apply>true</apply><weight>5</weight><value_type>manual_value</value_type><value>0.5</value></IKCoordinateTask></objects></IKTaskSet></InverseKinematicsTool></OpenSimDocument>',
     );
-    expect(setup.coordinateTasks).toEqual([{ name: 'knee', apply: true, weight: 5, valueType: 'manual_value', value: 0.5 }]);
+    expect(setup.coordinateTasks).toEqual([
+      { name: 'knee', apply: true, weight: 5, valueType: 'manual_value', value: 0.5 },
+    ]);
     expect(setup.timeRangeS).toBeUndefined();
     expect(() => readIkSetup('<OpenSimDocument><ScaleTool/></OpenSimDocument>')).toThrow(IkSetupFormatError);
   });

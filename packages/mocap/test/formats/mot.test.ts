@@ -51,14 +51,18 @@ describeWithData('readStorage on OpenCap and OpenSim files', [viewerMotion, hamn
   });
 });
 
-describeWithData('readStorage on a SIMM-format motion', ['opensim_gait/Pipelines/Gait2392_Simbody/OutputReference/subject01_walk1_ik.mot'], () => {
-  it('takes a SIMM motion without an inDegrees line as degrees', () => {
-    const mot = read('opensim_gait/Pipelines/Gait2392_Simbody/OutputReference/subject01_walk1_ik.mot');
-    expect(mot.inDegrees).toBe(true);
-    expect(mot.timesS).toHaveLength(211);
-    expect(storageColumn(mot, 'hip_flexion_r')?.[0]).toBeCloseTo(19.252966588662975, 10);
-  });
-});
+describeWithData(
+  'readStorage on a SIMM-format motion',
+  ['opensim_gait/Pipelines/Gait2392_Simbody/OutputReference/subject01_walk1_ik.mot'],
+  () => {
+    it('takes a SIMM motion without an inDegrees line as degrees', () => {
+      const mot = read('opensim_gait/Pipelines/Gait2392_Simbody/OutputReference/subject01_walk1_ik.mot');
+      expect(mot.inDegrees).toBe(true);
+      expect(mot.timesS).toHaveLength(211);
+      expect(storageColumn(mot, 'hip_flexion_r')?.[0]).toBeCloseTo(19.252966588662975, 10);
+    });
+  },
+);
 
 describe('readStorage edge cases', () => {
   it('reads space-separated labels and refuses a file with no endheader', () => {

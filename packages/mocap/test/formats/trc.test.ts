@@ -15,58 +15,63 @@ function read(path: string) {
   return readTrc(readFileSync(referencePath(path), 'utf8'));
 }
 
-describeWithData('readTrc on OpenSim, OpenCap, marker-enhancer and Pose2Sim files', [gaitWalk, hamnerRunning, openCapWalk, enhancerSquats, pose2simBalancing], () => {
-  it('converts OpenSim gait markers from mm to m and keeps every frame and marker', () => {
-    const trc = read(gaitWalk);
-    expect(trc.markerNames).toHaveLength(41);
-    expect(trc.markerNames[0]).toBe('R.ASIS');
-    expect(trc.timesS).toHaveLength(151);
-    expect(trc.frameRateHz).toBe(60);
-    // First row of the file: 617.247620 1055.275020 170.781980 (mm).
-    expect(trc.positionsM[0]).toBeCloseTo(0.61724762, 9);
-    expect(trc.positionsM[1]).toBeCloseTo(1.05527502, 9);
-    expect(trc.positionsM[2]).toBeCloseTo(0.17078198, 9);
-    expect(trc.positionsM.length).toBe(151 * 41 * 3);
-  });
+describeWithData(
+  'readTrc on OpenSim, OpenCap, marker-enhancer and Pose2Sim files',
+  [gaitWalk, hamnerRunning, openCapWalk, enhancerSquats, pose2simBalancing],
+  () => {
+    it('converts OpenSim gait markers from mm to m and keeps every frame and marker', () => {
+      const trc = read(gaitWalk);
+      expect(trc.markerNames).toHaveLength(41);
+      expect(trc.markerNames[0]).toBe('R.ASIS');
+      expect(trc.timesS).toHaveLength(151);
+      expect(trc.frameRateHz).toBe(60);
+      // First row of the file: 617.247620 1055.275020 170.781980 (mm).
+      expect(trc.positionsM[0]).toBeCloseTo(0.61724762, 9);
+      expect(trc.positionsM[1]).toBeCloseTo(1.05527502, 9);
+      expect(trc.positionsM[2]).toBeCloseTo(0.17078198, 9);
+      expect(trc.positionsM.length).toBe(151 * 41 * 3);
+    });
 
-  it('reads the Hamner running file whose header lines end in tabs', () => {
-    const trc = read(hamnerRunning);
-    expect(trc.markerNames).toHaveLength(41);
-    expect(trc.timesS).toHaveLength(600);
-    expect(trc.positionsM[0]).toBeCloseTo(0.8090094, 9);
-    expect(Number.isFinite(trc.positionsM[trc.positionsM.length - 1])).toBe(true);
-  });
+    it('reads the Hamner running file whose header lines end in tabs', () => {
+      const trc = read(hamnerRunning);
+      expect(trc.markerNames).toHaveLength(41);
+      expect(trc.timesS).toHaveLength(600);
+      expect(trc.positionsM[0]).toBeCloseTo(0.8090094, 9);
+      expect(Number.isFinite(trc.positionsM[trc.positionsM.length - 1])).toBe(true);
+    });
 
-  it('reads OpenCap and marker-enhancer files in metres', () => {
-    const walk = read(openCapWalk);
-    expect(walk.markerNames).toHaveLength(63);
-    expect(walk.markerNames).toContain('r.ASIS_study');
-    expect(walk.timesS).toHaveLength(222);
-    expect(walk.positionsM[0]).toBeCloseTo(-4.12985, 9);
-    const squats = read(enhancerSquats);
-    expect(squats.markerNames).toHaveLength(20);
-    expect(squats.timesS).toHaveLength(581);
-    expect(squats.timesS[1]).toBeCloseTo(1 / 60, 6);
-  });
+    it('reads OpenCap and marker-enhancer files in metres', () => {
+      const walk = read(openCapWalk);
+      expect(walk.markerNames).toHaveLength(63);
+      expect(walk.markerNames).toContain('r.ASIS_study');
+      expect(walk.timesS).toHaveLength(222);
+      expect(walk.positionsM[0]).toBeCloseTo(-4.12985, 9);
+      const squats = read(enhancerSquats);
+      expect(squats.markerNames).toHaveLength(20);
+      expect(squats.timesS).toHaveLength(581);
+      expect(squats.timesS[1]).toBeCloseTo(1 / 60, 6);
+    });
 
-  it('reads Pose2Sim files that have no blank line before the data', () => {
-    const trc = read(pose2simBalancing);
-    expect(trc.markerNames).toHaveLength(21);
-    expect(trc.timesS).toHaveLength(100);
-    expect(trc.timesS[0]).toBeCloseTo(1 / 60, 12);
-    expect(trc.positionsM[0]).toBeCloseTo(-0.06497214796810755, 12);
-  });
+    it('reads Pose2Sim files that have no blank line before the data', () => {
+      const trc = read(pose2simBalancing);
+      expect(trc.markerNames).toHaveLength(21);
+      expect(trc.timesS).toHaveLength(100);
+      expect(trc.timesS[0]).toBeCloseTo(1 / 60, 12);
+      expect(trc.positionsM[0]).toBeCloseTo(-0.06497214796810755, 12);
+    });
 
-  it('writes what it reads back to within 0.1 µm', () => {
-    const trc = read(gaitWalk);
-    const again = readTrc(writeTrc(trc));
-    expect(again.markerNames).toEqual(trc.markerNames);
-    expect(again.frameRateHz).toBe(trc.frameRateHz);
-    let worst = 0;
-    for (let i = 0; i < trc.positionsM.length; i++) worst = Math.max(worst, Math.abs(again.positionsM[i] - trc.positionsM[i]));
-    expect(worst).toBeLessThan(1e-7);
-  });
-});
+    it('writes what it reads back to within 0.1 µm', () => {
+      const trc = read(gaitWalk);
+      const again = readTrc(writeTrc(trc));
+      expect(again.markerNames).toEqual(trc.markerNames);
+      expect(again.frameRateHz).toBe(trc.frameRateHz);
+      let worst = 0;
+      for (let i = 0; i < trc.positionsM.length; i++)
+        worst = Math.max(worst, Math.abs(again.positionsM[i] - trc.positionsM[i]));
+      expect(worst).toBeLessThan(1e-7);
+    });
+  },
+);
 
 describe('readTrc edge cases', () => {
   it('reads empty cells as missing (NaN) and keeps them missing on write', () => {

@@ -14,14 +14,29 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 describeWithData(
   'kinetrace ik and fk commands',
-  [`${gait}/OutputReference/subject01_simbody.osim`, `${gait}/subject01_Setup_IK.xml`, `${gait}/subject01_walk1.trc`, `${viewer}/LaiUhlrich2022.osim`, `${viewer}/DJ1_videoAndMocap.mot`],
+  [
+    `${gait}/OutputReference/subject01_simbody.osim`,
+    `${gait}/subject01_Setup_IK.xml`,
+    `${gait}/subject01_walk1.trc`,
+    `${viewer}/LaiUhlrich2022.osim`,
+    `${viewer}/DJ1_videoAndMocap.mot`,
+  ],
   () => {
     it('ik takes the marker file and time range from the setup, writes a degree .mot and prints the marker errors', async () => {
       const out = join(outDir, 'walk_ik.mot');
       const errorsOut = join(outDir, 'walk_ik_marker_errors.sto');
       const log = vi.spyOn(console, 'log').mockImplementation(() => {});
       const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-      const code = await ik.run(['--model', referencePath(`${gait}/OutputReference/subject01_simbody.osim`), '--setup', referencePath(`${gait}/subject01_Setup_IK.xml`), '--out', out, '--errors', errorsOut]);
+      const code = await ik.run([
+        '--model',
+        referencePath(`${gait}/OutputReference/subject01_simbody.osim`),
+        '--setup',
+        referencePath(`${gait}/subject01_Setup_IK.xml`),
+        '--out',
+        out,
+        '--errors',
+        errorsOut,
+      ]);
       const printed = log.mock.calls.flat().join('\n');
       log.mockRestore();
       stderr.mockRestore();
@@ -46,7 +61,14 @@ describeWithData(
       const out = join(outDir, 'visualizer.json');
       const log = vi.spyOn(console, 'log').mockImplementation(() => {});
       const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-      const code = await fk.run(['--model', referencePath(`${viewer}/LaiUhlrich2022.osim`), '--motion', referencePath(`${viewer}/DJ1_videoAndMocap.mot`), '--out', out]);
+      const code = await fk.run([
+        '--model',
+        referencePath(`${viewer}/LaiUhlrich2022.osim`),
+        '--motion',
+        referencePath(`${viewer}/DJ1_videoAndMocap.mot`),
+        '--out',
+        out,
+      ]);
       log.mockRestore();
       stderr.mockRestore();
       expect(code).toBe(0);

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createDefaultModel } from '../../src/default-model/default-model.ts';
-import { DEFAULT_KEYPOINT_WEIGHTS, KEYPOINT_IK_ROBUSTNESS, MOTION_PRIOR_TASKS } from '../../src/default-model/keypoint-ik-tasks.ts';
+import {
+  DEFAULT_KEYPOINT_WEIGHTS,
+  KEYPOINT_IK_ROBUSTNESS,
+  MOTION_PRIOR_TASKS,
+} from '../../src/default-model/keypoint-ik-tasks.ts';
 import type { MarkerTrajectories } from '../../src/formats/trc.ts';
 import type { IkSettings } from '../../src/ik/ik-problem.ts';
 import { findEulerJoints, preferBranch } from '../../src/ik/euler-branches.ts';
@@ -14,14 +18,20 @@ const n = model.coordinateNames.length;
 const index = (name: string) => model.coordinateNames.indexOf(name);
 const marker = (name: string) => model.markerNames.indexOf(name);
 
-const keypointIk: IkSettings = { markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)), coordinateTasks: MOTION_PRIOR_TASKS };
+const keypointIk: IkSettings = {
+  markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)),
+  coordinateTasks: MOTION_PRIOR_TASKS,
+};
 const robustKeypointIk: IkSettings = { ...keypointIk, ...KEYPOINT_IK_ROBUSTNESS };
 
 /**
  * A squat with an arm swing, 60 Hz, made by the model itself, with 5 mm of deterministic
  * keypoint noise; `pose(f, q)` may override coordinates (degrees are converted by the caller).
  */
-function recording(pose: (f: number, q: Float64Array) => void = () => {}): { truth: Float64Array; markers: MarkerTrajectories } {
+function recording(pose: (f: number, q: Float64Array) => void = () => {}): {
+  truth: Float64Array;
+  markers: MarkerTrajectories;
+} {
   const truth = new Float64Array(FRAMES * n);
   const markerCount = model.markerNames.length;
   const positionsM = new Float64Array(FRAMES * markerCount * 3);
@@ -45,15 +55,30 @@ function recording(pose: (f: number, q: Float64Array) => void = () => {}): { tru
     model.markerPositions(frame);
     for (let i = 0; i < frame.length; i++) frame[i] += noise();
   }
-  return { truth, markers: { markerNames: [...model.markerNames], frameRateHz: 60, timesS: Float64Array.from({ length: FRAMES }, (_, f) => f / 60), positionsM } };
+  return {
+    truth,
+    markers: {
+      markerNames: [...model.markerNames],
+      frameRateHz: 60,
+      timesS: Float64Array.from({ length: FRAMES }, (_, f) => f / 60),
+      positionsM,
+    },
+  };
 }
 
-function moveMarker(markers: MarkerTrajectories, name: string, frames: number[], offsetM: [number, number, number]): void {
+function moveMarker(
+  markers: MarkerTrajectories,
+  name: string,
+  frames: number[],
+  offsetM: [number, number, number],
+): void {
   const m = marker(name);
-  for (const f of frames) for (let a = 0; a < 3; a++) markers.positionsM[(f * markers.markerNames.length + m) * 3 + a] += offsetM[a];
+  for (const f of frames)
+    for (let a = 0; a < 3; a++) markers.positionsM[(f * markers.markerNames.length + m) * 3 + a] += offsetM[a];
 }
 
-const errorDeg = (values: Float64Array, truth: Float64Array, f: number, name: string) => Math.abs(values[f * n + index(name)] - truth[f * n + index(name)]) / DEG;
+const errorDeg = (values: Float64Array, truth: Float64Array, f: number, name: string) =>
+  Math.abs(values[f * n + index(name)] - truth[f * n + index(name)]) / DEG;
 
 describe('inverse kinematics on video keypoints that go wrong', () => {
   it('is not thrown by one keypoint 30 cm off: the robust loss leaves it out and reports it', () => {
@@ -63,11 +88,17 @@ describe('inverse kinematics on video keypoints that go wrong', () => {
     // The best any solver can do: the same frames with that keypoint missing.
     const missing = recording().markers;
     const width = missing.markerNames.length * 3;
-    for (const f of badFrames) missing.positionsM.fill(Number.NaN, f * width + marker('RKnee') * 3, f * width + marker('RKnee') * 3 + 3);
+    for (const f of badFrames)
+      missing.positionsM.fill(Number.NaN, f * width + marker('RKnee') * 3, f * width + marker('RKnee') * 3 + 3);
     const plain = solveInverseKinematics(model, markers, keypointIk);
     const robust = solveInverseKinematics(model, markers, robustKeypointIk);
     const withoutIt = solveInverseKinematics(model, missing, robustKeypointIk);
-    const worst = (values: Float64Array) => Math.max(...badFrames.flatMap((f) => ['hip_flexion_r', 'knee_angle_r', 'ankle_angle_r'].map((c) => errorDeg(values, truth, f, c))));
+    const worst = (values: Float64Array) =>
+      Math.max(
+        ...badFrames.flatMap((f) =>
+          ['hip_flexion_r', 'knee_angle_r', 'ankle_angle_r'].map((c) => errorDeg(values, truth, f, c)),
+        ),
+      );
     console.log(
       `one keypoint 30 cm off: worst right-leg angle error ${worst(plain.trajectories.values).toFixed(1)} deg by least squares, ` +
         `${worst(robust.trajectories.values).toFixed(1)} deg robust, ${worst(withoutIt.trajectories.values).toFixed(1)} deg with the keypoint missing`,
@@ -96,7 +127,8 @@ describe('inverse kinematics on video keypoints that go wrong', () => {
     expect(result.errors.poorFit[20]).toBe(1);
     expect([...result.errors.poorFit].reduce((a, b) => a + b, 0)).toBe(1);
     for (const f of [19, 21, 22]) {
-      for (const c of ['hip_flexion_r', 'hip_flexion_l', 'knee_angle_r', 'knee_angle_l']) expect(errorDeg(result.trajectories.values, truth, f, c)).toBeLessThan(3);
+      for (const c of ['hip_flexion_r', 'hip_flexion_l', 'knee_angle_r', 'knee_angle_l'])
+        expect(errorDeg(result.trajectories.values, truth, f, c)).toBeLessThan(3);
     }
   });
 
@@ -107,7 +139,11 @@ describe('inverse kinematics on video keypoints that go wrong', () => {
       let jump = 0;
       let trueJump = 0;
       for (let f = 1; f < FRAMES; f++) {
-        jump = Math.max(jump, Math.abs(result.trajectories.values[f * n + index(c)] - result.trajectories.values[(f - 1) * n + index(c)]) / DEG);
+        jump = Math.max(
+          jump,
+          Math.abs(result.trajectories.values[f * n + index(c)] - result.trajectories.values[(f - 1) * n + index(c)]) /
+            DEG,
+        );
         trueJump = Math.max(trueJump, Math.abs(truth[f * n + index(c)] - truth[(f - 1) * n + index(c)]) / DEG);
       }
       expect(jump, c).toBeLessThan(trueJump + 3);
@@ -129,7 +165,11 @@ describe('inverse kinematics on video keypoints that go wrong', () => {
     };
     const before = positions(q);
     const joints = findEulerJoints(model);
-    expect(joints.map((joint) => joint.coordinates.map((c) => model.coordinateNames[c]))).toContainEqual(['arm_flex_r', 'arm_add_r', 'arm_rot_r']);
+    expect(joints.map((joint) => joint.coordinates.map((c) => model.coordinateNames[c]))).toContainEqual([
+      'arm_flex_r',
+      'arm_add_r',
+      'arm_rot_r',
+    ]);
     const lower = Float64Array.from(model.coordinates, (c) => c.rangeMin);
     const upper = Float64Array.from(model.coordinates, (c) => c.rangeMax);
     const armRotationPrior = (pose: Float64Array) => pose[index('arm_rot_r')] ** 2;

@@ -14,7 +14,10 @@ function loadModel(): KinematicModel {
 }
 
 /** A smooth motion through known coordinates (inside every range) and the markers it produces. */
-function syntheticRecording(model: KinematicModel, frameCount: number): { truth: Float64Array; markers: MarkerTrajectories } {
+function syntheticRecording(
+  model: KinematicModel,
+  frameCount: number,
+): { truth: Float64Array; markers: MarkerTrajectories } {
   const n = model.coordinateNames.length;
   const truth = new Float64Array(frameCount * n);
   const positionsM = new Float64Array(frameCount * model.markerNames.length * 3);
@@ -32,7 +35,15 @@ function syntheticRecording(model: KinematicModel, frameCount: number): { truth:
     model.setCoordinates(q);
     model.markerPositions(positionsM.subarray(f * model.markerNames.length * 3));
   }
-  return { truth, markers: { markerNames: model.markerNames, frameRateHz: 60, timesS: Float64Array.from({ length: frameCount }, (_, f) => f / 60), positionsM } };
+  return {
+    truth,
+    markers: {
+      markerNames: model.markerNames,
+      frameRateHz: 60,
+      timesS: Float64Array.from({ length: frameCount }, (_, f) => f / 60),
+      positionsM,
+    },
+  };
 }
 
 describeWithData('inverse kinematics on markers made by the model itself', [modelPath], () => {
@@ -64,13 +75,16 @@ describeWithData('inverse kinematics on markers made by the model itself', [mode
       if (model.coordinates[c].motionType === 'translational') worstM = Math.max(worstM, error);
       else worstRad = Math.max(worstRad, error);
     }
-    console.log(`synthetic IK: worst rotation error ${((worstRad * 180) / Math.PI).toExponential(2)} deg, translation ${(worstM * 1000).toExponential(2)} mm`);
+    console.log(
+      `synthetic IK: worst rotation error ${((worstRad * 180) / Math.PI).toExponential(2)} deg, translation ${(worstM * 1000).toExponential(2)} mm`,
+    );
     expect((worstRad * 180) / Math.PI).toBeLessThan(0.01);
     expect(worstM).toBeLessThan(1e-5);
     expect(Math.max(...result.errors.maxM)).toBeLessThan(1e-6);
     const knee = model.coordinateNames.indexOf('knee_angle_r');
     const beta = model.coordinateNames.indexOf('knee_angle_r_beta');
-    for (let f = 0; f < 20; f++) expect(result.trajectories.values[f * n + beta]).toBeCloseTo(result.trajectories.values[f * n + knee], 12);
+    for (let f = 0; f < 20; f++)
+      expect(result.trajectories.values[f * n + beta]).toBeCloseTo(result.trajectories.values[f * n + knee], 12);
   });
 
   it('keeps locked coordinates at their default, clamped ones inside their range, and pulls task coordinates to their value', () => {
@@ -85,19 +99,28 @@ describeWithData('inverse kinematics on markers made by the model itself', [mode
     kneeL.rangeMax = 0.2;
     kneeL.clamped = true;
     const constrained = new KinematicModel(description);
-    const result = solveInverseKinematics(constrained, markers, { coordinateTasks: [{ coordinate: 'mtp_angle_r', weight: 1e6, value: 0.1 }] });
+    const result = solveInverseKinematics(constrained, markers, {
+      coordinateTasks: [{ coordinate: 'mtp_angle_r', weight: 1e6, value: 0.1 }],
+    });
     const n = constrained.coordinateNames.length;
     for (let f = 0; f < 6; f++) {
       expect(result.trajectories.values[f * n + constrained.coordinateNames.indexOf('elbow_flex_r')]).toBe(0.3);
-      expect(result.trajectories.values[f * n + constrained.coordinateNames.indexOf('knee_angle_l')]).toBeLessThanOrEqual(0.2);
-      expect(result.trajectories.values[f * n + constrained.coordinateNames.indexOf('mtp_angle_r')]).toBeCloseTo(0.1, 3);
+      expect(
+        result.trajectories.values[f * n + constrained.coordinateNames.indexOf('knee_angle_l')],
+      ).toBeLessThanOrEqual(0.2);
+      expect(result.trajectories.values[f * n + constrained.coordinateNames.indexOf('mtp_angle_r')]).toBeCloseTo(
+        0.1,
+        3,
+      );
     }
   });
 
   it('has an analytic Jacobian that matches finite differences, couplers included', () => {
     const model = loadModel();
     const { markers } = syntheticRecording(model, 3);
-    const problem = new IkProblem(model, markers.markerNames, { coordinateTasks: [{ coordinate: 'pelvis_tilt', weight: 4, value: 0 }] });
+    const problem = new IkProblem(model, markers.markerNames, {
+      coordinateTasks: [{ coordinate: 'pelvis_tilt', weight: 4, value: 0 }],
+    });
     problem.setFrame(markers, 2);
     const n = model.coordinateNames.length;
     const q = model.defaultCoordinates();
@@ -125,7 +148,14 @@ describeWithData('inverse kinematics on markers made by the model itself', [mode
 });
 
 it('reports a clear error when no marker is shared by model and data', () => {
-  const model = new KinematicModel({ name: 'empty', bodies: [], joints: [], coordinates: [], markers: [], couplers: [] });
+  const model = new KinematicModel({
+    name: 'empty',
+    bodies: [],
+    joints: [],
+    coordinates: [],
+    markers: [],
+    couplers: [],
+  });
   expect(() => new IkProblem(model, ['RHip'])).toThrow(IkSetupError);
   expect(() => new IkProblem(model, ['RHip'])).toThrow(/No marker is both in model "empty"/);
 });

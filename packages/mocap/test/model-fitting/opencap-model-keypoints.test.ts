@@ -41,11 +41,22 @@ describeWithData(
   () => {
     it('scales on the neutral second of the squats and runs IK with knee flexion in range', () => {
       const model = loadModel('LaiUhlrich2022_markers_openpose.xml');
-      const setup = readScaleSetup(readFileSync(referencePath(PIPELINE, 'Scaling/Setup_scaling_LaiUhlrich2022_openpose.xml'), 'utf8'));
-      expect(setup.placer.coordinateTasks.find((task) => task.name === 'ankle_angle_r')?.value).toBeCloseTo((5 * Math.PI) / 180, 9);
+      const setup = readScaleSetup(
+        readFileSync(referencePath(PIPELINE, 'Scaling/Setup_scaling_LaiUhlrich2022_openpose.xml'), 'utf8'),
+      );
+      expect(setup.placer.coordinateTasks.find((task) => task.name === 'ankle_angle_r')?.value).toBeCloseTo(
+        (5 * Math.PI) / 180,
+        9,
+      );
 
       const squats = readTrc(readFileSync(referencePath(SQUATS), 'utf8'));
-      const neutral = fitNeutral({ neutral: squats, subject: SUBJECT, model, settings: scaleSettingsFromSetup(setup, model), timeRangeS: [0, 1] });
+      const neutral = fitNeutral({
+        neutral: squats,
+        subject: SUBJECT,
+        model,
+        settings: scaleSettingsFromSetup(setup, model),
+        timeRangeS: [0, 1],
+      });
       expect(neutral.usedDefaultModel).toBe(false);
       expect(neutral.scaled.measurements.every((m) => m.pairs.length > 0)).toBe(true);
       const placement = neutral.scaled.placement!;
@@ -67,15 +78,30 @@ describeWithData(
 
     it('runs the whole OpenCap flow with the LSTM augmenter: 43 augmented markers scale the model and drive IK', async () => {
       const model = loadModel('LaiUhlrich2022_markers_augmenter.xml');
-      const setup = readScaleSetup(readFileSync(referencePath(PIPELINE, 'Scaling/Setup_scaling_LaiUhlrich2022.xml'), 'utf8'));
+      const setup = readScaleSetup(
+        readFileSync(referencePath(PIPELINE, 'Scaling/Setup_scaling_LaiUhlrich2022.xml'), 'utf8'),
+      );
       const augmenter = await loadMarkerAugmenter(referencePath(LSTM));
       const squats = readTrc(readFileSync(referencePath(SQUATS), 'utf8'));
-      const neutral = fitNeutral({ neutral: squats, subject: SUBJECT, model, settings: scaleSettingsFromSetup(setup, model), augmenter, timeRangeS: [0, 1] });
+      const neutral = fitNeutral({
+        neutral: squats,
+        subject: SUBJECT,
+        model,
+        settings: scaleSettingsFromSetup(setup, model),
+        augmenter,
+        timeRangeS: [0, 1],
+      });
       expect(neutral.markers.markerNames).toContain('r_knee_study');
       expect(neutral.scaled.measurements.every((m) => m.pairs.length > 0)).toBe(true);
 
       const ikSetup = readIkSetup(readFileSync(referencePath(PIPELINE, 'IK/Setup_IK.xml'), 'utf8'));
-      const fit = fitTrial({ trial: squats, model: neutral.scaled.model, subject: SUBJECT, augmenter, ikTasks: ikTasksFromSetup(new KinematicModel(neutral.scaled.model), ikSetup) });
+      const fit = fitTrial({
+        trial: squats,
+        model: neutral.scaled.model,
+        subject: SUBJECT,
+        augmenter,
+        ikTasks: ikTasksFromSetup(new KinematicModel(neutral.scaled.model), ikSetup),
+      });
       const [kneeMinDeg, kneeMaxDeg] = rangeDeg(fit, 'knee_angle_r');
       const [hipMinDeg, hipMaxDeg] = rangeDeg(fit, 'hip_flexion_r');
       console.log(

@@ -32,7 +32,14 @@ export const DEMO_FILES = {
 const CAMERAS = ['cam01', 'cam02', 'cam03', 'cam04'];
 /** The demo's participant, as Pose2Sim's Config.toml and the issue give them. */
 export const DEMO_SUBJECT = { heightM: 1.72, massKg: 70 };
-export const FLEXION_COORDINATES = ['hip_flexion_r', 'hip_flexion_l', 'knee_angle_r', 'knee_angle_l', 'ankle_angle_r', 'ankle_angle_l'];
+export const FLEXION_COORDINATES = [
+  'hip_flexion_r',
+  'hip_flexion_l',
+  'knee_angle_r',
+  'knee_angle_l',
+  'ankle_angle_r',
+  'ankle_angle_l',
+];
 /** The joints both keypoint sets share, for lining up the two time bases. */
 const LOWER_LIMB_KEYPOINTS = ['RHip', 'LHip', 'RKnee', 'LKnee', 'RAnkle', 'LAnkle'];
 
@@ -62,21 +69,28 @@ export interface ChainResult {
  * keypoints, not in scaling or IK. RMS differences with the mean offset removed, degrees.
  */
 export interface KeypointGeometry {
-  angles: { coordinate: string; keypointsDeg: number; ourIkToOurKeypointsDeg: number; theirIkToTheirKeypointsDeg: number }[];
+  angles: {
+    coordinate: string;
+    keypointsDeg: number;
+    ourIkToOurKeypointsDeg: number;
+    theirIkToTheirKeypointsDeg: number;
+  }[];
   /** Left shank (knee to ankle keypoint) length range in frames 36-64, where the left knee angles part most, m. */
   leftShankM: { ours: [number, number]; theirs: [number, number] };
 }
 
 const run = promisify(execFile);
 const cli = fileURLToPath(new URL('../../bin/kinetrace.mjs', import.meta.url));
-const kinetrace = async (...args: string[]) => (await run(process.execPath, [cli, ...args], { maxBuffer: 16 << 20 })).stdout;
+const kinetrace = async (...args: string[]) =>
+  (await run(process.execPath, [cli, ...args], { maxBuffer: 16 << 20 })).stdout;
 
 function trialFolder(root: string, name: string, videos: string): string {
   const folder = join(root, name);
   mkdirSync(join(folder, 'videos'), { recursive: true });
   mkdirSync(join(folder, 'calibration'));
   symlinkSync(referencePath(DEMO_FILES.calibration), join(folder, 'calibration/Calib.qca.txt'));
-  for (const camera of CAMERAS) symlinkSync(referencePath(videos, `${camera}.mp4`), join(folder, 'videos', `${camera}.mp4`));
+  for (const camera of CAMERAS)
+    symlinkSync(referencePath(videos, `${camera}.mp4`), join(folder, 'videos', `${camera}.mp4`));
   return folder;
 }
 
@@ -102,22 +116,49 @@ export async function runDemoChain(root: string): Promise<ChainResult> {
   const balancingTrc = keypointsTrc(join(balancingFolder, 'output/balancing'));
   const scaledOsim = join(root, 'scaled.osim');
   const motPath = join(root, 'balancing.mot');
-  const scaleOutput = await kinetrace('scale', '--static', staticTrc, '--mass', String(DEMO_SUBJECT.massKg), '--height', String(DEMO_SUBJECT.heightM), '--out', scaledOsim);
+  const scaleOutput = await kinetrace(
+    'scale',
+    '--static',
+    staticTrc,
+    '--mass',
+    String(DEMO_SUBJECT.massKg),
+    '--height',
+    String(DEMO_SUBJECT.heightM),
+    '--out',
+    scaledOsim,
+  );
   await kinetrace('ik', '--model', scaledOsim, '--markers', balancingTrc, '--out', motPath);
 
   const placement = /static-pose IK marker error RMS ([\d.]+) cm, max ([\d.]+) cm/.exec(scaleOutput);
   const worst = /largest: (\w+)/.exec(scaleOutput);
   const jitter = /markers moved ([\d.]+) mm RMS/.exec(scaleOutput);
-  if (!placement || !worst || !jitter) throw new Error(`kinetrace scale printed no marker placement figures:\n${scaleOutput}`);
+  if (!placement || !worst || !jitter)
+    throw new Error(`kinetrace scale printed no marker placement figures:\n${scaleOutput}`);
   const reference = theirs();
   const ours = readTrc(readFileSync(balancingTrc, 'utf8'));
   const { lagFrames, rmsDistanceM } = bestFrameLag(ours, reference.trc, LOWER_LIMB_KEYPOINTS);
   return {
-    scaling: { rmsM: Number(placement[1]) / 100, maxM: Number(placement[2]) / 100, worst: worst[1], keypointJitterM: Number(jitter[1]) / 1000 },
-    comparisons: compareMotions(readStorage(readFileSync(motPath, 'utf8')), reference.mot, FLEXION_COORDINATES, lagFrames),
+    scaling: {
+      rmsM: Number(placement[1]) / 100,
+      maxM: Number(placement[2]) / 100,
+      worst: worst[1],
+      keypointJitterM: Number(jitter[1]) / 1000,
+    },
+    comparisons: compareMotions(
+      readStorage(readFileSync(motPath, 'utf8')),
+      reference.mot,
+      FLEXION_COORDINATES,
+      lagFrames,
+    ),
     lagFrames,
     keypointDistanceM: rmsDistanceM,
-    geometry: keypointGeometry(ours, reference.trc, readStorage(readFileSync(motPath, 'utf8')), reference.mot, lagFrames),
+    geometry: keypointGeometry(
+      ours,
+      reference.trc,
+      readStorage(readFileSync(motPath, 'utf8')),
+      reference.mot,
+      lagFrames,
+    ),
   };
 }
 
@@ -127,13 +168,29 @@ const at = (trc: MarkerTrajectories, name: string, frame: number): Vec => {
   return [trc.positionsM[i], trc.positionsM[i + 1], trc.positionsM[i + 2]];
 };
 const minus = (a: Vec, b: Vec): Vec => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-const angleDeg = (u: Vec, v: Vec) => (Math.acos((u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) / (Math.hypot(...u) * Math.hypot(...v))) * 180) / Math.PI;
+const angleDeg = (u: Vec, v: Vec) =>
+  (Math.acos((u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) / (Math.hypot(...u) * Math.hypot(...v))) * 180) / Math.PI;
 const GEOMETRY_ANGLES: Record<string, (trc: MarkerTrajectories, frame: number) => number> = Object.fromEntries(
   (['r', 'l'] as const).flatMap((side) => {
     const S = side.toUpperCase();
     return [
-      [`knee_angle_${side}`, (trc: MarkerTrajectories, f: number) => angleDeg(minus(at(trc, `${S}Hip`, f), at(trc, `${S}Knee`, f)), minus(at(trc, `${S}Knee`, f), at(trc, `${S}Ankle`, f)))],
-      [`ankle_angle_${side}`, (trc: MarkerTrajectories, f: number) => 90 - angleDeg(minus(at(trc, `${S}Knee`, f), at(trc, `${S}Ankle`, f)), minus(at(trc, `${S}BigToe`, f), at(trc, `${S}Heel`, f)))],
+      [
+        `knee_angle_${side}`,
+        (trc: MarkerTrajectories, f: number) =>
+          angleDeg(
+            minus(at(trc, `${S}Hip`, f), at(trc, `${S}Knee`, f)),
+            minus(at(trc, `${S}Knee`, f), at(trc, `${S}Ankle`, f)),
+          ),
+      ],
+      [
+        `ankle_angle_${side}`,
+        (trc: MarkerTrajectories, f: number) =>
+          90 -
+          angleDeg(
+            minus(at(trc, `${S}Knee`, f), at(trc, `${S}Ankle`, f)),
+            minus(at(trc, `${S}BigToe`, f), at(trc, `${S}Heel`, f)),
+          ),
+      ],
     ];
   }),
 );
@@ -143,20 +200,30 @@ function geometryMotion(trc: MarkerTrajectories): StorageTable {
   const columnLabels = Object.keys(GEOMETRY_ANGLES);
   const frames = trc.timesS.length;
   const values = new Float64Array(frames * columnLabels.length);
-  for (let f = 0; f < frames; f++) columnLabels.forEach((label, c) => (values[f * columnLabels.length + c] = GEOMETRY_ANGLES[label](trc, f)));
+  for (let f = 0; f < frames; f++)
+    columnLabels.forEach((label, c) => (values[f * columnLabels.length + c] = GEOMETRY_ANGLES[label](trc, f)));
   return { name: 'keypoint geometry', inDegrees: true, columnLabels, timesS: trc.timesS, values };
 }
 
-function keypointGeometry(ours: MarkerTrajectories, theirs: MarkerTrajectories, ourMot: StorageTable, theirMot: StorageTable, lagFrames: number): KeypointGeometry {
+function keypointGeometry(
+  ours: MarkerTrajectories,
+  theirs: MarkerTrajectories,
+  ourMot: StorageTable,
+  theirMot: StorageTable,
+  lagFrames: number,
+): KeypointGeometry {
   const coordinates = Object.keys(GEOMETRY_ANGLES);
   const ourAngles = geometryMotion(ours);
   const theirAngles = geometryMotion(theirs);
-  const rms = (comparisons: CoordinateComparison[], coordinate: string) => comparisons.find((c) => c.coordinate === coordinate)!.rmsDifferenceWithoutOffsetDeg;
+  const rms = (comparisons: CoordinateComparison[], coordinate: string) =>
+    comparisons.find((c) => c.coordinate === coordinate)!.rmsDifferenceWithoutOffsetDeg;
   const keypoints = compareMotions(ourAngles, theirAngles, coordinates, lagFrames);
   const ourIk = compareMotions(ourMot, ourAngles, coordinates);
   const theirIk = compareMotions(theirMot, theirAngles, coordinates);
   const shankRange = (trc: MarkerTrajectories, lag: number): [number, number] => {
-    const lengths = Array.from({ length: 29 }, (_, i) => Math.hypot(...minus(at(trc, 'LKnee', 36 + i + lag), at(trc, 'LAnkle', 36 + i + lag))));
+    const lengths = Array.from({ length: 29 }, (_, i) =>
+      Math.hypot(...minus(at(trc, 'LKnee', 36 + i + lag), at(trc, 'LAnkle', 36 + i + lag))),
+    );
     return [Math.min(...lengths), Math.max(...lengths)];
   };
   return {
@@ -173,13 +240,30 @@ function keypointGeometry(ours: MarkerTrajectories, theirs: MarkerTrajectories, 
 /** Our default model scaled on Pose2Sim's static .trc and solved on its balancing .trc: IK and scaling without our triangulation. */
 export function runOnTheirKeypoints(): ChainResult {
   const reference = theirs();
-  const neutral = fitNeutral({ neutral: readTrc(readFileSync(referencePath(DEMO_FILES.theirStaticTrc), 'utf8')), subject: DEMO_SUBJECT });
-  const fit = fitTrial({ trial: reference.trc, model: neutral.scaled.model, subject: DEMO_SUBJECT, ikTasks: neutral.ikTasks });
+  const neutral = fitNeutral({
+    neutral: readTrc(readFileSync(referencePath(DEMO_FILES.theirStaticTrc), 'utf8')),
+    subject: DEMO_SUBJECT,
+  });
+  const fit = fitTrial({
+    trial: reference.trc,
+    model: neutral.scaled.model,
+    subject: DEMO_SUBJECT,
+    ikTasks: neutral.ikTasks,
+  });
   const placement = neutral.scaled.placement!;
   const worst = placement.markerErrors.reduce((a, b) => (b.errorM > a.errorM ? b : a));
   return {
-    scaling: { rmsM: placement.rmsErrorM, maxM: placement.maxErrorM, worst: worst.name, keypointJitterM: neutral.scaled.measurementWindow.meanExcursionM ?? Number.NaN },
-    comparisons: compareMotions(motionFromCoordinates(new KinematicModel(neutral.scaled.model), fit.ik.trajectories), reference.mot, FLEXION_COORDINATES),
+    scaling: {
+      rmsM: placement.rmsErrorM,
+      maxM: placement.maxErrorM,
+      worst: worst.name,
+      keypointJitterM: neutral.scaled.measurementWindow.meanExcursionM ?? Number.NaN,
+    },
+    comparisons: compareMotions(
+      motionFromCoordinates(new KinematicModel(neutral.scaled.model), fit.ik.trajectories),
+      reference.mot,
+      FLEXION_COORDINATES,
+    ),
     lagFrames: 0,
     keypointDistanceM: 0,
   };
@@ -199,7 +283,8 @@ export function formatComparison(title: string, result: ChainResult): string {
       ? [
           '  angles off the keypoints (RMS difference without offset, deg): our keypoints vs Pose2Sim’s; our IK vs our keypoints; Pose2Sim’s IK vs its keypoints',
           ...geometry.angles.map(
-            (g) => `  ${g.coordinate.padEnd(16)}  ${g.keypointsDeg.toFixed(1).padStart(5)}   ${g.ourIkToOurKeypointsDeg.toFixed(1).padStart(5)}   ${g.theirIkToTheirKeypointsDeg.toFixed(1).padStart(5)}`,
+            (g) =>
+              `  ${g.coordinate.padEnd(16)}  ${g.keypointsDeg.toFixed(1).padStart(5)}   ${g.ourIkToOurKeypointsDeg.toFixed(1).padStart(5)}   ${g.theirIkToTheirKeypointsDeg.toFixed(1).padStart(5)}`,
           ),
           `  left shank length, frames 36-64: ours ${cm(geometry.leftShankM.ours)}, Pose2Sim’s ${cm(geometry.leftShankM.theirs)}`,
         ]

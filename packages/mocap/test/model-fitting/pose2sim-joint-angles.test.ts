@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoordinateComparison } from '../../src/ik/compare-motions.ts';
 import { describeWithData } from '../reference-data.ts';
-import { type ChainResult, DEMO_FILES, formatComparison, runDemoChain, runOnTheirKeypoints } from './pose2sim-demo-chain.ts';
+import {
+  type ChainResult,
+  DEMO_FILES,
+  formatComparison,
+  runDemoChain,
+  runOnTheirKeypoints,
+} from './pose2sim-demo-chain.ts';
 
 /**
  * Limits of issue 10 for the balancing trial: at 60 Hz no flexion angle may change by 10 degrees from
@@ -43,7 +49,8 @@ describeWithData(
       console.log(formatComparison('our model on Pose2Sim’s .trc', result));
       expect(result.scaling.rmsM).toBeLessThan(0.04);
       expectNoJumps(result.comparisons);
-      for (const c of result.comparisons) expect(c.rmsDifferenceWithoutOffsetDeg, c.coordinate).toBeLessThan(rmsLimitDeg(c.coordinate));
+      for (const c of result.comparisons)
+        expect(c.rmsDifferenceWithoutOffsetDeg, c.coordinate).toBeLessThan(rmsLimitDeg(c.coordinate));
     });
 
     describe('through the whole chain (kinetrace process, scale, ik)', () => {
@@ -65,7 +72,8 @@ describeWithData(
 
       it('follows its own keypoints’ knee angles, so where the knees part from Pose2Sim’s the keypoints do', () => {
         const geometry = chain.geometry!;
-        const rms = (coordinate: string) => chain.comparisons.find((c) => c.coordinate === coordinate)!.rmsDifferenceWithoutOffsetDeg;
+        const rms = (coordinate: string) =>
+          chain.comparisons.find((c) => c.coordinate === coordinate)!.rmsDifferenceWithoutOffsetDeg;
         expect(rms('knee_angle_r')).toBeLessThan(rmsLimitDeg('knee_angle_r'));
         for (const side of ['r', 'l']) {
           const knee = geometry.angles.find((g) => g.coordinate === `knee_angle_${side}`)!;

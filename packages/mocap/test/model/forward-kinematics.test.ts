@@ -4,7 +4,11 @@ import { readStorage } from '../../src/formats/mot.ts';
 import { KinematicModel } from '../../src/model/kinematic-model.ts';
 import { coordinatesFromMotion, motionFromCoordinates } from '../../src/model/motion.ts';
 import { readOsim } from '../../src/model/read-osim.ts';
-import { formatVisualizerJson, visualizerTransforms, type VisualizerTransforms } from '../../src/model/visualizer-json.ts';
+import {
+  formatVisualizerJson,
+  visualizerTransforms,
+  type VisualizerTransforms,
+} from '../../src/model/visualizer-json.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
 
 const viewer = 'opencap_viewer_fixture';
@@ -21,8 +25,12 @@ describeWithData(
     it('matches every body and frame within 1 mm and 0.5 degrees, with the same geometry and times', () => {
       const model = loadModel(`${viewer}/LaiUhlrich2022.osim`);
       const motion = readStorage(readFileSync(referencePath(`${viewer}/DJ1_videoAndMocap.mot`), 'utf8'));
-      const reference = JSON.parse(readFileSync(referencePath(`${viewer}/visualizerTransforms.json`), 'utf8')) as VisualizerTransforms;
-      const ours = JSON.parse(formatVisualizerJson(visualizerTransforms(model, coordinatesFromMotion(model, motion)))) as VisualizerTransforms;
+      const reference = JSON.parse(
+        readFileSync(referencePath(`${viewer}/visualizerTransforms.json`), 'utf8'),
+      ) as VisualizerTransforms;
+      const ours = JSON.parse(
+        formatVisualizerJson(visualizerTransforms(model, coordinatesFromMotion(model, motion))),
+      ) as VisualizerTransforms;
 
       expect(Object.keys(ours.bodies)).toEqual(Object.keys(reference.bodies));
       expect(ours.time).toEqual(reference.time);
@@ -35,7 +43,10 @@ describeWithData(
         expect(mine.translation).toHaveLength(body.translation.length);
         for (let frame = 0; frame < body.translation.length; frame++) {
           for (let k = 0; k < 3; k++) {
-            worstTranslationM = Math.max(worstTranslationM, Math.abs(mine.translation[frame][k] - body.translation[frame][k]));
+            worstTranslationM = Math.max(
+              worstTranslationM,
+              Math.abs(mine.translation[frame][k] - body.translation[frame][k]),
+            );
             worstRotationRad = Math.max(worstRotationRad, Math.abs(mine.rotation[frame][k] - body.rotation[frame][k]));
           }
         }
@@ -65,12 +76,21 @@ describeWithData(
 
 describeWithData(
   'forward kinematics of the Hamner running model reproduces OpenSim marker locations',
-  [`${hamner}/subject02_registered.osim`, `${hamner}/ResultsIK/subject02_running_ik.mot`, `${hamner}/ResultsIK/ik_model_marker_locations.sto`],
+  [
+    `${hamner}/subject02_registered.osim`,
+    `${hamner}/ResultsIK/subject02_running_ik.mot`,
+    `${hamner}/ResultsIK/ik_model_marker_locations.sto`,
+  ],
   () => {
     it('places every marker of every frame within 0.01 mm of OpenSim', () => {
       const model = loadModel(`${hamner}/subject02_registered.osim`);
-      const trajectories = coordinatesFromMotion(model, readStorage(readFileSync(referencePath(`${hamner}/ResultsIK/subject02_running_ik.mot`), 'utf8')));
-      const locations = readStorage(readFileSync(referencePath(`${hamner}/ResultsIK/ik_model_marker_locations.sto`), 'utf8'));
+      const trajectories = coordinatesFromMotion(
+        model,
+        readStorage(readFileSync(referencePath(`${hamner}/ResultsIK/subject02_running_ik.mot`), 'utf8')),
+      );
+      const locations = readStorage(
+        readFileSync(referencePath(`${hamner}/ResultsIK/ik_model_marker_locations.sto`), 'utf8'),
+      );
       const n = model.coordinateNames.length;
       const width = locations.columnLabels.length;
       const positions = new Float64Array(model.markerNames.length * 3);
@@ -83,7 +103,11 @@ describeWithData(
           const column = locations.columnLabels.indexOf(`${name}_tx`);
           if (column < 0) return;
           const row = frame * width + column;
-          const errorM = Math.hypot(positions[3 * m] - locations.values[row], positions[3 * m + 1] - locations.values[row + 1], positions[3 * m + 2] - locations.values[row + 2]);
+          const errorM = Math.hypot(
+            positions[3 * m] - locations.values[row],
+            positions[3 * m + 1] - locations.values[row + 1],
+            positions[3 * m + 2] - locations.values[row + 2],
+          );
           worstM = Math.max(worstM, errorM);
           compared++;
         });

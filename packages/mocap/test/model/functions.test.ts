@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { CubicSpline, MultiplierFunction, NaturalOddSpline, PiecewiseLinearFunction, PolynomialFunction } from '../../src/model/functions.ts';
+import {
+  CubicSpline,
+  MultiplierFunction,
+  NaturalOddSpline,
+  PiecewiseLinearFunction,
+  PolynomialFunction,
+} from '../../src/model/functions.ts';
 
 const cubic = (x: number) => 0.3 * x ** 3 - 0.2 * x ** 2 + 0.5 * x - 0.1;
 const cubicSlope = (x: number) => 0.9 * x ** 2 - 0.4 * x + 0.5;
@@ -31,7 +37,10 @@ describe('OpenSim joint functions', () => {
     const interpolant = new NaturalOddSpline(5, xs, wiggly);
     xs.forEach((x, i) => expect(interpolant.value(x)).toBeCloseTo(wiggly[i], 9));
     const h = 1e-6;
-    expect(interpolant.derivative(1.3)).toBeCloseTo((interpolant.value(1.3 + h) - interpolant.value(1.3 - h)) / (2 * h), 5);
+    expect(interpolant.derivative(1.3)).toBeCloseTo(
+      (interpolant.value(1.3 + h) - interpolant.value(1.3 - h)) / (2 * h),
+      5,
+    );
   });
 
   it('polynomials take coefficients from the highest power down; multipliers scale', () => {

@@ -4,7 +4,8 @@ import { KinematicModel } from '../../src/model/kinematic-model.ts';
 import { readOsim, UnsupportedModelError } from '../../src/model/read-osim.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
 
-const pose2sim = 'pose2sim_demo/history_reference_outputs/df99cfcf2b9b9d73c062a8c0c2660428615b7f90/Pose2Sim/S00_Demo_BatchSession/S00_P00_SingleParticipant/S00_P00_OpenSim';
+const pose2sim =
+  'pose2sim_demo/history_reference_outputs/df99cfcf2b9b9d73c062a8c0c2660428615b7f90/Pose2Sim/S00_Demo_BatchSession/S00_P00_SingleParticipant/S00_P00_OpenSim';
 
 /** [path, bodies without ground, coordinates, markers, couplers] */
 const models: [string, number, number, number, number][] = [
@@ -72,16 +73,19 @@ describe('readOsim refuses what it cannot model, naming it', () => {
   <JointSet><objects>${joint}</objects></JointSet>
   <ConstraintSet><objects>${constraints}</objects></ConstraintSet>
 </Model></OpenSimDocument>`;
-  const pin = '<PinJoint name="pin"><socket_parent_frame>/ground</socket_parent_frame><socket_child_frame>/bodyset/b</socket_child_frame><coordinates><Coordinate name="q"/></coordinates></PinJoint>';
+  const pin =
+    '<PinJoint name="pin"><socket_parent_frame>/ground</socket_parent_frame><socket_child_frame>/bodyset/b</socket_child_frame><coordinates><Coordinate name="q"/></coordinates></PinJoint>';
 
   it('names an unsupported joint type', () => {
-    const ellipsoid = '<EllipsoidJoint name="scapula"><socket_parent_frame>/ground</socket_parent_frame><socket_child_frame>/bodyset/b</socket_child_frame></EllipsoidJoint>';
+    const ellipsoid =
+      '<EllipsoidJoint name="scapula"><socket_parent_frame>/ground</socket_parent_frame><socket_child_frame>/bodyset/b</socket_child_frame></EllipsoidJoint>';
     expect(() => readOsim(model(ellipsoid))).toThrow(UnsupportedModelError);
     expect(() => readOsim(model(ellipsoid))).toThrow(/EllipsoidJoint \("scapula"\)/);
   });
 
   it('names an enforced constraint other than a coordinate coupler, and ignores a disabled one', () => {
-    const weld = (enforced: boolean) => `<WeldConstraint name="hand_weld"><isEnforced>${enforced}</isEnforced></WeldConstraint>`;
+    const weld = (enforced: boolean) =>
+      `<WeldConstraint name="hand_weld"><isEnforced>${enforced}</isEnforced></WeldConstraint>`;
     expect(() => readOsim(model(pin, weld(true)))).toThrow(/WeldConstraint \("hand_weld"\)/);
     expect(readOsim(model(pin, weld(false))).coordinates.map((c) => c.name)).toEqual(['q']);
   });

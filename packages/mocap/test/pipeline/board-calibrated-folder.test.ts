@@ -29,7 +29,11 @@ function lookAt(name: string, centre: number[], target: number[]): { world: Came
   const R = [...right, ...down, ...forward];
   const t = [0, 1, 2].map((i) => -(R[i * 3] * centre[0] + R[i * 3 + 1] * centre[1] + R[i * 3 + 2] * centre[2]));
   // The board's own frame seen by this camera: R_CB = R_CW · R_WB.
-  const RB = [0, 1, 2].flatMap((i) => [0, 1, 2].map((j) => R[i * 3] * worldFromBoard[j] + R[i * 3 + 1] * worldFromBoard[3 + j] + R[i * 3 + 2] * worldFromBoard[6 + j]));
+  const RB = [0, 1, 2].flatMap((i) =>
+    [0, 1, 2].map(
+      (j) => R[i * 3] * worldFromBoard[j] + R[i * 3 + 1] * worldFromBoard[3 + j] + R[i * 3 + 2] * worldFromBoard[6 + j],
+    ),
+  );
   const base = {
     name,
     imageSize: size,
@@ -37,8 +41,16 @@ function lookAt(name: string, centre: number[], target: number[]): { world: Came
     distortion: new Float64Array(5),
   };
   return {
-    world: { ...base, rotationCameraFromWorld: Float64Array.from(R), translationCameraFromWorldM: Float64Array.from(t) },
-    boardView: { ...base, rotationCameraFromWorld: Float64Array.from(RB), translationCameraFromWorldM: Float64Array.from(t) },
+    world: {
+      ...base,
+      rotationCameraFromWorld: Float64Array.from(R),
+      translationCameraFromWorldM: Float64Array.from(t),
+    },
+    boardView: {
+      ...base,
+      rotationCameraFromWorld: Float64Array.from(RB),
+      translationCameraFromWorldM: Float64Array.from(t),
+    },
   };
 }
 function cross(a: number[], b: number[]): number[] {
@@ -71,12 +83,36 @@ describe('a folder calibrated from checkerboard images (synthetic cameras with k
     mkdirSync(join(folder, 'calibration'));
     for (const { boardView } of scenes) {
       const { gray } = renderBoard(boardView, board, { supersample: 3, blurSigma: 0.7, noiseSigma: 1.5, seed: 3 });
-      const png = spawnSync(ffmpegPath(), ['-hide_banner', '-loglevel', 'error', '-f', 'rawvideo', '-pix_fmt', 'gray', '-s', `${size.width}x${size.height}`, '-i', 'pipe:0', '-y', join(folder, 'calibration', `${boardView.name}.png`)], { input: gray });
+      const png = spawnSync(
+        ffmpegPath(),
+        [
+          '-hide_banner',
+          '-loglevel',
+          'error',
+          '-f',
+          'rawvideo',
+          '-pix_fmt',
+          'gray',
+          '-s',
+          `${size.width}x${size.height}`,
+          '-i',
+          'pipe:0',
+          '-y',
+          join(folder, 'calibration', `${boardView.name}.png`),
+        ],
+        { input: gray },
+      );
       expect(png.status).toBe(0);
       // The videos are never decoded here (keypoints are given below); the names are what matter.
-      symlinkSync(join(folder, 'calibration', `${boardView.name}.png`), join(folder, 'videos', `${boardView.name}.mp4`));
+      symlinkSync(
+        join(folder, 'calibration', `${boardView.name}.png`),
+        join(folder, 'videos', `${boardView.name}.mp4`),
+      );
     }
-    writeFileSync(join(folder, 'settings.json'), JSON.stringify({ board: { rows: 4, cols: 7, squareSizeMm: 80, placement: 'Perpendicular' }, synchronise: false }));
+    writeFileSync(
+      join(folder, 'settings.json'),
+      JSON.stringify({ board: { rows: 4, cols: 7, squareSizeMm: 80, placement: 'Perpendicular' }, synchronise: false }),
+    );
 
     const frameCount = 60;
     const estimatePose = async (video: { cameraName: string }): Promise<Keypoints2D> => {
@@ -88,7 +124,15 @@ describe('a folder calibrated from checkerboard images (synthetic cameras with k
           data.set([pixel[0], pixel[1], 0.9], (f * VIDEO_KEYPOINTS.length + k) * 3);
         });
       }
-      return { keypointNames: VIDEO_KEYPOINTS, frameCount, fps: 60, timestampsS: Float64Array.from({ length: frameCount }, (_, f) => f / 60), imageSize: size, data, personFound: new Uint8Array(frameCount).fill(1) };
+      return {
+        keypointNames: VIDEO_KEYPOINTS,
+        frameCount,
+        fps: 60,
+        timestampsS: Float64Array.from({ length: frameCount }, (_, f) => f / 60),
+        imageSize: size,
+        data,
+        personFound: new Uint8Array(frameCount).fill(1),
+      };
     };
 
     const [trial] = await processFolder(folder, { estimatePose, filterFrequency: 30 });
@@ -99,18 +143,23 @@ describe('a folder calibrated from checkerboard images (synthetic cameras with k
     );
     for (const camera of report.cameras) expect(camera.calibrationErrorPx).toBeLessThan(0.5);
     // Calibrated as a session's calibration trial is: one image per camera with the corners and axes.
-    for (const { boardView } of scenes) expect(existsSync(join(folder, 'output', 'calibration', `calibration_${boardView.name}.jpg`))).toBe(true);
+    for (const { boardView } of scenes)
+      expect(existsSync(join(folder, 'output', 'calibration', `calibration_${boardView.name}.jpg`))).toBe(true);
     const trc = readTrc(readFileSync(trial.files.find((file) => file.tag === 'marker_data')!.path, 'utf8'));
     const errors: number[] = [];
     for (let f = 0; f < frameCount; f++) {
       VIDEO_KEYPOINTS.forEach((_, k) => {
         const i = (f * VIDEO_KEYPOINTS.length + k) * 3;
         const truth = truePoint(f, k);
-        errors.push(Math.hypot(trc.positionsM[i] - truth[0], trc.positionsM[i + 1] - truth[1], trc.positionsM[i + 2] - truth[2]));
+        errors.push(
+          Math.hypot(trc.positionsM[i] - truth[0], trc.positionsM[i + 1] - truth[1], trc.positionsM[i + 2] - truth[2]),
+        );
       });
     }
     errors.sort((a, b) => a - b);
-    console.log(`board-calibrated folder: 3D error median ${(1000 * errors[errors.length >> 1]).toFixed(1)} mm, max ${(1000 * errors[errors.length - 1]).toFixed(1)} mm`);
+    console.log(
+      `board-calibrated folder: 3D error median ${(1000 * errors[errors.length >> 1]).toFixed(1)} mm, max ${(1000 * errors[errors.length - 1]).toFixed(1)} mm`,
+    );
     expect(errors[errors.length >> 1]).toBeLessThan(0.01);
   });
 });

@@ -12,7 +12,8 @@ function turned(camera: CameraModel, angleRad: number): CameraModel {
   const ry = [c, 0, s, 0, 1, 0, -s, 0, c];
   const R = camera.rotationCameraFromWorld;
   const rotation = new Float64Array(9);
-  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) for (let k = 0; k < 3; k++) rotation[i * 3 + j] += R[i * 3 + k] * ry[j * 3 + k];
+  for (let i = 0; i < 3; i++)
+    for (let j = 0; j < 3; j++) for (let k = 0; k < 3; k++) rotation[i * 3 + j] += R[i * 3 + k] * ry[j * 3 + k];
   return { ...camera, rotationCameraFromWorld: rotation };
 }
 
@@ -22,11 +23,21 @@ function observe(cameras: CameraModel[], frameCount: number): KeypointSeries[] {
     const data = new Float32Array(frameCount * keypointNames.length * 3);
     for (let f = 0; f < frameCount; f++) {
       keypointNames.forEach((_, k) => {
-        const pixel = projectPoint(camera, [0.3 * Math.sin(f / 9 + k), 0.2 + 0.25 * k, 0.3 * Math.cos(f / 13 + 2 * k)])!;
+        const pixel = projectPoint(camera, [
+          0.3 * Math.sin(f / 9 + k),
+          0.2 + 0.25 * k,
+          0.3 * Math.cos(f / 13 + 2 * k),
+        ])!;
         data.set([pixel[0], pixel[1], 0.9], (f * keypointNames.length + k) * 3);
       });
     }
-    return { keypointNames, frameCount, fps: 60, timestampsS: Float64Array.from({ length: frameCount }, (_, f) => f / 60), data };
+    return {
+      keypointNames,
+      frameCount,
+      fps: 60,
+      timestampsS: Float64Array.from({ length: frameCount }, (_, f) => f / 60),
+      data,
+    };
   });
 }
 
@@ -35,7 +46,9 @@ describe('choosing between the two board poses of each camera', () => {
     const truth = cameraRing(4);
     const keypoints = observe(truth, 60);
     // The right pose is listed second for cameras 0 and 2, first for 1 and 3.
-    const candidates = truth.map((camera, c) => (c % 2 === 0 ? [turned(camera, 0.3), camera] : [camera, turned(camera, -0.25)]));
+    const candidates = truth.map((camera, c) =>
+      c % 2 === 0 ? [turned(camera, 0.3), camera] : [camera, turned(camera, -0.25)],
+    );
     const { choice, medianErrorPx } = chooseCameraSolutions(candidates, keypoints, [0, 0, 0, 0], 0);
     expect(choice).toEqual([1, 0, 1, 0]);
     expect(medianErrorPx).toBeLessThan(1e-3);
@@ -44,7 +57,9 @@ describe('choosing between the two board poses of each camera', () => {
   it('improves one camera at a time when there are too many combinations (11 cameras)', () => {
     const truth = cameraRing(11);
     const keypoints = observe(truth, 20);
-    const candidates = truth.map((camera, c) => (c % 3 === 0 ? [turned(camera, 0.2), camera] : [camera, turned(camera, 0.2)]));
+    const candidates = truth.map((camera, c) =>
+      c % 3 === 0 ? [turned(camera, 0.2), camera] : [camera, turned(camera, 0.2)],
+    );
     const { choice } = chooseCameraSolutions(candidates, keypoints, new Array(11).fill(0), 0);
     expect(choice).toEqual(truth.map((_, c) => (c % 3 === 0 ? 1 : 0)));
   });

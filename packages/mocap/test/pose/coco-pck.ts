@@ -9,13 +9,34 @@ import type { VideoFrame } from '../../src/video/types.ts';
 
 /** COCO's 17 keypoints in annotation order, as our video keypoints (all 17 are in our set). */
 export const COCO_AS_VIDEO_KEYPOINTS: VideoKeypoint[] = [
-  'Nose', 'LEye', 'REye', 'LEar', 'REar', 'LShoulder', 'RShoulder', 'LElbow', 'RElbow',
-  'LWrist', 'RWrist', 'LHip', 'RHip', 'LKnee', 'RKnee', 'LAnkle', 'RAnkle',
+  'Nose',
+  'LEye',
+  'REye',
+  'LEar',
+  'REar',
+  'LShoulder',
+  'RShoulder',
+  'LElbow',
+  'RElbow',
+  'LWrist',
+  'RWrist',
+  'LHip',
+  'RHip',
+  'LKnee',
+  'RKnee',
+  'LAnkle',
+  'RAnkle',
 ];
 
 interface CocoAnnotations {
   images: { id: number; file_name: string }[];
-  annotations: { image_id: number; id: number; bbox: [number, number, number, number]; keypoints: number[]; num_keypoints: number }[];
+  annotations: {
+    image_id: number;
+    id: number;
+    bbox: [number, number, number, number];
+    keypoints: number[];
+    num_keypoints: number;
+  }[];
 }
 
 export interface PckResult {
@@ -39,7 +60,10 @@ function cropAround(image: VideoFrame, bbox: readonly number[], scale: number) {
   const height = bottom - top;
   const data = new Uint8Array(width * height * 3);
   for (let row = 0; row < height; row++) {
-    data.set(image.data.subarray(((top + row) * image.width + left) * 3, ((top + row) * image.width + right) * 3), row * width * 3);
+    data.set(
+      image.data.subarray(((top + row) * image.width + left) * 3, ((top + row) * image.width + right) * 3),
+      row * width * 3,
+    );
   }
   return { left, top, frame: { timestampS: 0, width, height, data } };
 }
@@ -52,18 +76,25 @@ function cropAround(image: VideoFrame, bbox: readonly number[], scale: number) {
  */
 export async function cocoPck(annotationsPath: string, pool: PoseWorkerPool): Promise<PckResult> {
   const coco = JSON.parse(readFileSync(annotationsPath, 'utf8')) as CocoAnnotations;
-  const perKeypoint: PckResult['perKeypoint'] = Object.fromEntries(COCO_AS_VIDEO_KEYPOINTS.map((name) => [name, { correct: 0, labelled: 0 }]));
+  const perKeypoint: PckResult['perKeypoint'] = Object.fromEntries(
+    COCO_AS_VIDEO_KEYPOINTS.map((name) => [name, { correct: 0, labelled: 0 }]),
+  );
   let correct = 0;
   let labelled = 0;
   let people = 0;
   const errorsOfBox: number[] = [];
   for (const image of coco.images) {
     const pixels = await decodeImage(join(dirname(annotationsPath), image.file_name), 'rgb24');
-    for (const person of coco.annotations.filter((annotation) => annotation.image_id === image.id && annotation.num_keypoints > 0)) {
+    for (const person of coco.annotations.filter(
+      (annotation) => annotation.image_id === image.id && annotation.num_keypoints > 0,
+    )) {
       people++;
       const crop = cropAround(pixels, person.bbox, 1.5);
       const threshold = 0.2 * Math.max(person.bbox[2], person.bbox[3]);
-      const found = await detectPose2D([crop.frame], { pool, cameraName: `${image.file_name} person ${person.id}` }).catch(() => null);
+      const found = await detectPose2D([crop.frame], {
+        pool,
+        cameraName: `${image.file_name} person ${person.id}`,
+      }).catch(() => null);
       COCO_AS_VIDEO_KEYPOINTS.forEach((name, cocoIndex) => {
         const [labelX, labelY, visibility] = person.keypoints.slice(3 * cocoIndex, 3 * cocoIndex + 3);
         if (visibility === 0) return;
@@ -82,5 +113,11 @@ export async function cocoPck(annotationsPath: string, pool: PoseWorkerPool): Pr
     }
   }
   errorsOfBox.sort((a, b) => a - b);
-  return { pck: correct / labelled, labelled, people, perKeypoint, medianErrorOfBox: errorsOfBox[Math.floor(errorsOfBox.length / 2)] };
+  return {
+    pck: correct / labelled,
+    labelled,
+    people,
+    perKeypoint,
+    medianErrorOfBox: errorsOfBox[Math.floor(errorsOfBox.length / 2)],
+  };
 }

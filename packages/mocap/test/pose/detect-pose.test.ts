@@ -21,7 +21,11 @@ const OPENPOSE_CAM01 =
   'S00_P00_SingleParticipant/S00_P00_T01_BalancingTrial/pose-associated/cam01_json';
 const SPORTS2D_VIDEO = 'people_2d/Sports2D@9c8a3d2572/Sports2D/Demo/demo.mp4';
 
-function point(keypoints: Keypoints2D, frame: number, name: VideoKeypoint): { x: number; y: number; confidence: number } {
+function point(
+  keypoints: Keypoints2D,
+  frame: number,
+  name: VideoKeypoint,
+): { x: number; y: number; confidence: number } {
   const offset = (frame * keypoints.keypointNames.length + keypointIndex(name)) * KEYPOINT_VALUES;
   return { x: keypoints.data[offset], y: keypoints.data[offset + 1], confidence: keypoints.data[offset + 2] };
 }
@@ -55,7 +59,10 @@ describe('2D pose with the default model', () => {
 
   describeWithData('on the real balancing trial', [`${DEMO_VIDEOS}/cam01.mp4`, OPENPOSE_CAM01], () => {
     it('finds the one person in every frame, in order, close to OpenPose and anatomically plausible', async () => {
-      const keypoints = await detectPoseInVideo(referencePath(DEMO_VIDEOS, 'cam01.mp4'), { pool, cameraName: 'camera 1' });
+      const keypoints = await detectPoseInVideo(referencePath(DEMO_VIDEOS, 'cam01.mp4'), {
+        pool,
+        cameraName: 'camera 1',
+      });
       expect(keypoints.frameCount).toBe(100);
       expect(Array.from(keypoints.personFound).every((flag) => flag === 1)).toBe(true);
       expect(keypoints.imageSize).toEqual({ width: 1080, height: 1920 });
@@ -68,7 +75,8 @@ describe('2D pose with the default model', () => {
       let sidesCompared = 0;
       for (let frame = 0; frame < keypoints.frameCount; frame++) {
         const file = join(referencePath(OPENPOSE_CAM01), `cam01.${String(frame).padStart(4, '0')}.json`);
-        const openpose = (JSON.parse(readFileSync(file, 'utf8')) as { people: { pose_keypoints_2d: number[] }[] }).people[0]?.pose_keypoints_2d;
+        const openpose = (JSON.parse(readFileSync(file, 'utf8')) as { people: { pose_keypoints_2d: number[] }[] })
+          .people[0]?.pose_keypoints_2d;
         if (!openpose) continue;
         COCO_AS_VIDEO_KEYPOINTS.forEach((name, index) => {
           if (openpose[3 * index + 2] < 0.3) return;
@@ -79,7 +87,8 @@ describe('2D pose with the default model', () => {
         const [left, right] = [15, 16].map((index) => ({ x: openpose[3 * index], y: openpose[3 * index + 1] }));
         const ourLeft = point(keypoints, frame, 'LAnkle');
         sidesCompared++;
-        if (Math.hypot(ourLeft.x - left.x, ourLeft.y - left.y) < Math.hypot(ourLeft.x - right.x, ourLeft.y - right.y)) sidesRight++;
+        if (Math.hypot(ourLeft.x - left.x, ourLeft.y - left.y) < Math.hypot(ourLeft.x - right.x, ourLeft.y - right.y))
+          sidesRight++;
       }
       const medianPx = median(distances);
       console.info(`Median distance to OpenPose on camera 1: ${medianPx.toFixed(1)} px of a 1920 px high image`);
@@ -104,7 +113,12 @@ describe('2D pose with the default model', () => {
       let finished = 0;
       let mostAhead = 0;
       async function* countedFrames() {
-        for await (const frame of decodeFrames(path, { info, endFrame: 16, maxWidth: POSE_INPUT_MAX_SIDE_PX, maxHeight: POSE_INPUT_MAX_SIDE_PX })) {
+        for await (const frame of decodeFrames(path, {
+          info,
+          endFrame: 16,
+          maxWidth: POSE_INPUT_MAX_SIDE_PX,
+          maxHeight: POSE_INPUT_MAX_SIDE_PX,
+        })) {
           pulled++;
           mostAhead = Math.max(mostAhead, pulled - finished);
           yield frame;
@@ -125,7 +139,12 @@ describe('2D pose with the default model', () => {
       expect(progress).toEqual([...Array(16).keys()].map((n) => (n + 1) / 16));
       expect(Array.from(keypoints.timestampsS)).toEqual([...Array(16).keys()].map((n) => expect.closeTo(n / 60, 4)));
 
-      const frames = decodeFrames(path, { info, endFrame: 16, maxWidth: POSE_INPUT_MAX_SIDE_PX, maxHeight: POSE_INPUT_MAX_SIDE_PX });
+      const frames = decodeFrames(path, {
+        info,
+        endFrame: 16,
+        maxWidth: POSE_INPUT_MAX_SIDE_PX,
+        maxHeight: POSE_INPUT_MAX_SIDE_PX,
+      });
       const again = await detectPose2D(frames, { pool, imageSize: info });
       expect(again.data).toEqual(keypoints.data);
     });
@@ -134,7 +153,11 @@ describe('2D pose with the default model', () => {
   describeWithData('on the Sports2D demo, with a bystander walking by', [SPORTS2D_VIDEO], () => {
     it('keeps to the man on the box while the woman crosses the picture', async () => {
       // The first 5 s; after that the man back-flips off the box through the sun's glare.
-      const keypoints = await detectPoseInVideo(referencePath(SPORTS2D_VIDEO), { pool, cameraName: 'the Sports2D demo', endFrame: 151 });
+      const keypoints = await detectPoseInVideo(referencePath(SPORTS2D_VIDEO), {
+        pool,
+        cameraName: 'the Sports2D demo',
+        endFrame: 151,
+      });
       expect(keypoints.frameCount).toBe(151);
       expect(keypoints.imageSize).toEqual({ width: 1768, height: 994 });
       // Frames 0-150 (5 s): the man stands on the box, about x = 560..830 px; the woman walks in
@@ -164,7 +187,9 @@ describe('2D pose with the default model', () => {
       // The first frames, one per worker, are dispatched before any answer; then one detection per 0.1 s.
       expect(infer.mock.calls.length).toBeLessThanOrEqual(pool.size + 10);
       expect(infer.mock.calls.length).toBeGreaterThanOrEqual(7);
-      await expect(detectPoseInVideo(path, { pool, cameraName: 'camera 3' })).rejects.toThrow(/No person found in camera 3 .*whole body visible/);
+      await expect(detectPoseInVideo(path, { pool, cameraName: 'camera 3' })).rejects.toThrow(
+        /No person found in camera 3 .*whole body visible/,
+      );
     } finally {
       infer.mockRestore();
       fixtures.remove();

@@ -42,7 +42,12 @@ describe('pose regions', () => {
       const region: PoseRegion = { centerX: 20, centerY: 15, sizePx: 16, rotationRad };
       sampleRegion({ width, height, data }, region, outputPx, [0, 255], out);
       const point = [0, 0];
-      for (const [row, column] of [[0, 0], [3, 5], [7, 7], [6, 1]]) {
+      for (const [row, column] of [
+        [0, 0],
+        [3, 5],
+        [7, 7],
+        [6, 1],
+      ]) {
         regionPointToImage(region, (column + 0.5) / outputPx, (row + 0.5) / outputPx, point);
         // Image pixel (i, j) has its centre at (i + 0.5, j + 0.5).
         const expected = 2 * (point[0] - 0.5) + 3 * (point[1] - 0.5) + 1;
@@ -66,7 +71,8 @@ describe('pose regions', () => {
     expect(squares.length).toBeGreaterThanOrEqual(3);
     expect(squares[0].centerX - squares[0].sizePx / 2).toBe(0);
     expect(squares.at(-1)!.centerX + squares.at(-1)!.sizePx / 2).toBe(1920);
-    for (let i = 1; i < squares.length; i++) expect(squares[i].centerX - squares[i - 1].centerX).toBeLessThanOrEqual(1080 / 2);
+    for (let i = 1; i < squares.length; i++)
+      expect(squares[i].centerX - squares[i - 1].centerX).toBeLessThanOrEqual(1080 / 2);
     const portrait = detectionAreas(1080, 1920).slice(1);
     expect(portrait.every((square) => square.centerX === 540 && square.sizePx === 1080)).toBe(true);
   });
@@ -77,11 +83,13 @@ describe('BlazePose landmarks as video keypoints', () => {
     const landmarkCount = 39;
     const xy = new Float64Array(landmarkCount * 2);
     const confidence = new Float64Array(landmarkCount).fill(0.9);
-    for (let landmark = 0; landmark < landmarkCount; landmark++) [xy[2 * landmark], xy[2 * landmark + 1]] = [landmark, 100 + landmark];
+    for (let landmark = 0; landmark < landmarkCount; landmark++)
+      [xy[2 * landmark], xy[2 * landmark + 1]] = [landmark, 100 + landmark];
     confidence[BLAZEPOSE_LANDMARK.rightShoulder] = 0.3;
     const out = new Float32Array(VIDEO_KEYPOINTS.length * 3);
     videoKeypointsFromBlazePose(xy, confidence, out);
-    const at = (name: (typeof VIDEO_KEYPOINTS)[number]) => Array.from(out.subarray(3 * keypointIndex(name), 3 * keypointIndex(name) + 3));
+    const at = (name: (typeof VIDEO_KEYPOINTS)[number]) =>
+      Array.from(out.subarray(3 * keypointIndex(name), 3 * keypointIndex(name) + 3));
     expect(at('Neck')).toEqual([11.5, 111.5, expect.closeTo(0.3, 6)]);
     expect(at('midHip')).toEqual([23.5, 123.5, expect.closeTo(0.9, 6)]);
     expect(at('RBigToe')).toEqual([32, 132, expect.closeTo(0.9, 6)]);
@@ -97,13 +105,23 @@ describe('choosing the subject among detected people', () => {
   });
 
   it('takes the large, central person when nobody is tracked yet', () => {
-    const ranked = rankPeople([person('small', 500, 300, 150), person('large off-centre', 150, 300, 400), person('large', 520, 330, 420)], null, 1000, 600);
+    const ranked = rankPeople(
+      [person('small', 500, 300, 150), person('large off-centre', 150, 300, 400), person('large', 520, 330, 420)],
+      null,
+      1000,
+      600,
+    );
     expect(ranked.map((p) => p.name)).toEqual(['large', 'large off-centre', 'small']);
   });
 
   it('after a loss, takes only someone where the tracked person was, however prominent the others', () => {
     const wasHere = { centerX: 200, centerY: 300, sizePx: 300, rotationRad: 0 };
-    const ranked = rankPeople([person('bystander', 700, 300, 500), person('subject', 260, 310, 280)], wasHere, 1000, 600);
+    const ranked = rankPeople(
+      [person('bystander', 700, 300, 500), person('subject', 260, 310, 280)],
+      wasHere,
+      1000,
+      600,
+    );
     expect(ranked.map((p) => p.name)).toEqual(['subject']);
     expect(rankPeople([person('bystander', 700, 300, 500)], wasHere, 1000, 600)).toEqual([]);
   });

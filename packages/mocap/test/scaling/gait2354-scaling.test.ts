@@ -18,7 +18,10 @@ function load() {
   const markerSet = readMarkerSet(readFileSync(referencePath(PIPELINE, 'gait2354_Scale_MarkerSet.xml'), 'utf8'));
   const generic = readOsim(readFileSync(referencePath(MODEL), 'utf8'));
   // GenericModelMaker: the setup's marker set file replaces the model's markers.
-  const model: OsimModel = { ...generic, markers: markerSet.map(({ name, body, locationM }) => ({ name, body, locationM })) };
+  const model: OsimModel = {
+    ...generic,
+    markers: markerSet.map(({ name, body, locationM }) => ({ name, body, locationM })),
+  };
   const trial = readTrc(readFileSync(referencePath(PIPELINE, 'subject01_static.trc'), 'utf8'));
   const [first, last] = framesInTimeRange(trial.timesS, ...setup.scaler.timeRangeS!);
   return { setup, model, pose: averageMarkerFrames(trial, first, last) };
@@ -34,66 +37,91 @@ function readScaleSet(text: string): Map<string, Vec3> {
   return result;
 }
 
-describeWithData('Scaling gait2354 to subject01 as OpenSim ScaleTool does', [MODEL, `${PIPELINE}/subject01_Setup_Scale.xml`, `${PIPELINE}/OutputReference/subject01_scaleSet_applied.xml`, `${PIPELINE}/OutputReference/subject01_scaledOnly.osim`], () => {
-  it('reads the setup: 5 measurements, manual scales after them, the marker placer tasks and time ranges', () => {
-    const { setup } = load();
-    expect(setup.massKg).toBeCloseTo(72.6, 6);
-    expect(setup.scaler.measurements.map((m) => m.name)).toEqual(['torso', 'pelvis', 'thigh', 'shank', 'foot']);
-    expect(setup.scaler.scalingOrder).toEqual(['measurements', 'manualScale']);
-    expect(setup.scaler.manualScales.map((s) => s.body)).toEqual(['femur_r', 'femur_l', 'tibia_r', 'tibia_l']);
-    expect(setup.scaler.timeRangeS).toEqual([1, 2]);
-    expect(setup.placer.timeRangeS).toEqual([1, 1.01]);
-    expect(setup.placer.markerTasks.find((t) => t.name === 'R.ASIS')?.weight).toBe(1000);
-    expect(setup.placer.coordinateTasks.find((t) => t.name === 'lumbar_extension')?.valueType).toBe('manual_value');
-  });
+describeWithData(
+  'Scaling gait2354 to subject01 as OpenSim ScaleTool does',
+  [
+    MODEL,
+    `${PIPELINE}/subject01_Setup_Scale.xml`,
+    `${PIPELINE}/OutputReference/subject01_scaleSet_applied.xml`,
+    `${PIPELINE}/OutputReference/subject01_scaledOnly.osim`,
+  ],
+  () => {
+    it('reads the setup: 5 measurements, manual scales after them, the marker placer tasks and time ranges', () => {
+      const { setup } = load();
+      expect(setup.massKg).toBeCloseTo(72.6, 6);
+      expect(setup.scaler.measurements.map((m) => m.name)).toEqual(['torso', 'pelvis', 'thigh', 'shank', 'foot']);
+      expect(setup.scaler.scalingOrder).toEqual(['measurements', 'manualScale']);
+      expect(setup.scaler.manualScales.map((s) => s.body)).toEqual(['femur_r', 'femur_l', 'tibia_r', 'tibia_l']);
+      expect(setup.scaler.timeRangeS).toEqual([1, 2]);
+      expect(setup.placer.timeRangeS).toEqual([1, 1.01]);
+      expect(setup.placer.markerTasks.find((t) => t.name === 'R.ASIS')?.weight).toBe(1000);
+      expect(setup.placer.coordinateTasks.find((t) => t.name === 'lumbar_extension')?.valueType).toBe('manual_value');
+    });
 
-  it('gives every segment scale factor within 2 % of OpenSim (subject01_scaleSet_applied.xml)', () => {
-    const { setup, model, pose } = load();
-    const { factors, measurements } = measureScaleFactors(model, pose, setup.scaler);
-    const reference = readScaleSet(readFileSync(referencePath(PIPELINE, 'OutputReference/subject01_scaleSet_applied.xml'), 'utf8'));
-    const lines: string[] = [];
-    let worstPercent = 0;
-    for (const [segment, expected] of reference) {
-      if (segment === 'ground') continue;
-      const ours = factors.get(segment) ?? [1, 1, 1];
-      for (let axis = 0; axis < 3; axis++) {
-        const percent = (100 * Math.abs(ours[axis] - expected[axis])) / expected[axis];
-        worstPercent = Math.max(worstPercent, percent);
-        expect(percent).toBeLessThan(2);
+    it('gives every segment scale factor within 2 % of OpenSim (subject01_scaleSet_applied.xml)', () => {
+      const { setup, model, pose } = load();
+      const { factors, measurements } = measureScaleFactors(model, pose, setup.scaler);
+      const reference = readScaleSet(
+        readFileSync(referencePath(PIPELINE, 'OutputReference/subject01_scaleSet_applied.xml'), 'utf8'),
+      );
+      const lines: string[] = [];
+      let worstPercent = 0;
+      for (const [segment, expected] of reference) {
+        if (segment === 'ground') continue;
+        const ours = factors.get(segment) ?? [1, 1, 1];
+        for (let axis = 0; axis < 3; axis++) {
+          const percent = (100 * Math.abs(ours[axis] - expected[axis])) / expected[axis];
+          worstPercent = Math.max(worstPercent, percent);
+          expect(percent).toBeLessThan(2);
+        }
+        lines.push(`  ${segment.padEnd(8)} ours ${ours[0].toFixed(5)}  OpenSim ${expected[0].toFixed(5)}`);
       }
-      lines.push(`  ${segment.padEnd(8)} ours ${ours[0].toFixed(5)}  OpenSim ${expected[0].toFixed(5)}`);
-    }
-    console.log(`gait2354 → subject01 scale factors (worst difference ${worstPercent.toFixed(4)} %):\n${lines.join('\n')}`);
-    console.log(measurements.map((m) => `  measurement ${m.name}: ${m.factor.toFixed(5)} from ${m.pairs.length} pair(s)`).join('\n'));
-  });
+      console.log(
+        `gait2354 → subject01 scale factors (worst difference ${worstPercent.toFixed(4)} %):\n${lines.join('\n')}`,
+      );
+      console.log(
+        measurements
+          .map((m) => `  measurement ${m.name}: ${m.factor.toFixed(5)} from ${m.pairs.length} pair(s)`)
+          .join('\n'),
+      );
+    });
 
-  it('scales joint frames, knee translation functions and markers like OpenSim (subject01_scaledOnly.osim)', () => {
-    const { setup, model, pose } = load();
-    const scaled = applyScaleFactors(model, measureScaleFactors(model, pose, setup.scaler).factors);
-    const reference = readOsim(readFileSync(referencePath(PIPELINE, 'OutputReference/subject01_scaledOnly.osim'), 'utf8'));
-    const ours = new KinematicModel(scaled);
-    const theirs = new KinematicModel(reference);
-    const common = ours.markerNames.filter((name) => theirs.markerNames.includes(name));
-    expect(common.length).toBeGreaterThan(30);
-    let worstM = 0;
-    for (const kneeDeg of [0, -30, -60, -90]) {
-      // The same pose in both (OpenSim also moved the default pelvis height in its output; that is not scaling).
-      const q1 = ours.defaultCoordinates();
-      for (const side of ['r', 'l']) q1[ours.coordinateNames.indexOf(`knee_angle_${side}`)] = (kneeDeg * Math.PI) / 180;
-      const q2 = Float64Array.from(theirs.coordinateNames, (name) => q1[ours.coordinateNames.indexOf(name)]);
-      ours.setCoordinates(q1);
-      theirs.setCoordinates(q2);
-      const p1 = new Float64Array(ours.markerNames.length * 3);
-      const p2 = new Float64Array(theirs.markerNames.length * 3);
-      ours.markerPositions(p1);
-      theirs.markerPositions(p2);
-      for (const name of common) {
-        const i = ours.markerNames.indexOf(name);
-        const j = theirs.markerNames.indexOf(name);
-        worstM = Math.max(worstM, Math.hypot(p1[i * 3] - p2[j * 3], p1[i * 3 + 1] - p2[j * 3 + 1], p1[i * 3 + 2] - p2[j * 3 + 2]));
+    it('scales joint frames, knee translation functions and markers like OpenSim (subject01_scaledOnly.osim)', () => {
+      const { setup, model, pose } = load();
+      const scaled = applyScaleFactors(model, measureScaleFactors(model, pose, setup.scaler).factors);
+      const reference = readOsim(
+        readFileSync(referencePath(PIPELINE, 'OutputReference/subject01_scaledOnly.osim'), 'utf8'),
+      );
+      const ours = new KinematicModel(scaled);
+      const theirs = new KinematicModel(reference);
+      const common = ours.markerNames.filter((name) => theirs.markerNames.includes(name));
+      expect(common.length).toBeGreaterThan(30);
+      let worstM = 0;
+      for (const kneeDeg of [0, -30, -60, -90]) {
+        // The same pose in both (OpenSim also moved the default pelvis height in its output; that is not scaling).
+        const q1 = ours.defaultCoordinates();
+        for (const side of ['r', 'l'])
+          q1[ours.coordinateNames.indexOf(`knee_angle_${side}`)] = (kneeDeg * Math.PI) / 180;
+        const q2 = Float64Array.from(theirs.coordinateNames, (name) => q1[ours.coordinateNames.indexOf(name)]);
+        ours.setCoordinates(q1);
+        theirs.setCoordinates(q2);
+        const p1 = new Float64Array(ours.markerNames.length * 3);
+        const p2 = new Float64Array(theirs.markerNames.length * 3);
+        ours.markerPositions(p1);
+        theirs.markerPositions(p2);
+        for (const name of common) {
+          const i = ours.markerNames.indexOf(name);
+          const j = theirs.markerNames.indexOf(name);
+          worstM = Math.max(
+            worstM,
+            Math.hypot(p1[i * 3] - p2[j * 3], p1[i * 3 + 1] - p2[j * 3 + 1], p1[i * 3 + 2] - p2[j * 3 + 2]),
+          );
+        }
       }
-    }
-    console.log(`scaled gait2354 vs OpenSim scaledOnly: worst marker difference ${(worstM * 1000).toFixed(4)} mm over knee angles 0..-90 deg`);
-    expect(worstM).toBeLessThan(1e-4);
-  });
-});
+      console.log(
+        `scaled gait2354 vs OpenSim scaledOnly: worst marker difference ${(worstM * 1000).toFixed(4)} mm over knee angles 0..-90 deg`,
+      );
+      expect(worstM).toBeLessThan(1e-4);
+    });
+  },
+);

@@ -9,26 +9,37 @@ import { describeWithData, referencePath } from '../reference-data.ts';
 
 const HAMNER = 'opensim_gait/Pipelines/Hamner';
 
-describeWithData('Scaling the Hamner 2010 full-body model (with arms) to subject02', [`${HAMNER}/FullBodyModel_Hamner2010_v2_0.osim`, `${HAMNER}/Setup_Scale.xml`, `${HAMNER}/subject02_static.trc`, `${HAMNER}/outputReference/subject02_scaled.osim`], () => {
-  it('matches the scale factors OpenSim applied (read from the geometry scale factors of subject02_scaled.osim) within 2 %', () => {
-    const setup = readScaleSetup(readFileSync(referencePath(HAMNER, 'Setup_Scale.xml'), 'utf8'));
-    const generic = readOsim(readFileSync(referencePath(HAMNER, 'FullBodyModel_Hamner2010_v2_0.osim'), 'utf8'));
-    const trial = readTrc(readFileSync(referencePath(HAMNER, 'subject02_static.trc'), 'utf8'));
-    const pose = averageMarkerFrames(trial, ...framesInTimeRange(trial.timesS, ...setup.scaler.timeRangeS!));
-    const { factors } = measureScaleFactors(generic, pose, setup.scaler);
-    const scaled = readOsim(readFileSync(referencePath(HAMNER, 'outputReference/subject02_scaled.osim'), 'utf8'));
+describeWithData(
+  'Scaling the Hamner 2010 full-body model (with arms) to subject02',
+  [
+    `${HAMNER}/FullBodyModel_Hamner2010_v2_0.osim`,
+    `${HAMNER}/Setup_Scale.xml`,
+    `${HAMNER}/subject02_static.trc`,
+    `${HAMNER}/outputReference/subject02_scaled.osim`,
+  ],
+  () => {
+    it('matches the scale factors OpenSim applied (read from the geometry scale factors of subject02_scaled.osim) within 2 %', () => {
+      const setup = readScaleSetup(readFileSync(referencePath(HAMNER, 'Setup_Scale.xml'), 'utf8'));
+      const generic = readOsim(readFileSync(referencePath(HAMNER, 'FullBodyModel_Hamner2010_v2_0.osim'), 'utf8'));
+      const trial = readTrc(readFileSync(referencePath(HAMNER, 'subject02_static.trc'), 'utf8'));
+      const pose = averageMarkerFrames(trial, ...framesInTimeRange(trial.timesS, ...setup.scaler.timeRangeS!));
+      const { factors } = measureScaleFactors(generic, pose, setup.scaler);
+      const scaled = readOsim(readFileSync(referencePath(HAMNER, 'outputReference/subject02_scaled.osim'), 'utf8'));
 
-    let worstPercent = 0;
-    for (const body of generic.bodies) {
-      const reference = scaled.bodies.find((b) => b.name === body.name)!;
-      const ours = factors.get(body.name) ?? [1, 1, 1];
-      for (let axis = 0; axis < 3; axis++) {
-        const expected = reference.geometryScaleFactors[axis] / body.geometryScaleFactors[axis];
-        worstPercent = Math.max(worstPercent, (100 * Math.abs(ours[axis] - expected)) / expected);
+      let worstPercent = 0;
+      for (const body of generic.bodies) {
+        const reference = scaled.bodies.find((b) => b.name === body.name)!;
+        const ours = factors.get(body.name) ?? [1, 1, 1];
+        for (let axis = 0; axis < 3; axis++) {
+          const expected = reference.geometryScaleFactors[axis] / body.geometryScaleFactors[axis];
+          worstPercent = Math.max(worstPercent, (100 * Math.abs(ours[axis] - expected)) / expected);
+        }
       }
-    }
-    console.log(`Hamner → subject02: ${generic.bodies.length} bodies, worst scale factor difference ${worstPercent.toFixed(4)} %`);
-    expect(worstPercent).toBeLessThan(2);
-    expect(factors.get('humerus_r')?.[0]).not.toBe(1);
-  });
-});
+      console.log(
+        `Hamner → subject02: ${generic.bodies.length} bodies, worst scale factor difference ${worstPercent.toFixed(4)} %`,
+      );
+      expect(worstPercent).toBeLessThan(2);
+      expect(factors.get('humerus_r')?.[0]).not.toBe(1);
+    });
+  },
+);

@@ -30,11 +30,21 @@ function scene(): { world: CameraModel; boardView: CameraModel } {
   const forward = normalise(centreW.map((v, i) => v - cameraCentre[i]));
   const right = normalise(cross(forward, [0, 1, 0]));
   const R = mul(rotation([0, 0, 1], (3 * Math.PI) / 180), [...right, ...cross(forward, right), ...forward]);
-  const t = [0, 1, 2].map((i) => -(R[i * 3] * cameraCentre[0] + R[i * 3 + 1] * cameraCentre[1] + R[i * 3 + 2] * cameraCentre[2]));
+  const t = [0, 1, 2].map(
+    (i) => -(R[i * 3] * cameraCentre[0] + R[i * 3 + 1] * cameraCentre[1] + R[i * 3 + 2] * cameraCentre[2]),
+  );
   const base = { name: 'cam', imageSize: size, intrinsics: Float64Array.from(K), distortion: new Float64Array(5) };
   return {
-    world: { ...base, rotationCameraFromWorld: Float64Array.from(R), translationCameraFromWorldM: Float64Array.from(t) },
-    boardView: { ...base, rotationCameraFromWorld: Float64Array.from(multiply3(R, worldFromBoard)), translationCameraFromWorldM: Float64Array.from(t) },
+    world: {
+      ...base,
+      rotationCameraFromWorld: Float64Array.from(R),
+      translationCameraFromWorldM: Float64Array.from(t),
+    },
+    boardView: {
+      ...base,
+      rotationCameraFromWorld: Float64Array.from(multiply3(R, worldFromBoard)),
+      translationCameraFromWorldM: Float64Array.from(t),
+    },
   };
 }
 function cross(a: number[], b: number[]): number[] {
@@ -60,7 +70,29 @@ describe('calibrateSession on rendered board videos', () => {
   // Half a second at 20 fps of the board standing still.
   const encoded = spawnSync(
     ffmpegPath(),
-    ['-hide_banner', '-loglevel', 'error', '-f', 'rawvideo', '-pix_fmt', 'gray', '-s', `${size.width}x${size.height}`, '-r', '20', '-i', 'pipe:0', '-c:v', 'libx264', '-crf', '14', '-pix_fmt', 'yuv420p', '-y', video],
+    [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'gray',
+      '-s',
+      `${size.width}x${size.height}`,
+      '-r',
+      '20',
+      '-i',
+      'pipe:0',
+      '-c:v',
+      'libx264',
+      '-crf',
+      '14',
+      '-pix_fmt',
+      'yuv420p',
+      '-y',
+      video,
+    ],
     { input: Buffer.concat(Array.from({ length: 10 }, () => Buffer.from(gray))) },
   );
   const lens = { intrinsics: Float64Array.from(K), distortion: new Float64Array(5), imageSize: size };
@@ -79,7 +111,9 @@ describe('calibrateSession on rendered board videos', () => {
     const best = camera.solutions[0].camera;
     const centreErrorM = Math.hypot(...cameraCentreWorld(best).map((v, i) => v - cameraCentre[i]));
     const angleErrorDeg = angleBetweenDeg(best.rotationCameraFromWorld, world.rotationCameraFromWorld);
-    console.log(`calibrateSession: centre error ${(centreErrorM * 1000).toFixed(1)} mm, rotation error ${angleErrorDeg.toFixed(3)}°, board rms ${camera.boardRmsPx.toFixed(3)} px`);
+    console.log(
+      `calibrateSession: centre error ${(centreErrorM * 1000).toFixed(1)} mm, rotation error ${angleErrorDeg.toFixed(3)}°, board rms ${camera.boardRmsPx.toFixed(3)} px`,
+    );
     expect(centreErrorM).toBeLessThan(0.01);
     expect(angleErrorDeg).toBeLessThan(0.5);
     expect(camera.boardRmsPx).toBeLessThan(0.5);
@@ -92,10 +126,16 @@ describe('calibrateSession on rendered board videos', () => {
   });
 
   it('finds the board with rows and columns swapped in the settings (the world origin moves to another corner)', async () => {
-    const { cameras } = await calibrateSession({ videos: [{ cameraName: 'cam1', path: video, lens }], board: { ...session, rows: 7, cols: 4 }, outDir: join(root, 'swapped') });
+    const { cameras } = await calibrateSession({
+      videos: [{ cameraName: 'cam1', path: video, lens }],
+      board: { ...session, rows: 7, cols: 4 },
+      outDir: join(root, 'swapped'),
+    });
     const best = cameras[0].solutions[0].camera;
     const offset = cameraCentreWorld(best).map((v, i) => v - cameraCentre[i]);
-    console.log(`calibrateSession, rows and columns swapped: centre offset ${offset.map((v) => (v * 1000).toFixed(1)).join(', ')} mm, rotation error ${angleBetweenDeg(best.rotationCameraFromWorld, world.rotationCameraFromWorld).toFixed(3)}°`);
+    console.log(
+      `calibrateSession, rows and columns swapped: centre offset ${offset.map((v) => (v * 1000).toFixed(1)).join(', ')} mm, rotation error ${angleBetweenDeg(best.rotationCameraFromWorld, world.rotationCameraFromWorld).toFixed(3)}°`,
+    );
     expect(cameras[0].boardRmsPx).toBeLessThan(0.5);
     expect(angleBetweenDeg(best.rotationCameraFromWorld, world.rotationCameraFromWorld)).toBeLessThan(0.5);
     // Same axes; the origin corner is (cols − rows) squares higher up the standing board.
@@ -104,11 +144,17 @@ describe('calibrateSession on rendered board videos', () => {
 
   it('says when a board of other dimensions is visible: squares counted, or one corner too few', async () => {
     const calibrate = (rows: number, cols: number) =>
-      calibrateSession({ videos: [{ cameraName: 'cam1', path: video }], board: { ...session, rows, cols }, outDir: join(root, `wrong-${rows}x${cols}`) });
+      calibrateSession({
+        videos: [{ cameraName: 'cam1', path: video }],
+        board: { ...session, rows, cols },
+        outDir: join(root, `wrong-${rows}x${cols}`),
+      });
     await expect(calibrate(5, 8)).rejects.toMatchObject({
       code: 'BOARD_NOT_FOUND',
       cameras: ['cam1'],
-      message: expect.stringContaining('A board with 4 × 7 inner corners is visible, but the session is set to 5 × 8: count the inner corners where four squares meet, not the squares.'),
+      message: expect.stringContaining(
+        'A board with 4 × 7 inner corners is visible, but the session is set to 5 × 8: count the inner corners where four squares meet, not the squares.',
+      ),
     });
     await expect(calibrate(3, 6)).rejects.toMatchObject({
       code: 'BOARD_NOT_FOUND',
@@ -118,11 +164,34 @@ describe('calibrateSession on rendered board videos', () => {
 
   it('names the camera and what to try when no board is in view', async () => {
     const empty = join(root, 'empty.mp4');
-    const made = spawnSync(ffmpegPath(), ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'color=c=gray:s=640x360:r=20:d=0.5', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-y', empty]);
+    const made = spawnSync(ffmpegPath(), [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=gray:s=640x360:r=20:d=0.5',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      '-y',
+      empty,
+    ]);
     expect(made.status).toBe(0);
-    const error = await calibrateSession({ videos: [{ cameraName: 'cam1', path: video }, { cameraName: 'phone 2', path: empty }], board: session, outDir: join(root, 'empty') }).catch((thrown: unknown) => thrown);
+    const error = await calibrateSession({
+      videos: [
+        { cameraName: 'cam1', path: video },
+        { cameraName: 'phone 2', path: empty },
+      ],
+      board: session,
+      outDir: join(root, 'empty'),
+    }).catch((thrown: unknown) => thrown);
     expect(error).toMatchObject({ code: 'BOARD_NOT_FOUND', cameras: ['phone 2'] });
-    expect((error as Error).message).toMatch(/Camera "phone 2": the 4 x 7 checkerboard was not found[\s\S]*whole board[\s\S]*lit/);
+    expect((error as Error).message).toMatch(
+      /Camera "phone 2": the 4 x 7 checkerboard was not found[\s\S]*whole board[\s\S]*lit/,
+    );
     expect((error as Error).message).not.toContain(root);
   });
 });

@@ -25,7 +25,8 @@ import { describeWithData, referencePath } from '../reference-data.ts';
  * (T-pose) trial as the neutral, the first second of the balancing trial as the movement.
  */
 const demo = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson';
-const staticVideos = 'pose2sim_demo/history_reference_outputs/a948c205cfe4ea5c22d6941929e8efaba591a59d/Pose2Sim/S00_Demo_Session/S00_P00_SingleParticipant/S00_P00_T00_StaticTrial/videos';
+const staticVideos =
+  'pose2sim_demo/history_reference_outputs/a948c205cfe4ea5c22d6941929e8efaba591a59d/Pose2Sim/S00_Demo_Session/S00_P00_SingleParticipant/S00_P00_T00_StaticTrial/videos';
 const cameraNames = ['cam01', 'cam02', 'cam03', 'cam04'];
 const subject = { heightM: 1.7, massKg: 70 };
 const settings = (scalingSetup: ProcessingSettings['scalingSetup']): ProcessingSettings => ({
@@ -35,7 +36,16 @@ const settings = (scalingSetup: ProcessingSettings['scalingSetup']): ProcessingS
   filterFrequency: 'default',
   scalingSetup,
 });
-const LOWER_LIMB = ['hip_flexion_r', 'hip_flexion_l', 'hip_adduction_r', 'hip_adduction_l', 'knee_angle_r', 'knee_angle_l', 'ankle_angle_r', 'ankle_angle_l'];
+const LOWER_LIMB = [
+  'hip_flexion_r',
+  'hip_flexion_l',
+  'hip_adduction_r',
+  'hip_adduction_l',
+  'knee_angle_r',
+  'knee_angle_l',
+  'ankle_angle_r',
+  'ankle_angle_l',
+];
 
 const ffmpeg = (args: string[]) => {
   const run = spawnSync(ffmpegPath(), ['-hide_banner', '-loglevel', 'error', ...args]);
@@ -43,14 +53,21 @@ const ffmpeg = (args: string[]) => {
 };
 const byTag = (files: OutputFile[], tag: string) => files.filter((file) => file.tag === tag);
 const json = <T>(file: OutputFile | undefined): T => JSON.parse(readFileSync(file!.path, 'utf8')) as T;
-const monotone = (progress: [SessionStage, number][]) => progress.every(([, fraction], i) => i === 0 || fraction >= progress[i - 1][1]);
+const monotone = (progress: [SessionStage, number][]) =>
+  progress.every(([, fraction], i) => i === 0 || fraction >= progress[i - 1][1]);
 
 describeWithData('processNeutral then processMovement on the Pose2Sim demo videos', [demo, staticVideos], () => {
   const root = mkdtempSync(join(tmpdir(), 'kinetrace-session-'));
   let pool: PoseWorkerPool;
   let calibration: CameraModel[];
-  const movementVideos = cameraNames.map((cameraName) => ({ cameraName, path: join(root, 'movement', `${cameraName}.mp4`) }));
-  const neutralVideos = cameraNames.map((cameraName) => ({ cameraName, path: referencePath(staticVideos, `${cameraName}.mp4`) }));
+  const movementVideos = cameraNames.map((cameraName) => ({
+    cameraName,
+    path: join(root, 'movement', `${cameraName}.mp4`),
+  }));
+  const neutralVideos = cameraNames.map((cameraName) => ({
+    cameraName,
+    path: referencePath(staticVideos, `${cameraName}.mp4`),
+  }));
   const neutrals: Partial<Record<ProcessingSettings['scalingSetup'], NeutralOutcome>> = {};
 
   beforeAll(async () => {
@@ -58,7 +75,17 @@ describeWithData('processNeutral then processMovement on the Pose2Sim demo video
     calibration = await readCameraFile(referencePath(demo, 'calibration/Calib.qca.txt'));
     mkdirSync(join(root, 'movement'));
     // The first second (60 frames) of each camera keeps pose detection short (copied: the cut starts at a key frame).
-    for (const video of movementVideos) ffmpeg(['-i', referencePath(demo, `videos/${video.cameraName}.mp4`), '-frames:v', '60', '-c', 'copy', '-y', video.path]);
+    for (const video of movementVideos)
+      ffmpeg([
+        '-i',
+        referencePath(demo, `videos/${video.cameraName}.mp4`),
+        '-frames:v',
+        '60',
+        '-c',
+        'copy',
+        '-y',
+        video.path,
+      ]);
   }, 120_000);
   afterAll(async () => {
     await pool?.close();
@@ -66,99 +93,185 @@ describeWithData('processNeutral then processMovement on the Pose2Sim demo video
   });
 
   for (const scalingSetup of ['any_pose', 'upright_standing_pose'] as const) {
-    it(`scales the model on the neutral (${scalingSetup}) and writes its files and one image per camera`, { timeout: 300_000 }, async () => {
-      const progress: [SessionStage, number][] = [];
-      const neutral = await processNeutral(
-        { videos: neutralVideos, cameraSolutions: calibration.map((camera) => [camera]), subject, settings: settings(scalingSetup), outDir: join(root, `neutral-${scalingSetup}`) },
-        { pool, onProgress: (stage, fraction) => progress.push([stage, fraction]) },
-      );
-      neutrals[scalingSetup] = neutral;
-      expect(neutral.cameras.map((camera) => camera.name)).toEqual(cameraNames);
-      expect([...new Set(progress.map(([stage]) => stage))]).toEqual(['pose', 'sync', 'triangulate', 'filter', 'scale_ik', 'outputs']);
-      expect(monotone(progress) && progress.at(-1)![1]).toBe(1);
+    it(
+      `scales the model on the neutral (${scalingSetup}) and writes its files and one image per camera`,
+      { timeout: 300_000 },
+      async () => {
+        const progress: [SessionStage, number][] = [];
+        const neutral = await processNeutral(
+          {
+            videos: neutralVideos,
+            cameraSolutions: calibration.map((camera) => [camera]),
+            subject,
+            settings: settings(scalingSetup),
+            outDir: join(root, `neutral-${scalingSetup}`),
+          },
+          { pool, onProgress: (stage, fraction) => progress.push([stage, fraction]) },
+        );
+        neutrals[scalingSetup] = neutral;
+        expect(neutral.cameras.map((camera) => camera.name)).toEqual(cameraNames);
+        expect([...new Set(progress.map(([stage]) => stage))]).toEqual([
+          'pose',
+          'sync',
+          'triangulate',
+          'filter',
+          'scale_ik',
+          'outputs',
+        ]);
+        expect(monotone(progress) && progress.at(-1)![1]).toBe(1);
 
-      const model = readOsim(readFileSync(byTag(neutral.files, 'opensim_model')[0].path, 'utf8'));
-      expect(model.coordinates.map((c) => c.name)).toEqual(expect.arrayContaining(LOWER_LIMB));
-      expect(readOsim(neutral.scaledModelOsim).markers.length).toBe(model.markers.length);
-      const images = byTag(neutral.files, 'neutral-img');
-      expect(images.map((image) => image.cameraName)).toEqual(cameraNames);
-      for (const image of images) expect(await probeVideo(image.path)).toMatchObject({ codec: 'mjpeg', height: 1280 });
-      const mainSettings = json<MainSettings>(byTag(neutral.files, 'main_settings')[0]);
-      expect(mainSettings).toMatchObject({ kind: 'neutral', scalingSetup, poseModel: { requested: 'hrnet', used: 'blazepose-full' }, augmenter: { used: 'none (keypoint IK)' } });
-      const report = json<ReportWithModelFit>(byTag(neutral.files, 'quality_report')[0]);
-      expect(report.framesWithoutPerson).toBe(0);
-      console.log(
-        `neutral ${scalingSetup}: ${report.frameCount} frames, static-pose marker error RMS ${report.modelFit.scaling!.markerErrorRmsMm} mm (max ${report.modelFit.scaling!.markerErrorMaxMm} mm), reprojection median ${report.reprojectionErrorPx?.medianPx.toFixed(1)} px`,
-      );
-      expect(byTag(neutral.files, 'marker_data')).toHaveLength(1);
-    });
+        const model = readOsim(readFileSync(byTag(neutral.files, 'opensim_model')[0].path, 'utf8'));
+        expect(model.coordinates.map((c) => c.name)).toEqual(expect.arrayContaining(LOWER_LIMB));
+        expect(readOsim(neutral.scaledModelOsim).markers.length).toBe(model.markers.length);
+        const images = byTag(neutral.files, 'neutral-img');
+        expect(images.map((image) => image.cameraName)).toEqual(cameraNames);
+        for (const image of images)
+          expect(await probeVideo(image.path)).toMatchObject({ codec: 'mjpeg', height: 1280 });
+        const mainSettings = json<MainSettings>(byTag(neutral.files, 'main_settings')[0]);
+        expect(mainSettings).toMatchObject({
+          kind: 'neutral',
+          scalingSetup,
+          poseModel: { requested: 'hrnet', used: 'blazepose-full' },
+          augmenter: { used: 'none (keypoint IK)' },
+        });
+        const report = json<ReportWithModelFit>(byTag(neutral.files, 'quality_report')[0]);
+        expect(report.framesWithoutPerson).toBe(0);
+        console.log(
+          `neutral ${scalingSetup}: ${report.frameCount} frames, static-pose marker error RMS ${report.modelFit.scaling!.markerErrorRmsMm} mm (max ${report.modelFit.scaling!.markerErrorMaxMm} mm), reprojection median ${report.reprojectionErrorPx?.medianPx.toFixed(1)} px`,
+        );
+        expect(byTag(neutral.files, 'marker_data')).toHaveLength(1);
+      },
+    );
   }
 
   it('holds the subject’s T-pose better with any_pose than with the upright assumption', () => {
-    const error = (setup: ProcessingSettings['scalingSetup']) => json<ReportWithModelFit>(byTag(neutrals[setup]!.files, 'quality_report')[0]).modelFit.scaling!.markerErrorRmsMm!;
+    const error = (setup: ProcessingSettings['scalingSetup']) =>
+      json<ReportWithModelFit>(byTag(neutrals[setup]!.files, 'quality_report')[0]).modelFit.scaling!.markerErrorRmsMm!;
     expect(error('any_pose')).toBeLessThan(error('upright_standing_pose'));
   });
 
-  it('solves the movement with the scaled model: .mot, IK-json, viewer JSON and videos in step', { timeout: 300_000 }, async () => {
-    const neutral = neutrals.any_pose!;
-    const progress: [SessionStage, number][] = [];
-    const { files } = await processMovement(
-      { videos: movementVideos, cameras: neutral.cameras, calibrationErrorsPx: neutral.calibrationErrorsPx, scaledModelOsim: neutral.scaledModelOsim, subject, settings: settings('any_pose'), outDir: join(root, 'balancing'), trialName: 'balancing' },
-      { pool, onProgress: (stage, fraction) => progress.push([stage, fraction]) },
-    );
-    expect(monotone(progress) && progress.at(-1)![1]).toBe(1);
-    expect(files.map((file) => file.tag).sort()).toEqual(
-      ['IK-json', 'c3d', 'ik-csv', 'ik_results', 'main_settings', 'marker_data', 'opensim_model', 'quality_report', 'visualizerTransforms-json', 'video-sync', 'video-sync', 'video-sync', 'video-sync'].sort(),
-    );
+  it(
+    'solves the movement with the scaled model: .mot, IK-json, viewer JSON and videos in step',
+    { timeout: 300_000 },
+    async () => {
+      const neutral = neutrals.any_pose!;
+      const progress: [SessionStage, number][] = [];
+      const { files } = await processMovement(
+        {
+          videos: movementVideos,
+          cameras: neutral.cameras,
+          calibrationErrorsPx: neutral.calibrationErrorsPx,
+          scaledModelOsim: neutral.scaledModelOsim,
+          subject,
+          settings: settings('any_pose'),
+          outDir: join(root, 'balancing'),
+          trialName: 'balancing',
+        },
+        { pool, onProgress: (stage, fraction) => progress.push([stage, fraction]) },
+      );
+      expect(monotone(progress) && progress.at(-1)![1]).toBe(1);
+      expect(files.map((file) => file.tag).sort()).toEqual(
+        [
+          'IK-json',
+          'c3d',
+          'ik-csv',
+          'ik_results',
+          'main_settings',
+          'marker_data',
+          'opensim_model',
+          'quality_report',
+          'visualizerTransforms-json',
+          'video-sync',
+          'video-sync',
+          'video-sync',
+          'video-sync',
+        ].sort(),
+      );
 
-    const mot = readStorage(readFileSync(byTag(files, 'ik_results')[0].path, 'utf8'));
-    expect(mot.inDegrees).toBe(true);
-    // The exports for lab software and spreadsheets: the .trc's points as C3D, the .mot's columns as CSV.
-    const c3d = readC3d(readFileSync(byTag(files, 'c3d')[0].path));
-    const trc = readTrc(readFileSync(byTag(files, 'marker_data')[0].path, 'utf8'));
-    expect([c3d.trajectories.markerNames, c3d.trajectories.timesS.length]).toEqual([trc.markerNames, trc.timesS.length]);
-    expect(readFileSync(byTag(files, 'ik-csv')[0].path, 'utf8').split('\r\n')[0]).toBe(['time', ...mot.columnLabels].join(','));
-    const report = json<ReportWithModelFit>(byTag(files, 'quality_report')[0]);
-    expect(mot.timesS.length).toBe(report.frameCount);
-    const ranges = LOWER_LIMB.map((name) => {
-      const values = storageColumn(mot, name)!;
-      expect(values.every(Number.isFinite), name).toBe(true);
-      return `${name} ${Math.min(...values).toFixed(0)}..${Math.max(...values).toFixed(0)}°`;
-    });
-    const ik = report.modelFit.inverseKinematics!;
-    console.log(`movement: ${mot.timesS.length} frames; IK marker RMS ${ik.markerErrorRmsMm} mm (max ${ik.markerErrorMaxMm} mm); ${ranges.join(', ')}`);
-    expect(Object.keys(ik.markerErrorRmsPerMarkerMm)).toEqual(expect.arrayContaining(['RKnee', 'LAnkle']));
-    for (const camera of report.cameras) expect(camera.calibrationErrorPx).toBeNull();
+      const mot = readStorage(readFileSync(byTag(files, 'ik_results')[0].path, 'utf8'));
+      expect(mot.inDegrees).toBe(true);
+      // The exports for lab software and spreadsheets: the .trc's points as C3D, the .mot's columns as CSV.
+      const c3d = readC3d(readFileSync(byTag(files, 'c3d')[0].path));
+      const trc = readTrc(readFileSync(byTag(files, 'marker_data')[0].path, 'utf8'));
+      expect([c3d.trajectories.markerNames, c3d.trajectories.timesS.length]).toEqual([
+        trc.markerNames,
+        trc.timesS.length,
+      ]);
+      expect(readFileSync(byTag(files, 'ik-csv')[0].path, 'utf8').split('\r\n')[0]).toBe(
+        ['time', ...mot.columnLabels].join(','),
+      );
+      const report = json<ReportWithModelFit>(byTag(files, 'quality_report')[0]);
+      expect(mot.timesS.length).toBe(report.frameCount);
+      const ranges = LOWER_LIMB.map((name) => {
+        const values = storageColumn(mot, name)!;
+        expect(values.every(Number.isFinite), name).toBe(true);
+        return `${name} ${Math.min(...values).toFixed(0)}..${Math.max(...values).toFixed(0)}°`;
+      });
+      const ik = report.modelFit.inverseKinematics!;
+      console.log(
+        `movement: ${mot.timesS.length} frames; IK marker RMS ${ik.markerErrorRmsMm} mm (max ${ik.markerErrorMaxMm} mm); ${ranges.join(', ')}`,
+      );
+      expect(Object.keys(ik.markerErrorRmsPerMarkerMm)).toEqual(expect.arrayContaining(['RKnee', 'LAnkle']));
+      for (const camera of report.cameras) expect(camera.calibrationErrorPx).toBeNull();
 
-    const ikJson = json<IkJson>(byTag(files, 'IK-json')[0]);
-    expect(ikJson).toMatchObject({ format: 'kinetrace-ik', units: 'degrees' });
-    expect(ikJson.time).toHaveLength(mot.timesS.length);
-    expect(ikJson.coordinates.knee_angle_r[10]).toBeCloseTo(storageColumn(mot, 'knee_angle_r')![10], 2);
-    expect(ikJson.translationalCoordinates).toEqual(['pelvis_tx', 'pelvis_ty', 'pelvis_tz']);
-    const viewer = json<{ time: number[]; bodies: Record<string, unknown> }>(byTag(files, 'visualizerTransforms-json')[0]);
-    expect(viewer.time).toHaveLength(mot.timesS.length);
-    expect(Object.keys(viewer.bodies)).toEqual(expect.arrayContaining(['pelvis', 'femur_r', 'tibia_l']));
-    expect(readOsim(readFileSync(byTag(files, 'opensim_model')[0].path, 'utf8')).bodies.length).toBeGreaterThan(10);
+      const ikJson = json<IkJson>(byTag(files, 'IK-json')[0]);
+      expect(ikJson).toMatchObject({ format: 'kinetrace-ik', units: 'degrees' });
+      expect(ikJson.time).toHaveLength(mot.timesS.length);
+      expect(ikJson.coordinates.knee_angle_r[10]).toBeCloseTo(storageColumn(mot, 'knee_angle_r')![10], 2);
+      expect(ikJson.translationalCoordinates).toEqual(['pelvis_tx', 'pelvis_ty', 'pelvis_tz']);
+      const viewer = json<{ time: number[]; bodies: Record<string, unknown> }>(
+        byTag(files, 'visualizerTransforms-json')[0],
+      );
+      expect(viewer.time).toHaveLength(mot.timesS.length);
+      expect(Object.keys(viewer.bodies)).toEqual(expect.arrayContaining(['pelvis', 'femur_r', 'tibia_l']));
+      expect(readOsim(readFileSync(byTag(files, 'opensim_model')[0].path, 'utf8')).bodies.length).toBeGreaterThan(10);
 
-    const videos = await Promise.all(byTag(files, 'video-sync').map((file) => probeVideo(file.path)));
-    expect(byTag(files, 'video-sync').map((file) => file.cameraName)).toEqual(cameraNames);
-    for (const video of videos) {
-      expect(video).toMatchObject({ codec: 'h264', frameCount: report.frameCount, height: 720 });
-      expect(video.durationS).toBeCloseTo(report.frameCount / report.frameRateHz, 2);
-    }
-  });
+      const videos = await Promise.all(byTag(files, 'video-sync').map((file) => probeVideo(file.path)));
+      expect(byTag(files, 'video-sync').map((file) => file.cameraName)).toEqual(cameraNames);
+      for (const video of videos) {
+        expect(video).toMatchObject({ codec: 'h264', frameCount: report.frameCount, height: 720 });
+        expect(video.durationS).toBeCloseTo(report.frameCount / report.frameRateHz, 2);
+      }
+    },
+  );
 
-  it('says NO_PERSON_FOUND when nobody is in view, and names an unreadable camera without its file', { timeout: 120_000 }, async () => {
-    const empty = cameraNames.map((cameraName) => ({ cameraName, path: join(root, `empty-${cameraName}.mp4`) }));
-    for (const video of empty) ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=540x960:r=30:d=0.5', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-y', video.path]);
-    const input = { cameraSolutions: calibration.map((camera) => [camera]), subject, settings: settings('any_pose'), outDir: join(root, 'nobody') };
-    await expect(processNeutral({ ...input, videos: empty }, { pool })).rejects.toMatchObject({ code: 'NO_PERSON_FOUND' });
+  it(
+    'says NO_PERSON_FOUND when nobody is in view, and names an unreadable camera without its file',
+    { timeout: 120_000 },
+    async () => {
+      const empty = cameraNames.map((cameraName) => ({ cameraName, path: join(root, `empty-${cameraName}.mp4`) }));
+      for (const video of empty)
+        ffmpeg([
+          '-f',
+          'lavfi',
+          '-i',
+          'testsrc2=s=540x960:r=30:d=0.5',
+          '-c:v',
+          'libx264',
+          '-pix_fmt',
+          'yuv420p',
+          '-y',
+          video.path,
+        ]);
+      const input = {
+        cameraSolutions: calibration.map((camera) => [camera]),
+        subject,
+        settings: settings('any_pose'),
+        outDir: join(root, 'nobody'),
+      };
+      await expect(processNeutral({ ...input, videos: empty }, { pool })).rejects.toMatchObject({
+        code: 'NO_PERSON_FOUND',
+      });
 
-    const broken = join(root, 'broken.mp4');
-    writeFileSync(broken, 'not a video');
-    const error = await processNeutral({ ...input, videos: [{ cameraName: 'cam01', path: broken }, ...neutralVideos.slice(1)] }, { pool }).catch((thrown: unknown) => thrown);
-    expect(error).toMatchObject({ code: 'VIDEO_UNREADABLE', cameras: ['cam01'] });
-    expect((error as Error).message).toContain('camera cam01');
-    expect((error as Error).message).not.toContain(root);
-  });
+      const broken = join(root, 'broken.mp4');
+      writeFileSync(broken, 'not a video');
+      const error = await processNeutral(
+        { ...input, videos: [{ cameraName: 'cam01', path: broken }, ...neutralVideos.slice(1)] },
+        { pool },
+      ).catch((thrown: unknown) => thrown);
+      expect(error).toMatchObject({ code: 'VIDEO_UNREADABLE', cameras: ['cam01'] });
+      expect((error as Error).message).toContain('camera cam01');
+      expect((error as Error).message).not.toContain(root);
+    },
+  );
 });

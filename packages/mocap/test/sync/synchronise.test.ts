@@ -12,7 +12,8 @@ import { BODY_25B_INDEX, readOpenPoseFolder } from '../triangulation/openpose-bo
 import { cameraRing } from '../triangulation/synthetic-cameras.ts';
 
 const calibration = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson/calibration/Calib.qca.txt';
-const trial = 'pose2sim_demo/history_reference_outputs/a948c205cfe4ea5c22d6941929e8efaba591a59d/Pose2Sim/S00_Demo_Session/S00_P00_SingleParticipant/S00_P00_T01_BalancingTrial';
+const trial =
+  'pose2sim_demo/history_reference_outputs/a948c205cfe4ea5c22d6941929e8efaba591a59d/Pose2Sim/S00_Demo_Session/S00_P00_SingleParticipant/S00_P00_T01_BalancingTrial';
 
 const names = Object.keys(BODY_25B_INDEX);
 
@@ -31,71 +32,89 @@ function demoSeries(camera: string, dropFrames = 0): KeypointSeries {
   };
 }
 
-describeWithData('synchronising the Pose2Sim demo cameras (real keypoints)', [calibration, `${trial}/pose-associated`], () => {
-  const cameraNames = ['cam01', 'cam02', 'cam03', 'cam04'];
-  const models = readQualisysCalibration(readFileSync(referencePath(calibration), 'utf8'));
+describeWithData(
+  'synchronising the Pose2Sim demo cameras (real keypoints)',
+  [calibration, `${trial}/pose-associated`],
+  () => {
+    const cameraNames = ['cam01', 'cam02', 'cam03', 'cam04'];
+    const models = readQualisysCalibration(readFileSync(referencePath(calibration), 'utf8'));
 
-  const synchroniseDemo = (series: KeypointSeries[]) =>
-    synchronise(series, { cameraNames, reprojectionErrorPx: reprojectionErrorAtOffset(models, series, [0, 0, 0, 0], 0) });
+    const synchroniseDemo = (series: KeypointSeries[]) =>
+      synchronise(series, {
+        cameraNames,
+        reprojectionErrorPx: reprojectionErrorAtOffset(models, series, [0, 0, 0, 0], 0),
+      });
 
-  it('finds the demo cameras within 2.5 frames of each other (hardware-synchronised Qualisys video)', () => {
-    const result = synchroniseDemo(cameraNames.map((name) => demoSeries(name)));
-    console.log(`demo lags (frames): ${result.cameras.map((camera) => camera.lagFrames.toFixed(2)).join(', ')}; confidence ${result.cameras.map((camera) => camera.confidence.toFixed(2)).join(', ')}`);
-    for (const camera of result.cameras) expect(Math.abs(camera.lagFrames)).toBeLessThan(2.5);
-  });
-
-  const shifted = (shiftFrames: number) => {
-    // cam02 starting `shiftFrames` frames late (its frame i shows what the others saw at i + shift):
-    // cut frames from the start of cam02, or from the start of the other cameras for a negative shift.
-    const series = cameraNames.map((name) => demoSeries(name, (name === 'cam02') === shiftFrames > 0 ? Math.abs(shiftFrames) : 0));
-    return synchroniseDemo(series).cameras[1];
-  };
-
-  it.each([3, -3, 10, -30])('recovers an artificial offset of %i frames applied to one camera', (shiftFrames) => {
-    const baseline = synchroniseDemo(cameraNames.map((name) => demoSeries(name))).cameras[1].lagFrames;
-    const cam02 = shifted(shiftFrames);
-    console.log(`shift ${shiftFrames}: lag found ${cam02.lagFrames.toFixed(3)} frames (baseline ${baseline.toFixed(3)}), confidence ${cam02.confidence.toFixed(3)}, ${cam02.reprojectionErrorPx?.toFixed(2)} px (start times ${cam02.startTimesReprojectionErrorPx?.toFixed(2)} px)`);
-    expect(cam02.refined).toBe(true);
-    expect(Math.abs(cam02.lagFrames - baseline - shiftFrames)).toBeLessThan(0.5);
-  });
-
-  it('keeps the start times for a 1-frame shift the movement does not reveal clearly, and never applies a lag that reprojects worse', () => {
-    for (const shiftFrames of [1, -1]) {
-      const cam02 = shifted(shiftFrames);
-      if (cam02.refined) expect(Math.abs(cam02.lagFrames - shiftFrames)).toBeLessThan(0.5);
-      else expect(cam02.lagFrames).toBe(0);
-      expect(cam02.reprojectionErrorPx!).toBeLessThanOrEqual(cam02.startTimesReprojectionErrorPx!);
-    }
-  });
-
-  it('scores no lag that leaves less than half of a short clip overlapping (an 11-frame cut)', () => {
-    const cut = cameraNames.map((name) => {
-      const series = demoSeries(name);
-      const stride = names.length * 3;
-      return { ...series, frameCount: 11, timestampsS: series.timestampsS.slice(0, 11), data: series.data.slice(0, 11 * stride) };
+    it('finds the demo cameras within 2.5 frames of each other (hardware-synchronised Qualisys video)', () => {
+      const result = synchroniseDemo(cameraNames.map((name) => demoSeries(name)));
+      console.log(
+        `demo lags (frames): ${result.cameras.map((camera) => camera.lagFrames.toFixed(2)).join(', ')}; confidence ${result.cameras.map((camera) => camera.confidence.toFixed(2)).join(', ')}`,
+      );
+      for (const camera of result.cameras) expect(Math.abs(camera.lagFrames)).toBeLessThan(2.5);
     });
-    const score = reprojectionErrorAtOffset(models, cut, [0, 0, 0, 0], 0);
-    expect(score(1, 5 / 60)).toBeLessThan(30);
-    expect(score(1, 6 / 60)).toBe(Number.POSITIVE_INFINITY);
-    expect(score(1, -8 / 60)).toBe(Number.POSITIVE_INFINITY);
-    const result = synchroniseDemo(cut);
-    for (const camera of result.cameras) expect(Math.abs(camera.lagFrames)).toBeLessThanOrEqual(5.5);
-  });
 
-  it('aligns the shifted camera back onto the reference frames', () => {
-    const series = cameraNames.map((name) => demoSeries(name, name === 'cam02' ? 3 : 0));
-    const offsets = [0, 3 / 60, 0, 0];
-    const timesS = sharedTimeBase(series, offsets, 0);
-    expect(timesS.length).toBe(97);
-    const aligned = alignToTimeBase(series, offsets, timesS, 60);
-    const original = demoSeries('cam02');
-    const stride = names.length * 3;
-    for (let i = 0; i < aligned.frameCount * stride; i++) {
-      if (Number.isNaN(original.data[i + 3 * stride])) continue;
-      expect(aligned.observations[1][i]).toBe(original.data[i + 3 * stride]);
-    }
-  });
-});
+    const shifted = (shiftFrames: number) => {
+      // cam02 starting `shiftFrames` frames late (its frame i shows what the others saw at i + shift):
+      // cut frames from the start of cam02, or from the start of the other cameras for a negative shift.
+      const series = cameraNames.map((name) =>
+        demoSeries(name, (name === 'cam02') === shiftFrames > 0 ? Math.abs(shiftFrames) : 0),
+      );
+      return synchroniseDemo(series).cameras[1];
+    };
+
+    it.each([3, -3, 10, -30])('recovers an artificial offset of %i frames applied to one camera', (shiftFrames) => {
+      const baseline = synchroniseDemo(cameraNames.map((name) => demoSeries(name))).cameras[1].lagFrames;
+      const cam02 = shifted(shiftFrames);
+      console.log(
+        `shift ${shiftFrames}: lag found ${cam02.lagFrames.toFixed(3)} frames (baseline ${baseline.toFixed(3)}), confidence ${cam02.confidence.toFixed(3)}, ${cam02.reprojectionErrorPx?.toFixed(2)} px (start times ${cam02.startTimesReprojectionErrorPx?.toFixed(2)} px)`,
+      );
+      expect(cam02.refined).toBe(true);
+      expect(Math.abs(cam02.lagFrames - baseline - shiftFrames)).toBeLessThan(0.5);
+    });
+
+    it('keeps the start times for a 1-frame shift the movement does not reveal clearly, and never applies a lag that reprojects worse', () => {
+      for (const shiftFrames of [1, -1]) {
+        const cam02 = shifted(shiftFrames);
+        if (cam02.refined) expect(Math.abs(cam02.lagFrames - shiftFrames)).toBeLessThan(0.5);
+        else expect(cam02.lagFrames).toBe(0);
+        expect(cam02.reprojectionErrorPx!).toBeLessThanOrEqual(cam02.startTimesReprojectionErrorPx!);
+      }
+    });
+
+    it('scores no lag that leaves less than half of a short clip overlapping (an 11-frame cut)', () => {
+      const cut = cameraNames.map((name) => {
+        const series = demoSeries(name);
+        const stride = names.length * 3;
+        return {
+          ...series,
+          frameCount: 11,
+          timestampsS: series.timestampsS.slice(0, 11),
+          data: series.data.slice(0, 11 * stride),
+        };
+      });
+      const score = reprojectionErrorAtOffset(models, cut, [0, 0, 0, 0], 0);
+      expect(score(1, 5 / 60)).toBeLessThan(30);
+      expect(score(1, 6 / 60)).toBe(Number.POSITIVE_INFINITY);
+      expect(score(1, -8 / 60)).toBe(Number.POSITIVE_INFINITY);
+      const result = synchroniseDemo(cut);
+      for (const camera of result.cameras) expect(Math.abs(camera.lagFrames)).toBeLessThanOrEqual(5.5);
+    });
+
+    it('aligns the shifted camera back onto the reference frames', () => {
+      const series = cameraNames.map((name) => demoSeries(name, name === 'cam02' ? 3 : 0));
+      const offsets = [0, 3 / 60, 0, 0];
+      const timesS = sharedTimeBase(series, offsets, 0);
+      expect(timesS.length).toBe(97);
+      const aligned = alignToTimeBase(series, offsets, timesS, 60);
+      const original = demoSeries('cam02');
+      const stride = names.length * 3;
+      for (let i = 0; i < aligned.frameCount * stride; i++) {
+        if (Number.isNaN(original.data[i + 3 * stride])) continue;
+        expect(aligned.observations[1][i]).toBe(original.data[i + 3 * stride]);
+      }
+    });
+  },
+);
 
 describe('synchronisation across frame rates (synthetic cameras, known motion)', () => {
   const cameras = cameraRing(2);
@@ -116,7 +135,13 @@ describe('synchronisation across frame rates (synthetic cameras, known motion)',
         data.set([pixel[0], pixel[1], 0.9], (f * keypointNames.length + k) * 3);
       });
     }
-    return { keypointNames, frameCount, fps, timestampsS: Float64Array.from({ length: frameCount }, (_, f) => f / fps), data };
+    return {
+      keypointNames,
+      frameCount,
+      fps,
+      timestampsS: Float64Array.from({ length: frameCount }, (_, f) => f / fps),
+      data,
+    };
   };
 
   it('finds a sub-frame offset between a 60 fps and a 50 fps camera by cross-correlation', () => {
@@ -124,7 +149,9 @@ describe('synchronisation across frame rates (synthetic cameras, known motion)',
     const trueOffsetS = 0.1234;
     const series = [render(0, 60, 6, 0), render(1, 50, 6, trueOffsetS)];
     const result = synchronise(series);
-    console.log(`sub-frame (correlation): offset found ${(result.offsetsS[1] * 1000).toFixed(2)} ms, true ${trueOffsetS * 1000} ms, confidence ${result.cameras[1].confidence.toFixed(2)}`);
+    console.log(
+      `sub-frame (correlation): offset found ${(result.offsetsS[1] * 1000).toFixed(2)} ms, true ${trueOffsetS * 1000} ms, confidence ${result.cameras[1].confidence.toFixed(2)}`,
+    );
     expect(result.referenceCamera).toBe(0);
     // Within a quarter of a 50 fps frame (5 ms).
     expect(Math.abs(result.offsetsS[1] - trueOffsetS)).toBeLessThan(0.005);
@@ -135,7 +162,9 @@ describe('synchronisation across frame rates (synthetic cameras, known motion)',
     const trueOffsetS = 0.1234;
     const series = [render(0, 60, 6, 0), render(1, 50, 6, trueOffsetS)];
     const result = synchronise(series, { reprojectionErrorPx: reprojectionErrorAtOffset(cameras, series, [0, 0], 0) });
-    console.log(`sub-frame (reprojection): offset found ${(result.offsetsS[1] * 1000).toFixed(2)} ms, error ${result.cameras[1].reprojectionErrorPx?.toFixed(3)} px`);
+    console.log(
+      `sub-frame (reprojection): offset found ${(result.offsetsS[1] * 1000).toFixed(2)} ms, error ${result.cameras[1].reprojectionErrorPx?.toFixed(3)} px`,
+    );
     // Within a twentieth of a 50 fps frame (1 ms).
     expect(Math.abs(result.offsetsS[1] - trueOffsetS)).toBeLessThan(0.001);
   });
@@ -148,11 +177,21 @@ describe('synchronisation across frame rates (synthetic cameras, known motion)',
       for (let f = 0; f < frameCount; f++) {
         const t = startS + f / 60;
         keypointNames.forEach((_, k) => {
-          const pixel = projectPoint(cameras[camera], [0.2 * Math.sin(2 * Math.PI * t + k), 0.3 + 0.2 * k + 0.1 * Math.cos(2 * Math.PI * t), 0.1 * k])!;
+          const pixel = projectPoint(cameras[camera], [
+            0.2 * Math.sin(2 * Math.PI * t + k),
+            0.3 + 0.2 * k + 0.1 * Math.cos(2 * Math.PI * t),
+            0.1 * k,
+          ])!;
           data.set([pixel[0], pixel[1], 0.9], (f * keypointNames.length + k) * 3);
         });
       }
-      return { keypointNames, frameCount, fps: 60, timestampsS: Float64Array.from({ length: frameCount }, (_, f) => f / 60), data };
+      return {
+        keypointNames,
+        frameCount,
+        fps: 60,
+        timestampsS: Float64Array.from({ length: frameCount }, (_, f) => f / 60),
+        data,
+      };
     };
     const series = [periodic(0, 0), periodic(1, 0.05)];
     const result = synchronise(series, { reprojectionErrorPx: reprojectionErrorAtOffset(cameras, series, [0, 0], 0) });

@@ -17,7 +17,8 @@ function legPoint(frame: number, keypoint: number): [number, number, number] {
 function render(cameras: ReturnType<typeof cameraRing>, frames: number): Float32Array[] {
   return cameras.map((camera) => {
     const data = new Float32Array(frames * legs.length * 3);
-    for (let f = 0; f < frames; f++) legs.forEach((_, k) => data.set([...projectPoint(camera, legPoint(f, k))!, 0.9], (f * legs.length + k) * 3));
+    for (let f = 0; f < frames; f++)
+      legs.forEach((_, k) => data.set([...projectPoint(camera, legPoint(f, k))!, 0.9], (f * legs.length + k) * 3));
     return data;
   });
 }
@@ -43,9 +44,13 @@ describe('robust triangulation steps (synthetic cameras, known truth)', () => {
         observations[2].set(swapped, right);
       }
     }
-    const result = triangulate(cameras, observations, frames, legs.length, { sideGroups: sideGroups(legs), maxReprojectionErrorPx: 15 });
+    const result = triangulate(cameras, observations, frames, legs.length, {
+      sideGroups: sideGroups(legs),
+      maxReprojectionErrorPx: 15,
+    });
     expect(Array.from(result.sidesSwappedPerCamera)).toEqual([0, 0, 5, 0]);
-    for (let f = 0; f < frames; f++) for (let k = 0; k < legs.length; k++) expect(distanceToTruth(result.pointsWorldM, f, k)).toBeLessThan(1e-6);
+    for (let f = 0; f < frames; f++)
+      for (let k = 0; k < legs.length; k++) expect(distanceToTruth(result.pointsWorldM, f, k)).toBeLessThan(1e-6);
   });
 
   it('keeps the largest subset of cameras that agree and counts the views left out', () => {
@@ -77,7 +82,10 @@ describe('spike removal', () => {
   const fps = 60;
   const frames = 120;
   /** A fast movement: 0.5 m amplitude at 3 Hz, up to 18 g, that must be left alone. */
-  const trajectory = () => Float64Array.from({ length: frames * 3 }, (_, i) => (i % 3 === 0 ? 0.5 * Math.sin((2 * Math.PI * 3 * Math.floor(i / 3)) / fps) : i % 3 === 1 ? 1 : 0));
+  const trajectory = () =>
+    Float64Array.from({ length: frames * 3 }, (_, i) =>
+      i % 3 === 0 ? 0.5 * Math.sin((2 * Math.PI * 3 * Math.floor(i / 3)) / fps) : i % 3 === 1 ? 1 : 0,
+    );
 
   it('removes isolated one- and two-frame jumps a body cannot make, and leaves fast movement alone', () => {
     const positions = trajectory();

@@ -13,7 +13,12 @@ export function cameraRing(count: number, radiusM = 3.5): CameraModel[] {
     const right = normalise(cross(forward, [0, 1, 0]));
     const down = cross(forward, right);
     const rotation = Float64Array.from([...right, ...down, ...forward]);
-    const translation = Float64Array.from([0, 1, 2].map((row) => -(rotation[row * 3] * centre[0] + rotation[row * 3 + 1] * centre[1] + rotation[row * 3 + 2] * centre[2])));
+    const translation = Float64Array.from(
+      [0, 1, 2].map(
+        (row) =>
+          -(rotation[row * 3] * centre[0] + rotation[row * 3 + 1] * centre[1] + rotation[row * 3 + 2] * centre[2]),
+      ),
+    );
     return {
       name: `cam${i + 1}`,
       imageSize: { width: 1080, height: 1920 },

@@ -35,7 +35,14 @@ describe('confidence-weighted DLT triangulation', () => {
       for (let k = 0; k < keypoints; k++) {
         const expected = truePoint(f, k);
         const i = (f * keypoints + k) * 3;
-        worst = Math.max(worst, Math.hypot(result.pointsWorldM[i] - expected[0], result.pointsWorldM[i + 1] - expected[1], result.pointsWorldM[i + 2] - expected[2]));
+        worst = Math.max(
+          worst,
+          Math.hypot(
+            result.pointsWorldM[i] - expected[0],
+            result.pointsWorldM[i + 1] - expected[1],
+            result.pointsWorldM[i + 2] - expected[2],
+          ),
+        );
       }
     }
     expect(worst).toBeLessThan(1e-6);
@@ -65,11 +72,23 @@ describe('confidence-weighted DLT triangulation', () => {
     expect(result.camerasUsed[0]).toBe(3);
     expect(Number.isNaN(result.reprojectionErrorPx[2])).toBe(true);
     const expected = truePoint(0, 0);
-    expect(Math.hypot(result.pointsWorldM[0] - expected[0], result.pointsWorldM[1] - expected[1], result.pointsWorldM[2] - expected[2])).toBeLessThan(1e-6);
+    expect(
+      Math.hypot(
+        result.pointsWorldM[0] - expected[0],
+        result.pointsWorldM[1] - expected[1],
+        result.pointsWorldM[2] - expected[2],
+      ),
+    ).toBeLessThan(1e-6);
     // Without the outlier rule the bad view pulls the point away by centimetres.
     const kept = triangulate(cameras, observations, 1, 1, { maxReprojectionErrorPx: Number.POSITIVE_INFINITY });
     expect(kept.camerasUsed[0]).toBe(4);
-    expect(Math.hypot(kept.pointsWorldM[0] - expected[0], kept.pointsWorldM[1] - expected[1], kept.pointsWorldM[2] - expected[2])).toBeGreaterThan(0.01);
+    expect(
+      Math.hypot(
+        kept.pointsWorldM[0] - expected[0],
+        kept.pointsWorldM[1] - expected[1],
+        kept.pointsWorldM[2] - expected[2],
+      ),
+    ).toBeGreaterThan(0.01);
   });
 });
 
@@ -78,7 +97,8 @@ describe('gap filling', () => {
   const fps = 60;
   const trajectory = () => {
     const positions = new Float64Array(frames * 3);
-    for (let f = 0; f < frames; f++) positions.set([Math.sin((2 * Math.PI * f) / fps), 0.5 * Math.cos((2 * Math.PI * f) / fps), f / fps], f * 3);
+    for (let f = 0; f < frames; f++)
+      positions.set([Math.sin((2 * Math.PI * f) / fps), 0.5 * Math.cos((2 * Math.PI * f) / fps), f / fps], f * 3);
     return positions;
   };
   const blank = (positions: Float64Array, from: number, to: number) => {
@@ -94,7 +114,10 @@ describe('gap filling', () => {
     // Interpolation error bound h⁴·max|f⁗|/384 ≈ 9 mm for a 13-frame interval of this sine.
     for (let i = 30 * 3; i < 42 * 3; i++) expect(Math.abs(filled[i] - truth[i])).toBeLessThan(0.01);
     // scipy.interpolate.CubicSpline(valid frames, x, bc_type='natural') at frames 30..41.
-    const scipyNatural = [0.000497, -0.103088, -0.20531, -0.305253, -0.402001, -0.494638, -0.582249, -0.663916, -0.738725, -0.80576, -0.864104, -0.912841];
+    const scipyNatural = [
+      0.000497, -0.103088, -0.20531, -0.305253, -0.402001, -0.494638, -0.582249, -0.663916, -0.738725, -0.80576,
+      -0.864104, -0.912841,
+    ];
     scipyNatural.forEach((value, i) => expect(filled[(30 + i) * 3]).toBeCloseTo(value, 5));
   });
 

@@ -36,7 +36,12 @@ describe('video decoding of the formats phones and browsers produce', () => {
 
   const formats = [
     { name: 'h264.mp4', codec: 'h264', args: ['-c:v', 'libx264', '-bf', '2'], encoder: 'libx264' },
-    { name: 'hevc.mov', codec: 'hevc', args: ['-c:v', 'libx265', '-tag:v', 'hvc1', '-x265-params', 'log-level=error'], encoder: 'libx265' },
+    {
+      name: 'hevc.mov',
+      codec: 'hevc',
+      args: ['-c:v', 'libx265', '-tag:v', 'hvc1', '-x265-params', 'log-level=error'],
+      encoder: 'libx265',
+    },
     // iPhones record 10-bit HEVC (HDR) by default.
     {
       name: 'hevc-10bit.mov',
@@ -49,23 +54,30 @@ describe('video decoding of the formats phones and browsers produce', () => {
   ];
 
   for (const format of formats) {
-    it.skipIf(!encoderAvailable(format.encoder))(`probes and decodes every frame of ${format.name} with its timestamps`, async () => {
-      const path = fixtures.encode(format.name, format.args, { width: 320, height: 240, fps: 30, frames: 12 });
-      const info = await probeVideo(path);
-      expect(info).toMatchObject({ codec: format.codec, width: 320, height: 240, rotationDeg: 0, frameCount: 12 });
-      expect(info.fps).toBeCloseTo(30, 1);
-      const frames = await collect(decodeFrames(path, { pixelFormat: 'rgb24' }));
-      expect(frames.map((frame) => frame.index)).toEqual([...Array(12).keys()]);
-      for (const frame of frames) {
-        expect(frame.data.length).toBe(320 * 240 * 3);
-        expect(frame.timestampS).toBeCloseTo(info.timestampsS[frame.index], 3);
-        expect(frame.timestampS).toBeCloseTo(frame.index / 30, 2);
-      }
-    });
+    it.skipIf(!encoderAvailable(format.encoder))(
+      `probes and decodes every frame of ${format.name} with its timestamps`,
+      async () => {
+        const path = fixtures.encode(format.name, format.args, { width: 320, height: 240, fps: 30, frames: 12 });
+        const info = await probeVideo(path);
+        expect(info).toMatchObject({ codec: format.codec, width: 320, height: 240, rotationDeg: 0, frameCount: 12 });
+        expect(info.fps).toBeCloseTo(30, 1);
+        const frames = await collect(decodeFrames(path, { pixelFormat: 'rgb24' }));
+        expect(frames.map((frame) => frame.index)).toEqual([...Array(12).keys()]);
+        for (const frame of frames) {
+          expect(frame.data.length).toBe(320 * 240 * 3);
+          expect(frame.timestampS).toBeCloseTo(info.timestampsS[frame.index], 3);
+          expect(frame.timestampS).toBeCloseTo(frame.index / 30, 2);
+        }
+      },
+    );
   }
 
   it('turns portrait phone videos upright and reports the displayed size', async () => {
-    const upright = fixtures.encode('upright.mp4', ['-c:v', 'libx264', '-crf', '10'], { width: 320, height: 240, frames: 3 });
+    const upright = fixtures.encode('upright.mp4', ['-c:v', 'libx264', '-crf', '10'], {
+      width: 320,
+      height: 240,
+      frames: 3,
+    });
     const [uprightFrame] = await collect(decodeFrames(upright, { pixelFormat: 'gray', endFrame: 1 }));
     for (const rotateTagDeg of [90, 180, 270]) {
       const path = fixtures.withRotation(upright, `rotated-${rotateTagDeg}.mp4`, rotateTagDeg);
@@ -90,7 +102,10 @@ describe('video decoding of the formats phones and browsers produce', () => {
   });
 
   it('selects frames by start, end and step with their own indices and timestamps', async () => {
-    const path = fixtures.encode('select.webm', ['-c:v', 'libvpx-vp9', '-deadline', 'realtime'], { fps: 25, frames: 20 });
+    const path = fixtures.encode('select.webm', ['-c:v', 'libvpx-vp9', '-deadline', 'realtime'], {
+      fps: 25,
+      frames: 20,
+    });
     const frames = await collect(decodeFrames(path, { pixelFormat: 'gray', startFrame: 3, endFrame: 15, step: 4 }));
     expect(frames.map((frame) => frame.index)).toEqual([3, 7, 11]);
     expect(frames.map((frame) => frame.timestampS)).toEqual([0.12, 0.28, 0.44].map((t) => expect.closeTo(t, 3)));
@@ -100,8 +115,21 @@ describe('video decoding of the formats phones and browsers produce', () => {
     // 10 frames at 30 fps with a 0.2 s pause after the fifth: what a phone does when it stalls.
     const path = join(fixtures.folder, 'variable.mp4');
     fixtures.ffmpeg([
-      '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=30', '-frames:v', '10',
-      '-vf', "setpts='(N/30+gte(N,5)*0.2)/TB'", '-vsync', 'passthrough', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', path,
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=160x120:rate=30',
+      '-frames:v',
+      '10',
+      '-vf',
+      "setpts='(N/30+gte(N,5)*0.2)/TB'",
+      '-vsync',
+      'passthrough',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      path,
     ]);
     const frames = await collect(decodeFrames(path, { pixelFormat: 'gray' }));
     expect(frames).toHaveLength(10);
@@ -122,28 +150,39 @@ describe('video decoding of the formats phones and browsers produce', () => {
     writeFileSync(notVideo, 'this is not a video');
     await expect(probeVideo(notVideo)).rejects.toThrow(VideoReadError);
     await expect(probeVideo(notVideo)).rejects.toThrow(/notes\.mp4.*MP4, MOV or WebM/);
-    await expect(collect(decodeFrames(join(fixtures.folder, 'missing.mp4')))).rejects.toThrow(/missing\.mp4.*does not exist/);
+    await expect(collect(decodeFrames(join(fixtures.folder, 'missing.mp4')))).rejects.toThrow(
+      /missing\.mp4.*does not exist/,
+    );
     await expect(decodeImage(notVideo)).rejects.toThrow(/notes\.mp4.*as an image/);
   });
 });
 
-describeWithData('video decoding of the real demo videos', ['pose2sim_demo/Pose2Sim/Demo_SinglePerson/videos/cam01.mp4'], () => {
-  const videos = referencePath('pose2sim_demo/Pose2Sim/Demo_SinglePerson/videos');
+describeWithData(
+  'video decoding of the real demo videos',
+  ['pose2sim_demo/Pose2Sim/Demo_SinglePerson/videos/cam01.mp4'],
+  () => {
+    const videos = referencePath('pose2sim_demo/Pose2Sim/Demo_SinglePerson/videos');
 
-  it('reads the 60 fps portrait demo camera with 100 frames, downscaled to the pose model size', async () => {
-    const info = await probeVideo(join(videos, 'cam01.mp4'));
-    expect(info).toMatchObject({ width: 1080, height: 1920, frameCount: 100, codec: 'h264' });
-    expect(info.fps).toBeCloseTo(60, 3);
-    const frames = await collect(decodeFrames(join(videos, 'cam01.mp4'), { info, pixelFormat: 'rgb24', maxWidth: 256, maxHeight: 256 }));
-    expect(frames).toHaveLength(100);
-    expect([frames[0].width, frames[0].height]).toEqual([144, 256]);
-    expect(frames[99].timestampS).toBeCloseTo(99 / 60, 3);
-  });
-});
+    it('reads the 60 fps portrait demo camera with 100 frames, downscaled to the pose model size', async () => {
+      const info = await probeVideo(join(videos, 'cam01.mp4'));
+      expect(info).toMatchObject({ width: 1080, height: 1920, frameCount: 100, codec: 'h264' });
+      expect(info.fps).toBeCloseTo(60, 3);
+      const frames = await collect(
+        decodeFrames(join(videos, 'cam01.mp4'), { info, pixelFormat: 'rgb24', maxWidth: 256, maxHeight: 256 }),
+      );
+      expect(frames).toHaveLength(100);
+      expect([frames[0].width, frames[0].height]).toEqual([144, 256]);
+      expect(frames[99].timestampS).toBeCloseTo(99 / 60, 3);
+    });
+  },
+);
 
 describeWithData('still image decoding', ['people_2d/mmpose@759b39c13f/tests/data/coco/000000000785.jpg'], () => {
   it('decodes a JPEG into one RGB frame', async () => {
-    const image = await decodeImage(referencePath('people_2d/mmpose@759b39c13f/tests/data/coco/000000000785.jpg'), 'rgb24');
+    const image = await decodeImage(
+      referencePath('people_2d/mmpose@759b39c13f/tests/data/coco/000000000785.jpg'),
+      'rgb24',
+    );
     expect([image.width, image.height, image.data.length]).toEqual([640, 425, 640 * 425 * 3]);
   });
 });

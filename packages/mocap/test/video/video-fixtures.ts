@@ -9,11 +9,27 @@ export class VideoFixtures {
   readonly folder = mkdtempSync(join(tmpdir(), 'kinetrace-video-'));
 
   /** Encodes `frames` frames of testsrc2 at the given size and rate; returns the file path. */
-  encode(name: string, codecArgs: string[], { width = 320, height = 240, fps = 30, frames = 12, filter = '' } = {}): string {
+  encode(
+    name: string,
+    codecArgs: string[],
+    { width = 320, height = 240, fps = 30, frames = 12, filter = '' } = {},
+  ): string {
     const path = join(this.folder, name);
     const source = `testsrc2=size=${width}x${height}:rate=${fps}`;
     // codecArgs come last so that they can override the pixel format (10-bit HEVC).
-    this.ffmpeg(['-f', 'lavfi', '-i', source, '-frames:v', String(frames), ...(filter ? ['-vf', filter] : []), '-pix_fmt', 'yuv420p', ...codecArgs, path]);
+    this.ffmpeg([
+      '-f',
+      'lavfi',
+      '-i',
+      source,
+      '-frames:v',
+      String(frames),
+      ...(filter ? ['-vf', filter] : []),
+      '-pix_fmt',
+      'yuv420p',
+      ...codecArgs,
+      path,
+    ]);
     return path;
   }
 

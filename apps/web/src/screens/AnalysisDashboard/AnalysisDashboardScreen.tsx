@@ -192,7 +192,10 @@ export function AnalysisDashboardScreen() {
               />
               <Select
                 label="Session"
-                data={sessionsOfSubject.map((one) => ({ value: one.id, label: sessionDisplayName({ ...one, sessionName: one.name }) }))}
+                data={sessionsOfSubject.map((one) => ({
+                  value: one.id,
+                  label: sessionDisplayName({ ...one, sessionName: one.name }),
+                }))}
                 value={picked.session?.id ?? null}
                 onChange={(value) => choose(firstTrialOf(value))}
                 allowDeselect={false}

@@ -9,7 +9,19 @@ import {
   type Trial,
 } from '@kinetrace/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Alert, Button, Container, Group, NumberInput, Paper, Select, Stack, Text, Title, Tooltip } from '@mantine/core';
+import {
+  Alert,
+  Button,
+  Container,
+  Group,
+  NumberInput,
+  Paper,
+  Select,
+  Stack,
+  Text,
+  Title,
+  Tooltip,
+} from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Controller, useForm, type Resolver } from 'react-hook-form';
@@ -42,10 +54,21 @@ const CALIBRATION_ERROR_ADVICE =
   'Check that every camera sees the whole board, that rows and columns count its inner corners (not its squares), and calibrate again — or import a calibration file.';
 
 /** The checkerboard fields, checked with the set_metadata rules the server applies (§5). */
-const checkerboardForm = setMetadataQuerySchema.pick({ cb_rows: true, cb_cols: true, cb_square: true, cb_placement: true }).required();
-type CheckerboardForm = { cb_rows: number | string; cb_cols: number | string; cb_square: number | string; cb_placement: Placement };
+const checkerboardForm = setMetadataQuerySchema
+  .pick({ cb_rows: true, cb_cols: true, cb_square: true, cb_placement: true })
+  .required();
+type CheckerboardForm = {
+  cb_rows: number | string;
+  cb_cols: number | string;
+  cb_square: number | string;
+  cb_placement: Placement;
+};
 // The schema reads numbers from the query string's text (its input is `unknown`); the number inputs give numbers or ''.
-const checkerboardResolver = zodResolver(checkerboardForm) as unknown as Resolver<CheckerboardForm, unknown, z.output<typeof checkerboardForm>>;
+const checkerboardResolver = zodResolver(checkerboardForm) as unknown as Resolver<
+  CheckerboardForm,
+  unknown,
+  z.output<typeof checkerboardForm>
+>;
 
 /** A count of calibrated cameras below 2 is an error the user must fix by calibrating again (§5). */
 function calibratedCountError(count: number): string | null {
@@ -67,7 +90,10 @@ export function CalibrationScreen() {
   const [errorMessage, setErrorMessage] = useState<string | null>(null);
   const [importing, setImporting] = useState(false);
   const status = useRecordingStatus(sessionId, POLLING_INTERVAL_MS.calibrationStatus);
-  const calibratedCount = useQuery({ queryKey: ['calibrated-cameras', sessionId], queryFn: () => fetchCalibratedCameraCount(sessionId) });
+  const calibratedCount = useQuery({
+    queryKey: ['calibrated-cameras', sessionId],
+    queryFn: () => fetchCalibratedCameraCount(sessionId),
+  });
   const form = useForm<CheckerboardForm, unknown, z.output<typeof checkerboardForm>>({
     resolver: checkerboardResolver,
     mode: 'onChange',
@@ -91,7 +117,8 @@ export function CalibrationScreen() {
       setErrorMessage(shown);
     }
   });
-  const progress = wizard.trial && (wizard.trial.status === 'processing' || wizard.trial.status === 'reprocess') ? wizard.trial : null;
+  const progress =
+    wizard.trial && (wizard.trial.status === 'processing' || wizard.trial.status === 'reprocess') ? wizard.trial : null;
   const stuck = useProgressView(progress)?.overdue === true;
   const busy = wizard.underWay && !stuck;
 
@@ -123,7 +150,8 @@ export function CalibrationScreen() {
       await setSessionMetadata(sessionId, values);
       await wizard.record({ name: 'calibration' });
     } catch (error) {
-      if (!wizard.leftPage()) reportError(error, 'Could not record the calibration.', { setError: form.setError, schema: checkerboardForm });
+      if (!wizard.leftPage())
+        reportError(error, 'Could not record the calibration.', { setError: form.setError, schema: checkerboardForm });
     }
   });
 
@@ -132,11 +160,22 @@ export function CalibrationScreen() {
       control={form.control}
       name={name}
       render={({ field, fieldState }) => (
-        <NumberInput label={label} min={name === 'cb_square' ? 1 : 2} max={max} {...field} error={fieldState.error?.message} disabled={busy} />
+        <NumberInput
+          label={label}
+          min={name === 'cb_square' ? 1 : 2}
+          max={max}
+          {...field}
+          error={fieldState.error?.message}
+          disabled={busy}
+        />
       )}
     />
   );
-  const caption = wizard.trial ? STATUS_CAPTIONS[wizard.trial.status] : wizard.underWay ? STATUS_CAPTIONS.recording : undefined;
+  const caption = wizard.trial
+    ? STATUS_CAPTIONS[wizard.trial.status]
+    : wizard.underWay
+      ? STATUS_CAPTIONS.recording
+      : undefined;
 
   return (
     <Container size="md" my="md">
@@ -182,7 +221,12 @@ export function CalibrationScreen() {
             )}
             {progress && <ProcessingProgress trial={progress} />}
             {errorMessage && !wizard.underWay && (
-              <ProcessingFailedAlert title="The calibration did not succeed" message={errorMessage} advice={CALIBRATION_ERROR_ADVICE} testId="calibration-error" />
+              <ProcessingFailedAlert
+                title="The calibration did not succeed"
+                message={errorMessage}
+                advice={CALIBRATION_ERROR_ADVICE}
+                testId="calibration-error"
+              />
             )}
             <Group justify="space-between">
               <Button variant="default" onClick={() => void navigate(`/${sessionId}/connect-devices`)}>
@@ -205,7 +249,9 @@ export function CalibrationScreen() {
           </Stack>
         </form>
       </Paper>
-      {importing && <ImportCalibrationDialog sessionId={sessionId} onClose={() => setImporting(false)} onCalibrated={goToNeutral} />}
+      {importing && (
+        <ImportCalibrationDialog sessionId={sessionId} onClose={() => setImporting(false)} onCalibrated={goToNeutral} />
+      )}
     </Container>
   );
 }

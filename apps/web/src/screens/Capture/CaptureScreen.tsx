@@ -20,7 +20,11 @@ function UploadRow({ upload }: { upload: UploadView }) {
       <Text size="sm">
         Video of {upload.trialName}: {caption}
       </Text>
-      <Progress value={upload.status === 'done' ? 100 : percent} color={upload.status === 'failed' ? 'red' : 'teal'} aria-label={`Upload of ${upload.trialName}`} />
+      <Progress
+        value={upload.status === 'done' ? 100 : percent}
+        color={upload.status === 'failed' ? 'red' : 'teal'}
+        aria-label={`Upload of ${upload.trialName}`}
+      />
       {upload.message && (
         <Text size="sm" c="red">
           {upload.message}

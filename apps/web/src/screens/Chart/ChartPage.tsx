@@ -10,7 +10,19 @@ import {
   type Trial,
 } from '@kinetrace/contracts';
 import { writeCsv, type CsvColumn } from '@kinetrace/mocap/formats/csv';
-import { Alert, Anchor, Button, Grid, Group, MultiSelect, NumberInput, Paper, Select, Stack, Title } from '@mantine/core';
+import {
+  Alert,
+  Anchor,
+  Button,
+  Grid,
+  Group,
+  MultiSelect,
+  NumberInput,
+  Paper,
+  Select,
+  Stack,
+  Title,
+} from '@mantine/core';
 import { useQueries } from '@tanstack/react-query';
 import type * as echarts from 'echarts';
 import { useMemo, useState } from 'react';
@@ -36,7 +48,9 @@ interface LoadedTrial {
 }
 
 const chartableTrials = (session: Session | undefined) =>
-  (session?.trials ?? []).filter((trial) => trial.status === 'done' && !trial.trashed && resultUrl(trial, RESULT_TAGS.ikJson));
+  (session?.trials ?? []).filter(
+    (trial) => trial.status === 'done' && !trial.trashed && resultUrl(trial, RESULT_TAGS.ikJson),
+  );
 
 function download(href: string, fileName: string) {
   const link = document.createElement('a');
@@ -58,11 +72,20 @@ const anglesAndError = (results: { data?: JointAngles; error: Error | null }[]) 
 });
 
 /** The signed-in user's subjects (the opened session's subject first). */
-function SubjectPicker({ first, subjectId, onChange }: { first: { value: string; label: string }[]; subjectId: number | null; onChange: (id: number | null) => void }) {
+function SubjectPicker({
+  first,
+  subjectId,
+  onChange,
+}: {
+  first: { value: string; label: string }[];
+  subjectId: number | null;
+  onChange: (id: number | null) => void;
+}) {
   const subjects = useSubjects({ simple: true, quantity: -1 });
-  const options = [...first, ...(subjects.data?.subjects ?? []).map((subject) => ({ value: String(subject.id), label: subject.name }))].filter(
-    (option, i, all) => all.findIndex((other) => other.value === option.value) === i,
-  );
+  const options = [
+    ...first,
+    ...(subjects.data?.subjects ?? []).map((subject) => ({ value: String(subject.id), label: subject.name })),
+  ].filter((option, i, all) => all.findIndex((other) => other.value === option.value) === i);
   return (
     <Select
       label="Subject"
@@ -101,27 +124,48 @@ export function ChartPage({ sessionId }: { sessionId: string | null }) {
   const trials = useMemo(() => chartableTrials(session.data), [session.data]);
   const chosen = useMemo(() => trials.filter((trial) => trialIds.includes(trial.id)), [trials, trialIds]);
   const loaded = useQueries({
-    queries: chosen.map((trial) => resultFileQuery(resultUrl(trial, RESULT_TAGS.ikJson), async (response) => parseJointAngles(await response.json()))),
+    queries: chosen.map((trial) =>
+      resultFileQuery(resultUrl(trial, RESULT_TAGS.ikJson), async (response) =>
+        parseJointAngles(await response.json()),
+      ),
+    ),
     combine: anglesAndError,
   });
   const loadedTrials = useMemo<LoadedTrial[]>(
     () => chosen.flatMap((trial, i) => (loaded.angles[i] ? [{ trial, angles: loaded.angles[i] }] : [])),
     [chosen, loaded],
   );
-  const quantities = useMemo(() => [...new Set(loadedTrials.flatMap(({ angles }) => Object.keys(angles.coordinates)))], [loadedTrials]);
+  const quantities = useMemo(
+    () => [...new Set(loadedTrials.flatMap(({ angles }) => Object.keys(angles.coordinates)))],
+    [loadedTrials],
+  );
 
   // The opened session's subject and session come first (a public session's are not the visitor's own).
-  const sessionSubject = initialSession.data?.subject ? [{ value: String(initialSession.data.subject), label: initialSession.data.name ?? 'Subject' }] : [];
+  const sessionSubject = initialSession.data?.subject
+    ? [{ value: String(initialSession.data.subject), label: initialSession.data.name ?? 'Subject' }]
+    : [];
   const sessionOptions = [
     ...(initialSession.data
-      ? [{ value: initialSession.data.id, label: sessionDisplayName({ id: initialSession.data.id, sessionName: initialSession.data.meta.sessionName, created_at: initialSession.data.created_at }) }]
+      ? [
+          {
+            value: initialSession.data.id,
+            label: sessionDisplayName({
+              id: initialSession.data.id,
+              sessionName: initialSession.data.meta.sessionName,
+              created_at: initialSession.data.created_at,
+            }),
+          },
+        ]
       : []),
     ...(subjectSessions.data?.sessions ?? []).map((row) => ({ value: row.id, label: sessionDisplayName(row) })),
   ].filter((option, i, all) => all.findIndex((other) => other.value === option.value) === i);
 
   const multiTrial = loadedTrials.length > 1;
   const plotted = useMemo(
-    () => loadedTrials.flatMap(({ trial, angles }) => ys.map((y) => ({ trial, angles, y, name: multiTrial ? `${trial.name} ${y}` : y }))),
+    () =>
+      loadedTrials.flatMap(({ trial, angles }) =>
+        ys.map((y) => ({ trial, angles, y, name: multiTrial ? `${trial.name} ${y}` : y })),
+      ),
     [loadedTrials, ys, multiTrial],
   );
   const offsetValue = typeof offset === 'number' ? offset : 0;
@@ -159,7 +203,10 @@ export function ChartPage({ sessionId }: { sessionId: string | null }) {
   );
 
   // Against time, the first trial plays in the viewer below, its time linked with the chart's cursor.
-  const viewed = x === 'time' ? loadedTrials.find(({ trial }) => resultUrl(trial, RESULT_TAGS.visualizerTransforms))?.trial : undefined;
+  const viewed =
+    x === 'time'
+      ? loadedTrials.find(({ trial }) => resultUrl(trial, RESULT_TAGS.visualizerTransforms))?.trial
+      : undefined;
   useChartTimeLink(chart, viewed && plotted.length > 0 ? clock : undefined, option);
 
   const downloadCsv = () => {
@@ -181,10 +228,35 @@ export function ChartPage({ sessionId }: { sessionId: string | null }) {
             ) : (
               <Select label="Subject" data={sessionSubject} value={sessionSubject[0]?.value ?? null} readOnly />
             )}
-            <Select label="Session" placeholder="Choose a session" data={sessionOptions} value={chosenSessionId} onChange={(value) => (setChosenSessionId(value), setTrialIds([]))} />
-            <MultiSelect label="Trials" placeholder="Choose trials" data={trials.map((trial) => ({ value: trial.id, label: trial.name }))} value={trialIds} onChange={setTrialIds} />
-            <Select label="X quantity" data={['time', ...quantities]} value={x} onChange={(value) => setX(value ?? 'time')} allowDeselect={false} />
-            <MultiSelect label="Y quantities" placeholder="Choose joint angles" data={quantities} value={ys} onChange={setYs} searchable />
+            <Select
+              label="Session"
+              placeholder="Choose a session"
+              data={sessionOptions}
+              value={chosenSessionId}
+              onChange={(value) => (setChosenSessionId(value), setTrialIds([]))}
+            />
+            <MultiSelect
+              label="Trials"
+              placeholder="Choose trials"
+              data={trials.map((trial) => ({ value: trial.id, label: trial.name }))}
+              value={trialIds}
+              onChange={setTrialIds}
+            />
+            <Select
+              label="X quantity"
+              data={['time', ...quantities]}
+              value={x}
+              onChange={(value) => setX(value ?? 'time')}
+              allowDeselect={false}
+            />
+            <MultiSelect
+              label="Y quantities"
+              placeholder="Choose joint angles"
+              data={quantities}
+              value={ys}
+              onChange={setYs}
+              searchable
+            />
           </Stack>
         </Paper>
       </Grid.Col>
@@ -193,10 +265,21 @@ export function ChartPage({ sessionId }: { sessionId: string | null }) {
           {loaded.error && <Alert color="red">{loaded.error.message}</Alert>}
           <EChart option={option} height={CHART_HEIGHT_PX} onReady={setChart} />
           <Group gap="xs">
-            <Button variant="default" size="xs" onClick={() => chart?.dispatchAction({ type: 'dataZoom', start: 0, end: 100 })}>
+            <Button
+              variant="default"
+              size="xs"
+              onClick={() => chart?.dispatchAction({ type: 'dataZoom', start: 0, end: 100 })}
+            >
               Reset zoom
             </Button>
-            <Button variant="default" size="xs" onClick={() => chart && download(chart.getDataURL({ type: 'png', pixelRatio: 1, backgroundColor: '#ffffff' }), 'chart.png')}>
+            <Button
+              variant="default"
+              size="xs"
+              onClick={() =>
+                chart &&
+                download(chart.getDataURL({ type: 'png', pixelRatio: 1, backgroundColor: '#ffffff' }), 'chart.png')
+              }
+            >
               Download chart.png
             </Button>
             <Button variant="default" size="xs" disabled={plotted.length === 0} onClick={downloadCsv}>
@@ -219,8 +302,20 @@ export function ChartPage({ sessionId }: { sessionId: string | null }) {
             <Title order={4}>Options</Title>
             <NumberInput label="Line width" min={1} max={20} value={lineWidth} onChange={setLineWidth} />
             <NumberInput label="Point radius" min={1} max={30} value={pointRadius} onChange={setPointRadius} />
-            <Select label="Point style" data={[...CHART_POINT_STYLES]} value={pointStyle} onChange={(value) => value && setPointStyle(value as PointStyle)} allowDeselect={false} />
-            <Select label="Legend position" data={[...CHART_LEGEND_POSITIONS]} value={legend} onChange={(value) => value && setLegend(value as LegendPosition)} allowDeselect={false} />
+            <Select
+              label="Point style"
+              data={[...CHART_POINT_STYLES]}
+              value={pointStyle}
+              onChange={(value) => value && setPointStyle(value as PointStyle)}
+              allowDeselect={false}
+            />
+            <Select
+              label="Legend position"
+              data={[...CHART_LEGEND_POSITIONS]}
+              value={legend}
+              onChange={(value) => value && setLegend(value as LegendPosition)}
+              allowDeselect={false}
+            />
             <Select
               label="Colour scale"
               data={Object.keys(CHART_COLOUR_SCALES)}

@@ -5,7 +5,15 @@ import { useEffect, useRef } from 'react';
  * One ECharts chart on a canvas, sized by its container. `option` replaces the previous one whole;
  * `onReady` receives the instance (for downloads and zoom resets) once it exists.
  */
-export function EChart({ option, onReady, height }: { option: echarts.EChartsOption; onReady: (chart: echarts.ECharts) => void; height: number }) {
+export function EChart({
+  option,
+  onReady,
+  height,
+}: {
+  option: echarts.EChartsOption;
+  onReady: (chart: echarts.ECharts) => void;
+  height: number;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const chart = useRef<echarts.ECharts | null>(null);
 

@@ -10,5 +10,11 @@ export function seriesColour(scale: ChartColourScale, index: number, count: numb
   const upper = Math.min(stops.length - 1, lower + 1);
   const fraction = position - lower;
   const [a, b] = [channels(stops[lower]), channels(stops[upper])];
-  return `#${a.map((value, k) => Math.round(value + (b[k] - value) * fraction).toString(16).padStart(2, '0')).join('')}`;
+  return `#${a
+    .map((value, k) =>
+      Math.round(value + (b[k] - value) * fraction)
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
 }

@@ -13,4 +13,5 @@ export function parseJointAngles(json: unknown): JointAngles {
 }
 
 /** The values of quantity `name`: the time, or one coordinate. */
-export const quantityOf = (angles: JointAngles, name: string): number[] => (name === 'time' ? angles.time : (angles.coordinates[name] ?? []));
+export const quantityOf = (angles: JointAngles, name: string): number[] =>
+  name === 'time' ? angles.time : (angles.coordinates[name] ?? []);

@@ -11,7 +11,11 @@ export function SessionQrCode({ sessionId, size = 260 }: { sessionId: string; si
   }, [qr.error]);
   return (
     <Center w={size} h={size}>
-      {qr.data ? <Image src={qr.data} alt="QR code to connect a phone" w={size} h={size} data-testid="session-qr" /> : <Loader />}
+      {qr.data ? (
+        <Image src={qr.data} alt="QR code to connect a phone" w={size} h={size} data-testid="session-qr" />
+      ) : (
+        <Loader />
+      )}
     </Center>
   );
 }

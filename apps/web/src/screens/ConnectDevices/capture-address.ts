@@ -13,7 +13,7 @@ export function captureAddressProblem(captureUrl: string): string | null {
   if (namesOnlyThisComputer(url.hostname)) {
     return (
       `The QR code sends phones to ${url.origin}, which on a phone is the phone itself, not this computer. ` +
-      'Start the server with `npm start -- --https` (the QR code then carries the computer\'s address on the local network), ' +
+      "Start the server with `npm start -- --https` (the QR code then carries the computer's address on the local network), " +
       'or set PUBLIC_URL to an address the phones can reach.'
     );
   }
@@ -30,5 +30,7 @@ export function captureAddressProblem(captureUrl: string): string | null {
 /** Loopback names, and 0.0.0.0 (every interface of this computer, no address for another machine). */
 function namesOnlyThisComputer(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || host === '0.0.0.0' || /^127\./.test(host);
+  return (
+    host === 'localhost' || host.endsWith('.localhost') || host === '::1' || host === '0.0.0.0' || /^127\./.test(host)
+  );
 }

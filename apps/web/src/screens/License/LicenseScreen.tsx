@@ -69,7 +69,11 @@ export function LicenseScreen() {
             {messages.licenseNotPermitted}
           </Alert>
         )}
-        <Button onClick={() => void submit()} disabled={!choice || !isPermitted(choice)} loading={setInstitutionalUse.isPending}>
+        <Button
+          onClick={() => void submit()}
+          disabled={!choice || !isPermitted(choice)}
+          loading={setInstitutionalUse.isPending}
+        >
           Submit
         </Button>
       </Stack>

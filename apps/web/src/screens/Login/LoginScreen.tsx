@@ -45,7 +45,8 @@ export function LoginScreen() {
       });
       // A code sent despite the stamp: the server no longer knows this device for the account (a new
       // password forgets remembered devices), so the stamp goes and the checkbox is offered again.
-      if (rememberedDeviceToken && answer.otp_challenge_sent) authStore.update({ rememberedDeviceToken: null, rememberDeviceAt: null });
+      if (rememberedDeviceToken && answer.otp_challenge_sent)
+        authStore.update({ rememberedDeviceToken: null, rememberDeviceAt: null });
       if (rememberedDeviceToken && !answer.otp_challenge_sent) {
         const { otp_verified } = await checkOtpVerified(rememberedDeviceToken);
         if (otp_verified) {
@@ -65,7 +66,12 @@ export function LoginScreen() {
     <AuthCard title="Log in">
       <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
-          <TextInput label="Username" autoComplete="username" {...form.register('username')} error={errors.username?.message} />
+          <TextInput
+            label="Username"
+            autoComplete="username"
+            {...form.register('username')}
+            error={errors.username?.message}
+          />
           <PasswordInput
             label="Password"
             autoComplete="current-password"

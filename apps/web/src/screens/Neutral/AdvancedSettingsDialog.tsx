@@ -20,7 +20,8 @@ export interface AdvancedSettings {
   filter_frequency: string;
 }
 
-const optionsOf = (options: Record<string, string>) => Object.entries(options).map(([value, label]) => ({ value, label }));
+const optionsOf = (options: Record<string, string>) =>
+  Object.entries(options).map(([value, label]) => ({ value, label }));
 
 /**
  * §2.11 Advanced Settings: scaling setup, pose model, frame rate (only those the server records at),
@@ -101,7 +102,11 @@ export function AdvancedSettingsDialog({
           <Button variant="default" onClick={onClose}>
             Cancel
           </Button>
-          <Button onClick={() => onSave({ ...draft, filter_frequency: clamped(draft.filter_frequency, draft.framerate) })}>Save</Button>
+          <Button
+            onClick={() => onSave({ ...draft, filter_frequency: clamped(draft.filter_frequency, draft.framerate) })}
+          >
+            Save
+          </Button>
         </Group>
       </Stack>
     </Modal>

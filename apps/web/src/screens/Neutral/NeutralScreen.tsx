@@ -54,8 +54,14 @@ export function NeutralScreen() {
   const { id: sessionId = '' } = useParams();
   const navigate = useNavigate();
   const session = useSession(sessionId);
-  const framerates = useQuery({ queryKey: ['session-framerates', sessionId], queryFn: () => fetchSessionFramerates(sessionId) });
-  const images = useQuery({ queryKey: ['neutral-images', sessionId], queryFn: () => fetchTrialImages(sessionId, 'neutral') });
+  const framerates = useQuery({
+    queryKey: ['session-framerates', sessionId],
+    queryFn: () => fetchSessionFramerates(sessionId),
+  });
+  const images = useQuery({
+    queryKey: ['neutral-images', sessionId],
+    queryFn: () => fetchTrialImages(sessionId, 'neutral'),
+  });
   const status = useRecordingStatus(sessionId, POLLING_INTERVAL_MS.neutralStatus);
   const auditoryFeedback = useAuditoryFeedback();
 
@@ -78,7 +84,8 @@ export function NeutralScreen() {
     if (trial.status === 'done') void navigate(sessionPath(sessionId));
     if (trial.status === 'error') void showError(trial);
   });
-  const processingTrial = wizard.trial && (wizard.trial.status === 'processing' || wizard.trial.status === 'reprocess') ? wizard.trial : null;
+  const processingTrial =
+    wizard.trial && (wizard.trial.status === 'processing' || wizard.trial.status === 'reprocess') ? wizard.trial : null;
   const stuck = useProgressView(processingTrial)?.overdue === true;
 
   // The session's stored name and settings are the starting values (a re-recorded neutral keeps them).
@@ -113,7 +120,10 @@ export function NeutralScreen() {
     toast.error(shown);
     setErrorMessage(shown);
     try {
-      const [calibrated, { n_videos_uploaded: uploaded }] = await Promise.all([fetchCalibratedCameraCount(sessionId), fetchRecordingStatus(sessionId)]);
+      const [calibrated, { n_videos_uploaded: uploaded }] = await Promise.all([
+        fetchCalibratedCameraCount(sessionId),
+        fetchRecordingStatus(sessionId),
+      ]);
       if (uploaded < calibrated) toast.error(messages.videosMissing(calibrated, uploaded));
     } catch (error) {
       reportError(error, 'Could not compare the uploaded videos with the calibrated cameras.');
@@ -242,7 +252,12 @@ export function NeutralScreen() {
             </Group>
             {processingTrial && <ProcessingProgress trial={processingTrial} />}
             {errorMessage && !wizard.underWay && (
-              <ProcessingFailedAlert title="The neutral pose did not succeed" message={errorMessage} advice={NEUTRAL_ERROR_ADVICE} testId="neutral-error" />
+              <ProcessingFailedAlert
+                title="The neutral pose did not succeed"
+                message={errorMessage}
+                advice={NEUTRAL_ERROR_ADVICE}
+                testId="neutral-error"
+              />
             )}
           </Stack>
         </Paper>
@@ -250,8 +265,8 @@ export function NeutralScreen() {
           <Stack>
             <Title order={4}>Neutral pose</Title>
             <Alert color="blue">
-              The subject stands upright and still in view of every camera, feet shoulder-width apart and pointing forward,
-              arms straight at the sides, looking ahead, for the few seconds of the recording.
+              The subject stands upright and still in view of every camera, feet shoulder-width apart and pointing
+              forward, arms straight at the sides, looking ahead, for the few seconds of the recording.
             </Alert>
             <VideosUploaded status={status.data} />
             <NeutralImages images={neutralImages} />
@@ -259,7 +274,12 @@ export function NeutralScreen() {
         </Paper>
       </Group>
       {importing && session.data && (
-        <ImportVideosDialog session={session.data} neutral onClose={() => setImporting(false)} onImported={(trial) => wizard.follow(trial.id)} />
+        <ImportVideosDialog
+          session={session.data}
+          neutral
+          onClose={() => setImporting(false)}
+          onImported={(trial) => wizard.follow(trial.id)}
+        />
       )}
       {editingSettings && (
         <AdvancedSettingsDialog

@@ -22,7 +22,12 @@ export function SubjectPicker({
   const [creating, setCreating] = useState(false);
   // While a chosen subject is shown, its label is in the search box: list everything rather than that name.
   const searchText = subject && search === subject.display_name ? '' : debouncedSearch;
-  const subjects = useSubjects({ start: 0, quantity: NEUTRAL_SUBJECT_PICKER_PAGE_SIZE, search: searchText, session_id: sessionId });
+  const subjects = useSubjects({
+    start: 0,
+    quantity: NEUTRAL_SUBJECT_PICKER_PAGE_SIZE,
+    search: searchText,
+    session_id: sessionId,
+  });
   const listed = subjects.data?.subjects ?? [];
   const options = [...(subject && !listed.some((item) => item.id === subject.id) ? [subject] : []), ...listed];
 
@@ -45,10 +50,18 @@ export function SubjectPicker({
         disabled={disabled}
         required
       />
-      <ActionIcon size="lg" variant="light" aria-label="New subject" onClick={() => setCreating(true)} disabled={disabled}>
+      <ActionIcon
+        size="lg"
+        variant="light"
+        aria-label="New subject"
+        onClick={() => setCreating(true)}
+        disabled={disabled}
+      >
         +
       </ActionIcon>
-      {creating && <SubjectDialog subject={null} onClose={() => setCreating(false)} onSaved={(created) => onChange(created)} />}
+      {creating && (
+        <SubjectDialog subject={null} onClose={() => setCreating(false)} onSaved={(created) => onChange(created)} />
+      )}
     </Group>
   );
 }

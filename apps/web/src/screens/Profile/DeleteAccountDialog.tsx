@@ -12,11 +12,23 @@ import { toast } from '../../components/toasts.tsx';
 type DeleteAccountForm = z.input<typeof deleteAccountRequestSchema>;
 
 /** §2.19 delete-account popup: the user types their username to confirm; success logs them out. */
-export function DeleteAccountDialog({ username, opened, onClose }: { username: string; opened: boolean; onClose: () => void }) {
+export function DeleteAccountDialog({
+  username,
+  opened,
+  onClose,
+}: {
+  username: string;
+  opened: boolean;
+  onClose: () => void;
+}) {
   const deleteAccount = useDeleteAccount();
   const logout = useLogout();
   const schema = useMemo(
-    () => deleteAccountRequestSchema.refine((form) => form.confirm === username, { message: messages.deleteConfirmMismatch, path: ['confirm'] }),
+    () =>
+      deleteAccountRequestSchema.refine((form) => form.confirm === username, {
+        message: messages.deleteConfirmMismatch,
+        path: ['confirm'],
+      }),
     [username],
   );
   const form = useForm<DeleteAccountForm>({ resolver: zodResolver(schema), defaultValues: { confirm: '' } });
@@ -41,8 +53,8 @@ export function DeleteAccountDialog({ username, opened, onClose }: { username: s
       <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
           <Text>
-            This action is permanent and irreversible. It removes your account and all your sessions, trials, subjects and
-            results.
+            This action is permanent and irreversible. It removes your account and all your sessions, trials, subjects
+            and results.
           </Text>
           <TextInput
             label={`Type your username (${username}) to confirm`}

@@ -1,4 +1,10 @@
-import { NOT_SELECTED_COUNTRY, messages, updateProfileRequestSchema, type UpdateProfileRequest, type UserProfile } from '@kinetrace/contracts';
+import {
+  NOT_SELECTED_COUNTRY,
+  messages,
+  updateProfileRequestSchema,
+  type UpdateProfileRequest,
+  type UserProfile,
+} from '@kinetrace/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { Button, Checkbox, Group, Paper, Stack, TextInput, Textarea, Title } from '@mantine/core';
 import { Controller, useForm } from 'react-hook-form';
@@ -33,7 +39,10 @@ export function ProfileEditForm({ profile, onDone }: { profile: UserProfile; onD
       toast.success(messages.profileUpdated);
       onDone();
     } catch (error) {
-      reportError(error, `Error ${messages.profileSaveFailureContext}`, { setError: form.setError, schema: updateProfileRequestSchema });
+      reportError(error, `Error ${messages.profileSaveFailureContext}`, {
+        setError: form.setError,
+        schema: updateProfileRequestSchema,
+      });
     }
   });
 
@@ -46,8 +55,18 @@ export function ProfileEditForm({ profile, onDone }: { profile: UserProfile; onD
         <Stack>
           <TextInput label="Username" value={profile.username} readOnly variant="filled" />
           <Group grow>
-            <TextInput label="First name" withAsterisk {...form.register('first_name')} error={errors.first_name?.message} />
-            <TextInput label="Last name" withAsterisk {...form.register('last_name')} error={errors.last_name?.message} />
+            <TextInput
+              label="First name"
+              withAsterisk
+              {...form.register('first_name')}
+              error={errors.first_name?.message}
+            />
+            <TextInput
+              label="Last name"
+              withAsterisk
+              {...form.register('last_name')}
+              error={errors.last_name?.message}
+            />
           </Group>
           <TextInput
             label="Email"
@@ -60,18 +79,41 @@ export function ProfileEditForm({ profile, onDone }: { profile: UserProfile; onD
           <Controller
             control={form.control}
             name="country"
-            render={({ field, fieldState }) => <CountrySelect value={field.value} onChange={field.onChange} error={fieldState.error?.message} />}
+            render={({ field, fieldState }) => (
+              <CountrySelect value={field.value} onChange={field.onChange} error={fieldState.error?.message} />
+            )}
           />
-          <TextInput label="Institution" withAsterisk {...form.register('institution')} error={errors.institution?.message} />
-          <TextInput label="Profession" withAsterisk {...form.register('profession')} error={errors.profession?.message} />
-          <Textarea label="Reason for use" withAsterisk autosize minRows={2} {...form.register('reason')} error={errors.reason?.message} />
+          <TextInput
+            label="Institution"
+            withAsterisk
+            {...form.register('institution')}
+            error={errors.institution?.message}
+          />
+          <TextInput
+            label="Profession"
+            withAsterisk
+            {...form.register('profession')}
+            error={errors.profession?.message}
+          />
+          <Textarea
+            label="Reason for use"
+            withAsterisk
+            autosize
+            minRows={2}
+            {...form.register('reason')}
+            error={errors.reason?.message}
+          />
           <TextInput label="Website" {...form.register('website')} error={errors.website?.message} />
           <Checkbox label="Sign up to receive our newsletter" {...form.register('newsletter')} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onDone}>
               Discard Changes
             </Button>
-            <Button type="submit" disabled={(isSubmitted && !isValid) || updateProfile.isPending} loading={updateProfile.isPending}>
+            <Button
+              type="submit"
+              disabled={(isSubmitted && !isValid) || updateProfile.isPending}
+              loading={updateProfile.isPending}
+            >
               Save Changes
             </Button>
           </Group>

@@ -28,7 +28,15 @@ async function copyProfileUrl(username: string): Promise<void> {
 }
 
 /** The profile as people read it: optional facts only when present; the owner's buttons (§2.19). */
-export function ProfileView({ profile, isOwner, onModeChange }: { profile: UserProfile; isOwner: boolean; onModeChange: (mode: ProfileMode) => void }) {
+export function ProfileView({
+  profile,
+  isOwner,
+  onModeChange,
+}: {
+  profile: UserProfile;
+  isOwner: boolean;
+  onModeChange: (mode: ProfileMode) => void;
+}) {
   const [uploadOpened, upload] = useDisclosure(false);
   const fullName = `${profile.first_name} ${profile.last_name}`.trim();
   const website = profile.personalWebsite || profile.website;

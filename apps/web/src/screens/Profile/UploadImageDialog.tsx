@@ -7,7 +7,15 @@ import { reportError } from '../../app/report-error.ts';
 import { toast } from '../../components/toasts.tsx';
 
 /** §2.19 Upload Image popup: pick any image, preview it, save it as the profile picture. */
-export function UploadImageDialog({ username, opened, onClose }: { username: string; opened: boolean; onClose: () => void }) {
+export function UploadImageDialog({
+  username,
+  opened,
+  onClose,
+}: {
+  username: string;
+  opened: boolean;
+  onClose: () => void;
+}) {
   const [picture, setPicture] = useState<File | null>(null);
   const [previewUrl, setPreviewUrl] = useState<string | null>(null);
   const updatePicture = useUpdateProfilePicture(username);
@@ -39,7 +47,14 @@ export function UploadImageDialog({ username, opened, onClose }: { username: str
   return (
     <Modal opened={opened} onClose={close} title="Upload Image">
       <Stack>
-        <FileInput label="Image" placeholder="Choose an image" accept="image/*" value={picture} onChange={setPicture} clearable />
+        <FileInput
+          label="Image"
+          placeholder="Choose an image"
+          accept="image/*"
+          value={picture}
+          onChange={setPicture}
+          clearable
+        />
         {previewUrl && <Image src={previewUrl} alt="Preview of the new profile picture" mah={240} fit="contain" />}
         <Group justify="flex-end">
           <Button variant="default" onClick={close}>

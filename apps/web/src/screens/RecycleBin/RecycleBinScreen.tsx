@@ -2,7 +2,13 @@ import type { SessionRow, Trial } from '@kinetrace/contracts';
 import { Button, Container, Grid, Group, Paper, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { useEmptyTrash, usePermanentlyRemoveSession, useSession, useTrashSession, useValidSessions } from '../../api/sessions.ts';
+import {
+  useEmptyTrash,
+  usePermanentlyRemoveSession,
+  useSession,
+  useTrashSession,
+  useValidSessions,
+} from '../../api/sessions.ts';
 import { usePermanentlyRemoveTrial, useTrashTrial } from '../../api/trials.ts';
 import { formatDateTime } from '../../app/date-format.ts';
 import { reportError } from '../../app/report-error.ts';
@@ -18,17 +24,27 @@ type Pending =
 const questionOf = (pending: Pending): { title: string; message: string } => {
   switch (pending.kind) {
     case 'restore-session':
-      return { title: 'Restore session', message: `Do you want to restore session ${sessionDisplayName(pending.session)}?` };
+      return {
+        title: 'Restore session',
+        message: `Do you want to restore session ${sessionDisplayName(pending.session)}?`,
+      };
     case 'remove-session':
-      return { title: 'Remove session permanently', message: `Do you want to permanently remove session ${sessionDisplayName(pending.session)}?` };
+      return {
+        title: 'Remove session permanently',
+        message: `Do you want to permanently remove session ${sessionDisplayName(pending.session)}?`,
+      };
     case 'restore-trial':
       return { title: 'Restore trial', message: `Do you want to restore trial ${pending.trial.name}?` };
     case 'remove-trial':
-      return { title: 'Remove trial permanently', message: `Do you want to permanently remove trial ${pending.trial.name}?` };
+      return {
+        title: 'Remove trial permanently',
+        message: `Do you want to permanently remove trial ${pending.trial.name}?`,
+      };
     case 'empty':
       return {
         title: 'Empty bin',
-        message: 'Do you want to permanently remove every trashed trial and then every trashed session? This cannot be undone.',
+        message:
+          'Do you want to permanently remove every trashed trial and then every trashed session? This cannot be undone.',
       };
   }
 };
@@ -45,11 +61,17 @@ export function RecycleBinScreen() {
   const removeTrial = usePermanentlyRemoveTrial();
   const emptyTrash = useEmptyTrash();
   const trashedTrials = selectedSession.data?.trials.filter((trial) => trial.trashed) ?? [];
-  const busy = trashSession.isPending || removeSession.isPending || trashTrial.isPending || removeTrial.isPending || emptyTrash.isPending;
+  const busy =
+    trashSession.isPending ||
+    removeSession.isPending ||
+    trashTrial.isPending ||
+    removeTrial.isPending ||
+    emptyTrash.isPending;
 
   const confirm = async (action: Pending) => {
     try {
-      if (action.kind === 'restore-session') await trashSession.mutateAsync({ id: action.session.id, action: 'restore' });
+      if (action.kind === 'restore-session')
+        await trashSession.mutateAsync({ id: action.session.id, action: 'restore' });
       if (action.kind === 'remove-session') await removeSession.mutateAsync(action.session.id);
       if (action.kind === 'restore-trial') await trashTrial.mutateAsync({ id: action.trial.id, action: 'restore' });
       if (action.kind === 'remove-trial') await removeTrial.mutateAsync(action.trial.id);

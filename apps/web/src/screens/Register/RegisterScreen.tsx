@@ -69,10 +69,26 @@ export function RegisterScreen() {
     <AuthCard title="Create an account" width={640}>
       <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
-          <TextInput label="Username" withAsterisk autoComplete="username" {...form.register('username')} error={errors.username?.message} />
+          <TextInput
+            label="Username"
+            withAsterisk
+            autoComplete="username"
+            {...form.register('username')}
+            error={errors.username?.message}
+          />
           <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <TextInput label="First name" withAsterisk {...form.register('first_name')} error={errors.first_name?.message} />
-            <TextInput label="Last name" withAsterisk {...form.register('last_name')} error={errors.last_name?.message} />
+            <TextInput
+              label="First name"
+              withAsterisk
+              {...form.register('first_name')}
+              error={errors.first_name?.message}
+            />
+            <TextInput
+              label="Last name"
+              withAsterisk
+              {...form.register('last_name')}
+              error={errors.last_name?.message}
+            />
           </SimpleGrid>
           <TextInput
             label="E-mail"
@@ -87,12 +103,33 @@ export function RegisterScreen() {
             control={form.control}
             name="country"
             render={({ field, fieldState }) => (
-              <CountrySelect value={field.value ?? DEFAULT_COUNTRY} onChange={field.onChange} error={fieldState.error?.message} />
+              <CountrySelect
+                value={field.value ?? DEFAULT_COUNTRY}
+                onChange={field.onChange}
+                error={fieldState.error?.message}
+              />
             )}
           />
-          <TextInput label="Institution" withAsterisk {...form.register('institution')} error={errors.institution?.message} />
-          <TextInput label="Profession" withAsterisk {...form.register('profession')} error={errors.profession?.message} />
-          <Textarea label="Reason for use" withAsterisk autosize minRows={2} {...form.register('reason')} error={errors.reason?.message} />
+          <TextInput
+            label="Institution"
+            withAsterisk
+            {...form.register('institution')}
+            error={errors.institution?.message}
+          />
+          <TextInput
+            label="Profession"
+            withAsterisk
+            {...form.register('profession')}
+            error={errors.profession?.message}
+          />
+          <Textarea
+            label="Reason for use"
+            withAsterisk
+            autosize
+            minRows={2}
+            {...form.register('reason')}
+            error={errors.reason?.message}
+          />
           <TextInput label="Website (optional)" {...form.register('website')} error={errors.website?.message} />
           <PasswordInput
             label="Password"

@@ -18,7 +18,10 @@ type ResetPasswordForm = z.input<typeof resetPasswordFormSchema>;
 export function ResetPasswordScreen() {
   const navigate = useNavigate();
   const resetPassword = useResetPassword();
-  const form = useForm<ResetPasswordForm>({ resolver: zodResolver(resetPasswordFormSchema), defaultValues: { email: '' } });
+  const form = useForm<ResetPasswordForm>({
+    resolver: zodResolver(resetPasswordFormSchema),
+    defaultValues: { email: '' },
+  });
 
   const onSubmit = form.handleSubmit(async ({ email }) => {
     try {
@@ -26,7 +29,10 @@ export function ResetPasswordScreen() {
       toast.success(messages.passwordRecoveryEmailSent);
       await navigate(fixedPaths.Login);
     } catch (error) {
-      reportError(error, 'Could not send the recovery e-mail.', { setError: form.setError, schema: resetPasswordFormSchema });
+      reportError(error, 'Could not send the recovery e-mail.', {
+        setError: form.setError,
+        schema: resetPasswordFormSchema,
+      });
     }
   });
 
@@ -34,8 +40,16 @@ export function ResetPasswordScreen() {
     <AuthCard title="Reset your password">
       <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
-          <Text size="sm">Enter the e-mail address of your account and we will send you a link to choose a new password.</Text>
-          <TextInput label="E-mail" type="email" autoComplete="email" {...form.register('email')} error={form.formState.errors.email?.message} />
+          <Text size="sm">
+            Enter the e-mail address of your account and we will send you a link to choose a new password.
+          </Text>
+          <TextInput
+            label="E-mail"
+            type="email"
+            autoComplete="email"
+            {...form.register('email')}
+            error={form.formState.errors.email?.message}
+          />
           <Button type="submit" loading={form.formState.isSubmitting}>
             Send recovery e-mail
           </Button>

@@ -9,7 +9,13 @@ import { NameDialog } from '../../components/NameDialog.tsx';
 type RenameSessionForm = z.input<typeof renameSessionRequestSchema>;
 
 /** §2.8 rename: the session-name character rule, with its hint under the field. */
-export function RenameSessionDialog({ session, onClose }: { session: { id: string; sessionName: string }; onClose: () => void }) {
+export function RenameSessionDialog({
+  session,
+  onClose,
+}: {
+  session: { id: string; sessionName: string };
+  onClose: () => void;
+}) {
   const rename = useRenameSession();
   const form = useForm<RenameSessionForm>({
     resolver: zodResolver(renameSessionRequestSchema),
@@ -22,7 +28,10 @@ export function RenameSessionDialog({ session, onClose }: { session: { id: strin
       await rename.mutateAsync({ id: session.id, sessionNewName: values.sessionNewName });
       onClose();
     } catch (error) {
-      reportError(error, 'Could not rename the session.', { setError: form.setError, schema: renameSessionRequestSchema });
+      reportError(error, 'Could not rename the session.', {
+        setError: form.setError,
+        schema: renameSessionRequestSchema,
+      });
     }
   });
 

@@ -49,7 +49,12 @@ function SessionMenu({ session, onRename }: { session: SessionRow; onRename: () 
   return (
     <Menu position="bottom-end" withinPortal>
       <Menu.Target>
-        <ActionIcon variant="subtle" color="gray" aria-label={`Actions for session ${sessionDisplayName(session)}`} onClick={(event) => event.stopPropagation()}>
+        <ActionIcon
+          variant="subtle"
+          color="gray"
+          aria-label={`Actions for session ${sessionDisplayName(session)}`}
+          onClick={(event) => event.stopPropagation()}
+        >
           ⋮
         </ActionIcon>
       </Menu.Target>
@@ -91,7 +96,8 @@ export function SelectSessionScreen() {
     });
 
   // Only a fresh answer counts: a cached one from before the first session was made must not redirect.
-  const noSessionsAtAll = search === '' && query.isSuccess && !query.isFetching && !query.isPlaceholderData && total === 0;
+  const noSessionsAtAll =
+    search === '' && query.isSuccess && !query.isFetching && !query.isPlaceholderData && total === 0;
   // §2.8: someone with no session at all starts with the first step of the wizard.
   useEffect(() => {
     if (noSessionsAtAll) void navigate(fixedPaths.ConnectDevices, { replace: true });
@@ -166,13 +172,20 @@ export function SelectSessionScreen() {
                 </Table.Tr>
               ))}
               {search !== '' && query.isSuccess && total === 0 && (
-                <EmptyTableRow columns={SESSION_COLUMNS.length + 1}>No session matches “{search}”: try a session name, a subject or an id.</EmptyTableRow>
+                <EmptyTableRow columns={SESSION_COLUMNS.length + 1}>
+                  No session matches “{search}”: try a session name, a subject or an id.
+                </EmptyTableRow>
               )}
             </Table.Tbody>
           </Table>
           {total > SESSIONS_PAGE_SIZE && (
             <Group justify="center" mt="md">
-              <Pagination total={Math.ceil(total / SESSIONS_PAGE_SIZE)} value={page} onChange={setPage} aria-label="Session pages" />
+              <Pagination
+                total={Math.ceil(total / SESSIONS_PAGE_SIZE)}
+                value={page}
+                onChange={setPage}
+                aria-label="Session pages"
+              />
             </Group>
           )}
         </Paper>

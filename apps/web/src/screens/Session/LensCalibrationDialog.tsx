@@ -9,10 +9,22 @@ import { reportError } from '../../app/report-error.ts';
 import { toast } from '../../components/toasts.tsx';
 import { FilesField } from '../../components/FilesField.tsx';
 
-const lensCalibrationForm = lensCalibrationFieldsSchema.extend({ file: z.array(z.instanceof(File)).min(1, messages.required) });
-type LensCalibrationForm = { device_model: string; cb_rows: number | string; cb_cols: number | string; cb_square: number | string; file: File[] };
+const lensCalibrationForm = lensCalibrationFieldsSchema.extend({
+  file: z.array(z.instanceof(File)).min(1, messages.required),
+});
+type LensCalibrationForm = {
+  device_model: string;
+  cb_rows: number | string;
+  cb_cols: number | string;
+  cb_square: number | string;
+  file: File[];
+};
 // The schema reads the board numbers from multipart text (its input is `unknown`); the number inputs give numbers or ''.
-const lensCalibrationResolver = zodResolver(lensCalibrationForm) as unknown as Resolver<LensCalibrationForm, unknown, z.output<typeof lensCalibrationForm>>;
+const lensCalibrationResolver = zodResolver(lensCalibrationForm) as unknown as Resolver<
+  LensCalibrationForm,
+  unknown,
+  z.output<typeof lensCalibrationForm>
+>;
 
 /**
  * The lens calibrations of the user's phone models (session menu): later calibrations of a phone of that
@@ -48,7 +60,13 @@ export function LensCalibrationDialog({ onClose }: { onClose: () => void }) {
       control={form.control}
       name={name}
       render={({ field, fieldState }) => (
-        <NumberInput label={label} description={description} min={name === 'cb_square' ? 1 : 2} {...field} error={fieldState.error?.message} />
+        <NumberInput
+          label={label}
+          description={description}
+          min={name === 'cb_square' ? 1 : 2}
+          {...field}
+          error={fieldState.error?.message}
+        />
       )}
     />
   );
@@ -80,15 +98,24 @@ export function LensCalibrationDialog({ onClose }: { onClose: () => void }) {
             </Table.Tbody>
           </Table>
         ) : (
-          <Text c="dimmed">{existing.isPending ? 'Loading…' : 'No lens calibration yet: calibrations estimate each lens from the board.'}</Text>
+          <Text c="dimmed">
+            {existing.isPending
+              ? 'Loading…'
+              : 'No lens calibration yet: calibrations estimate each lens from the board.'}
+          </Text>
         )}
         <form onSubmit={(event) => void onSubmit(event)} noValidate>
           <Stack>
             <Text size="sm">
-              Add one for a phone model (as its capture page reports it): a `kinetrace calibrate` .json file, or at least 3 photos of the
-              whole checkerboard, taken with that phone from varied angles.
+              Add one for a phone model (as its capture page reports it): a `kinetrace calibrate` .json file, or at
+              least 3 photos of the whole checkerboard, taken with that phone from varied angles.
             </Text>
-            <TextInput label="Device model" required {...form.register('device_model')} error={form.formState.errors.device_model?.message} />
+            <TextInput
+              label="Device model"
+              required
+              {...form.register('device_model')}
+              error={form.formState.errors.device_model?.message}
+            />
             <Group grow align="flex-start">
               {boardField('cb_rows', 'Board rows', 'Inner corners, for photos')}
               {boardField('cb_cols', 'Board columns', 'Inner corners, for photos')}

@@ -13,7 +13,15 @@ type RenameTrialForm = z.input<typeof renameTrialRequestSchema>;
  * §2.13/§5 trial rename: the trial-name characters, not a reserved name, and unique_trial_name (no other trial
  * of the session has it; the trial's own current name is allowed).
  */
-export function RenameTrialDialog({ trial, sessionTrials, onClose }: { trial: Trial; sessionTrials: readonly Trial[]; onClose: () => void }) {
+export function RenameTrialDialog({
+  trial,
+  sessionTrials,
+  onClose,
+}: {
+  trial: Trial;
+  sessionTrials: readonly Trial[];
+  onClose: () => void;
+}) {
   const rename = useRenameTrial();
   const schema = useMemo(() => {
     const otherNames = new Set(sessionTrials.filter((other) => other.id !== trial.id).map((other) => other.name));
@@ -26,7 +34,11 @@ export function RenameTrialDialog({ trial, sessionTrials, onClose }: { trial: Tr
       }
     });
   }, [sessionTrials, trial]);
-  const form = useForm<RenameTrialForm>({ resolver: zodResolver(schema), mode: 'onChange', defaultValues: { trialNewName: trial.name } });
+  const form = useForm<RenameTrialForm>({
+    resolver: zodResolver(schema),
+    mode: 'onChange',
+    defaultValues: { trialNewName: trial.name },
+  });
 
   const onSubmit = form.handleSubmit(async (values) => {
     try {

@@ -30,7 +30,10 @@ type Dialog = { kind: TrialAction; trial: Trial } | { kind: 'download' } | { kin
 /** §2.13 list rules: calibration never shows, a neutral in error neither, trashed ones only on request. */
 const shownTrials = (trials: readonly Trial[], showTrashed: boolean) =>
   trials.filter(
-    (trial) => trial.name !== 'calibration' && !(trial.name === 'neutral' && trial.status === 'error') && (showTrashed || !trial.trashed),
+    (trial) =>
+      trial.name !== 'calibration' &&
+      !(trial.name === 'neutral' && trial.status === 'error') &&
+      (showTrashed || !trial.trashed),
   );
 
 /**
@@ -56,7 +59,11 @@ export function SessionScreen() {
   if (!session.data) {
     return (
       <Center my="xl">
-        {session.isError ? <Text c="dimmed">This session cannot be shown.</Text> : <Loader aria-label="Loading the session" />}
+        {session.isError ? (
+          <Text c="dimmed">This session cannot be shown.</Text>
+        ) : (
+          <Loader aria-label="Loading the session" />
+        )}
       </Center>
     );
   }
@@ -65,7 +72,10 @@ export function SessionScreen() {
   const openedTrial = data.trials.find((trial) => trial.id === openedTrialId && trial.status === 'done');
   const closeDialog = () => setDialog(null);
   const setTrashed = (trial: Trial, action: 'trash' | 'restore') =>
-    trashTrial.mutate({ id: trial.id, action }, { onSuccess: closeDialog, onError: (error) => reportError(error, 'Could not change the trial.') });
+    trashTrial.mutate(
+      { id: trial.id, action },
+      { onSuccess: closeDialog, onError: (error) => reportError(error, 'Could not change the trial.') },
+    );
   const reprocessSession = () =>
     reprocess.mutate(
       { sessionId: data.id },
@@ -90,14 +100,20 @@ export function SessionScreen() {
     <Container size="lg" my="md">
       <Group justify="space-between" mb="md">
         <div>
-          <Title order={2}>{sessionDisplayName({ id: data.id, sessionName: data.meta.sessionName, created_at: data.created_at })}</Title>
+          <Title order={2}>
+            {sessionDisplayName({ id: data.id, sessionName: data.meta.sessionName, created_at: data.created_at })}
+          </Title>
           <Text c="dimmed">
             Subject: {data.name ?? (data.is_owner ? 'none' : 'not shared')} · {formatDateTime(data.created_at)}
           </Text>
         </div>
         {data.is_owner && (
           <Group>
-            <Checkbox label="Show trashed trials" checked={showTrashed} onChange={(event) => setShowTrashed(event.currentTarget.checked)} />
+            <Checkbox
+              label="Show trashed trials"
+              checked={showTrashed}
+              onChange={(event) => setShowTrashed(event.currentTarget.checked)}
+            />
             <Button variant="light" onClick={startNextSubject} loading={newSubject.isPending}>
               Next subject
             </Button>
@@ -126,7 +142,9 @@ export function SessionScreen() {
           </Stack>
         </Paper>
       )}
-      {dialog?.kind === 'rename' && <RenameTrialDialog trial={dialog.trial} sessionTrials={data.trials} onClose={closeDialog} />}
+      {dialog?.kind === 'rename' && (
+        <RenameTrialDialog trial={dialog.trial} sessionTrials={data.trials} onClose={closeDialog} />
+      )}
       {dialog?.kind === 'tags' && <TrialTagsDialog trial={dialog.trial} onClose={closeDialog} />}
       {dialog?.kind === 'analysis' && <AnalysisDialog trial={dialog.trial} sessionId={data.id} onClose={closeDialog} />}
       {dialog?.kind === 'trash' && (

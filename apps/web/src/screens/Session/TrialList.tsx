@@ -10,9 +10,22 @@ import { toast } from '../../components/toasts.tsx';
 
 export type TrialAction = 'rename' | 'tags' | 'trash' | 'analysis';
 
-const STATUS_COLORS: Partial<Record<Trial['status'], string>> = { error: 'red', done: 'teal', processing: 'blue', reprocess: 'blue' };
+const STATUS_COLORS: Partial<Record<Trial['status'], string>> = {
+  error: 'red',
+  done: 'teal',
+  processing: 'blue',
+  reprocess: 'blue',
+};
 
-function TrialMenu({ trial, onOpen, onRestore }: { trial: Trial; onOpen: (action: TrialAction) => void; onRestore: () => void }) {
+function TrialMenu({
+  trial,
+  onOpen,
+  onRestore,
+}: {
+  trial: Trial;
+  onOpen: (action: TrialAction) => void;
+  onRestore: () => void;
+}) {
   const reprocess = useReprocess();
   const busy = BUSY_TRIAL_STATUSES.includes(trial.status);
   const editable = (open: () => void) => () => (busy ? toast.warning(messages.trialBusy) : open());
@@ -35,10 +48,18 @@ function TrialMenu({ trial, onOpen, onRestore }: { trial: Trial; onOpen: (action
         {trial.name !== 'neutral' && <Menu.Item onClick={editable(() => onOpen('rename'))}>Rename</Menu.Item>}
         <Menu.Item onClick={editable(() => onOpen('tags'))}>Tags</Menu.Item>
         {/* §2.13: no Analysis on the neutral trial or a trashed one. */}
-        {trial.name !== 'neutral' && !trial.trashed && <Menu.Item onClick={() => onOpen('analysis')}>Analysis</Menu.Item>}
+        {trial.name !== 'neutral' && !trial.trashed && (
+          <Menu.Item onClick={() => onOpen('analysis')}>Analysis</Menu.Item>
+        )}
         {/* Processed again with the session's current settings, without recording again. */}
-        {!trial.trashed && (trial.status === 'done' || trial.status === 'error') && <Menu.Item onClick={reprocessTrial}>Reprocess</Menu.Item>}
-        {trial.trashed ? <Menu.Item onClick={onRestore}>Restore</Menu.Item> : <Menu.Item onClick={() => onOpen('trash')}>Trash</Menu.Item>}
+        {!trial.trashed && (trial.status === 'done' || trial.status === 'error') && (
+          <Menu.Item onClick={reprocessTrial}>Reprocess</Menu.Item>
+        )}
+        {trial.trashed ? (
+          <Menu.Item onClick={onRestore}>Restore</Menu.Item>
+        ) : (
+          <Menu.Item onClick={() => onOpen('trash')}>Trash</Menu.Item>
+        )}
       </Menu.Dropdown>
     </Menu>
   );
@@ -93,20 +114,28 @@ export function TrialList({
                   <Badge variant="light" color={STATUS_COLORS[trial.status] ?? 'gray'} data-testid="trial-status">
                     {trial.trashed ? `${trial.status} (trashed)` : trial.status}
                   </Badge>
-                  {(trial.status === 'processing' || trial.status === 'reprocess') && <ProcessingProgressInline trial={trial} />}
+                  {(trial.status === 'processing' || trial.status === 'reprocess') && (
+                    <ProcessingProgressInline trial={trial} />
+                  )}
                 </Stack>
               </Table.Td>
               <Table.Td>{trial.tags.map((tag) => tagLabels.get(tag) ?? tag).join(', ')}</Table.Td>
               {isOwner && (
                 <Table.Td>
-                  <TrialMenu trial={trial} onOpen={(action) => onOpen(action, trial)} onRestore={() => onRestore(trial)} />
+                  <TrialMenu
+                    trial={trial}
+                    onOpen={(action) => onOpen(action, trial)}
+                    onRestore={() => onRestore(trial)}
+                  />
                 </Table.Td>
               )}
             </Table.Tr>
           ))}
           {trials.length === 0 && (
             <EmptyTableRow columns={isOwner ? 4 : 3}>
-              {isOwner ? 'No trials yet: name one above and press Start recording, or import videos from the session menu.' : 'This session has no trials yet.'}
+              {isOwner
+                ? 'No trials yet: name one above and press Start recording, or import videos from the session menu.'
+                : 'This session has no trials yet.'}
             </EmptyTableRow>
           )}
         </Table.Tbody>

@@ -12,7 +12,12 @@ export function SubjectMenu({ subject, onOpen }: { subject: Subject; onOpen: (ki
   return (
     <Menu position="bottom-end">
       <Menu.Target>
-        <ActionIcon variant="subtle" color="gray" aria-label={`Actions for subject ${subject.name}`} onClick={(event) => event.stopPropagation()}>
+        <ActionIcon
+          variant="subtle"
+          color="gray"
+          aria-label={`Actions for subject ${subject.name}`}
+          onClick={(event) => event.stopPropagation()}
+        >
           ⋮
         </ActionIcon>
       </Menu.Target>
@@ -32,7 +37,9 @@ export function SubjectMenu({ subject, onOpen }: { subject: Subject; onOpen: (ki
             {isSyncDownloadAllowed() && (
               <Menu.Item
                 disabled={sync.downloading}
-                onClick={() => void sync.download(dataPaths.subjectAction(subject.id, 'download'), subjectArchiveName(subject.id))}
+                onClick={() =>
+                  void sync.download(dataPaths.subjectAction(subject.id, 'download'), subjectArchiveName(subject.id))
+                }
               >
                 Download data (old)
               </Menu.Item>

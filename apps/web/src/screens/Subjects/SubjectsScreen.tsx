@@ -1,4 +1,10 @@
-import { SUBJECTS_PAGE_SIZE, TRASH_RETENTION_DAYS, dataPaths, type SUBJECT_SORT_FIELDS, type Subject } from '@kinetrace/contracts';
+import {
+  SUBJECTS_PAGE_SIZE,
+  TRASH_RETENTION_DAYS,
+  dataPaths,
+  type SUBJECT_SORT_FIELDS,
+  type Subject,
+} from '@kinetrace/contracts';
 import { Button, Checkbox, Container, Grid, Group, Pagination, Paper, Table, Title } from '@mantine/core';
 import { useEffect, useMemo, useState } from 'react';
 import { Link } from 'react-router';
@@ -83,7 +89,11 @@ export function SubjectsScreen() {
             Go back to sessions list
           </Button>
           <Button onClick={() => setDialog({ kind: 'new', subject: null })}>New Subject</Button>
-          <Checkbox label="Show removed subjects" checked={showRemoved} onChange={(event) => setShowRemoved(event.currentTarget.checked)} />
+          <Checkbox
+            label="Show removed subjects"
+            checked={showRemoved}
+            onChange={(event) => setShowRemoved(event.currentTarget.checked)}
+          />
         </Group>
       </Group>
       <Grid columns={12}>
@@ -124,13 +134,20 @@ export function SubjectsScreen() {
                   </Table.Tr>
                 ))}
                 {subjects.isSuccess && total === 0 && (
-                  <EmptyTableRow columns={SUBJECT_COLUMNS.length + 3}>No subjects yet: add one with New Subject.</EmptyTableRow>
+                  <EmptyTableRow columns={SUBJECT_COLUMNS.length + 3}>
+                    No subjects yet: add one with New Subject.
+                  </EmptyTableRow>
                 )}
               </Table.Tbody>
             </Table>
             {total > SUBJECTS_PAGE_SIZE && (
               <Group justify="center" mt="md">
-                <Pagination total={Math.ceil(total / SUBJECTS_PAGE_SIZE)} value={page} onChange={setPage} aria-label="Subject pages" />
+                <Pagination
+                  total={Math.ceil(total / SUBJECTS_PAGE_SIZE)}
+                  value={page}
+                  onChange={setPage}
+                  aria-label="Subject pages"
+                />
               </Group>
             )}
           </Paper>
@@ -140,7 +157,9 @@ export function SubjectsScreen() {
         </Grid.Col>
       </Grid>
 
-      {(dialog?.kind === 'new' || dialog?.kind === 'edit') && <SubjectDialog subject={dialog.subject} onClose={closeDialog} />}
+      {(dialog?.kind === 'new' || dialog?.kind === 'edit') && (
+        <SubjectDialog subject={dialog.subject} onClose={closeDialog} />
+      )}
       {dialog?.subject && (dialog.kind === 'trash' || dialog.kind === 'restore' || dialog.kind === 'delete') && (
         <ConfirmDialog
           title={titleOf[dialog.kind]}

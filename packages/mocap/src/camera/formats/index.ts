@@ -53,7 +53,12 @@ export async function readCameraFile(path: string, options: ReadCameraFileOption
 }
 
 /** Writes cameras to Kinetrace's JSON camera file (with optional calibration metadata). */
-export async function writeCameraFile(path: string, cameras: CameraModel[], calibration?: Record<string, unknown>): Promise<void> {
-  if (!path.toLowerCase().endsWith('.json')) throw new Error(`Camera files are written as Kinetrace JSON: "${path}" must end with .json`);
+export async function writeCameraFile(
+  path: string,
+  cameras: CameraModel[],
+  calibration?: Record<string, unknown>,
+): Promise<void> {
+  if (!path.toLowerCase().endsWith('.json'))
+    throw new Error(`Camera files are written as Kinetrace JSON: "${path}" must end with .json`);
   await writeFile(path, writeKinetraceCameras(cameras, calibration));
 }

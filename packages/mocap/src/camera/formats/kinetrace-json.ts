@@ -52,12 +52,16 @@ export function writeKinetraceCameras(cameras: CameraModel[], calibration?: Reco
     ...(calibration ? { calibration } : {}),
   };
   // Two-space indentation, with arrays of numbers kept on one line (matrices read row by row).
-  const text = JSON.stringify(file, null, 2).replace(/\[\s+([-+0-9.eE,\s]+?)\s+\]/g, (_, inner: string) => `[${inner.split(/,\s*/).join(', ')}]`);
+  const text = JSON.stringify(file, null, 2).replace(
+    /\[\s+([-+0-9.eE,\s]+?)\s+\]/g,
+    (_, inner: string) => `[${inner.split(/,\s*/).join(', ')}]`,
+  );
   return `${text}\n`;
 }
 
 function matrix3(value: unknown, what: string): Float64Array {
-  const flat = Array.isArray(value) && value.length === 3 && value.every(Array.isArray) ? (value as unknown[][]).flat() : value;
+  const flat =
+    Array.isArray(value) && value.length === 3 && value.every(Array.isArray) ? (value as unknown[][]).flat() : value;
   if (!Array.isArray(flat) || flat.length !== 9 || !flat.every((v) => typeof v === 'number' && Number.isFinite(v))) {
     throw new Error(`Kinetrace camera file: ${what} must be a 3 x 3 matrix of numbers`);
   }
@@ -86,22 +90,31 @@ export function readKinetraceCameras(text: string): CameraModel[] {
     throw new Error(`Kinetrace camera file is not valid JSON: ${(error as Error).message}`);
   }
   const file = json as Partial<KinetraceCameraFile>;
-  if (file?.format !== KINETRACE_CAMERAS_FORMAT) throw new Error(`Not a Kinetrace camera file: "format" must be "${KINETRACE_CAMERAS_FORMAT}"`);
+  if (file?.format !== KINETRACE_CAMERAS_FORMAT)
+    throw new Error(`Not a Kinetrace camera file: "format" must be "${KINETRACE_CAMERAS_FORMAT}"`);
   if (typeof file.version !== 'number' || file.version > KINETRACE_CAMERAS_VERSION) {
-    throw new Error(`Kinetrace camera file version ${String(file.version)} is not supported (this reader: ${KINETRACE_CAMERAS_VERSION})`);
+    throw new Error(
+      `Kinetrace camera file version ${String(file.version)} is not supported (this reader: ${KINETRACE_CAMERAS_VERSION})`,
+    );
   }
-  if (!Array.isArray(file.cameras) || file.cameras.length === 0) throw new Error('Kinetrace camera file has no cameras');
+  if (!Array.isArray(file.cameras) || file.cameras.length === 0)
+    throw new Error('Kinetrace camera file has no cameras');
   return file.cameras.map((c, i) => {
     const name = typeof c.name === 'string' ? c.name : `camera${i + 1}`;
     const size = c.imageSize;
-    if (!size || !(size.width > 0) || !(size.height > 0)) throw new Error(`Kinetrace camera file: camera "${name}" needs imageSize width and height`);
+    if (!size || !(size.width > 0) || !(size.height > 0))
+      throw new Error(`Kinetrace camera file: camera "${name}" needs imageSize width and height`);
     return {
       name,
       imageSize: { width: size.width, height: size.height },
       intrinsics: matrix3(c.intrinsics, `camera "${name}" intrinsics`),
       distortion: vector(c.distortion, 5, `camera "${name}" distortion (k1, k2, p1, p2, k3)`, true),
       rotationCameraFromWorld: matrix3(c.rotationCameraFromWorld, `camera "${name}" rotationCameraFromWorld`),
-      translationCameraFromWorldM: vector(c.translationCameraFromWorldM, 3, `camera "${name}" translationCameraFromWorldM`),
+      translationCameraFromWorldM: vector(
+        c.translationCameraFromWorldM,
+        3,
+        `camera "${name}" translationCameraFromWorldM`,
+      ),
     };
   });
 }

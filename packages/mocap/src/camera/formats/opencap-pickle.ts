@@ -23,20 +23,30 @@ export interface OpenCapPickleOptions {
 function array(dict: Record<string, PickleValue>, key: string, length: number): Float64Array {
   const v = dict[key];
   if (!isNdArray(v)) throw new Error(`OpenCap camera pickle: "${key}" is missing or not a numpy array`);
-  if (v.data.length < length) throw new Error(`OpenCap camera pickle: "${key}" has ${v.data.length} values, expected ${length}`);
+  if (v.data.length < length)
+    throw new Error(`OpenCap camera pickle: "${key}" has ${v.data.length} values, expected ${length}`);
   return Float64Array.from(Array.from(v.data as ArrayLike<number>).slice(0, length), Number);
 }
 
 export function readOpenCapCameraPickle(bytes: Uint8Array, options: OpenCapPickleOptions = {}): CameraModel {
   const value = readPickle(bytes);
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array || isNdArray(value)) {
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    Array.isArray(value) ||
+    value instanceof Uint8Array ||
+    isNdArray(value)
+  ) {
     throw new Error('OpenCap camera pickle: expected a dict');
   }
   const dict = value as Record<string, PickleValue>;
   const K = array(dict, 'intrinsicMat', 9);
   const d = dict.distortion;
   const distortion = new Float64Array(5);
-  if (isNdArray(d)) Array.from(d.data as ArrayLike<number>).slice(0, 5).forEach((v, i) => (distortion[i] = Number(v)));
+  if (isNdArray(d))
+    Array.from(d.data as ArrayLike<number>)
+      .slice(0, 5)
+      .forEach((v, i) => (distortion[i] = Number(v)));
   const [height, width] = array(dict, 'imageSize', 2);
   const hasPose = isNdArray(dict.rotation) && isNdArray(dict.translation);
   const scale = (options.translationUnits ?? 'mm') === 'mm' ? 1 / 1000 : 1;
@@ -49,7 +59,11 @@ export function readOpenCapCameraPickle(bytes: Uint8Array, options: OpenCapPickl
     translationCameraFromWorldM: hasPose ? array(dict, 'translation', 3).map((v) => v * scale) : new Float64Array(3),
   };
   if (hasPose && options.placement) {
-    return cameraInWorld(camera, { rotation: camera.rotationCameraFromWorld, translationM: camera.translationCameraFromWorldM }, options.placement);
+    return cameraInWorld(
+      camera,
+      { rotation: camera.rotationCameraFromWorld, translationM: camera.translationCameraFromWorldM },
+      options.placement,
+    );
   }
   return camera;
 }

@@ -16,15 +16,7 @@ export interface NdArray {
 }
 
 export type PickleValue =
-  | null
-  | boolean
-  | number
-  | bigint
-  | string
-  | Uint8Array
-  | PickleValue[]
-  | { [key: string]: PickleValue }
-  | NdArray;
+  null | boolean | number | bigint | string | Uint8Array | PickleValue[] | { [key: string]: PickleValue } | NdArray;
 
 const MARK = Symbol('mark');
 
@@ -136,14 +128,16 @@ export function readPickle(bytes: Uint8Array): PickleValue {
   };
   const global = (module: string, name: string): GlobalRef => {
     const full = `${module}.${name}`;
-    if (!ALLOWED_GLOBALS.has(full)) throw new PickleError(`refusing to load global ${full} (only numpy arrays are allowed)`);
+    if (!ALLOWED_GLOBALS.has(full))
+      throw new PickleError(`refusing to load global ${full} (only numpy arrays are allowed)`);
     return { kind: 'global', name: full };
   };
   const setItems = (target: StackItem, items: StackItem[]) => {
     if (!isDict(target)) throw new PickleError('SETITEM(S) on a non-dict');
     for (let i = 0; i + 1 < items.length; i += 2) {
       const key = items[i];
-      const keyString = typeof key === 'string' ? key : typeof key === 'number' || typeof key === 'bigint' ? String(key) : null;
+      const keyString =
+        typeof key === 'string' ? key : typeof key === 'number' || typeof key === 'bigint' ? String(key) : null;
       if (keyString === null) throw new PickleError('only string or integer dict keys are supported');
       (target as Record<string, PickleValue>)[keyString] = finish(items[i + 1]);
     }
@@ -172,7 +166,8 @@ export function readPickle(bytes: Uint8Array): PickleValue {
       case 0x29: // EMPTY_TUPLE
         stack.push(new TupleValue([]));
         break;
-      case 0x64: { // DICT
+      case 0x64: {
+        // DICT
         const d = {};
         setItems(d, popMark());
         stack.push(d);
@@ -187,40 +182,46 @@ export function readPickle(bytes: Uint8Array): PickleValue {
       case 0x85: // TUPLE1
         stack.push(new TupleValue([pop()]));
         break;
-      case 0x86: { // TUPLE2
+      case 0x86: {
+        // TUPLE2
         const b = pop();
         const a = pop();
         stack.push(new TupleValue([a, b]));
         break;
       }
-      case 0x87: { // TUPLE3
+      case 0x87: {
+        // TUPLE3
         const c = pop();
         const b = pop();
         const a = pop();
         stack.push(new TupleValue([a, b, c]));
         break;
       }
-      case 0x61: { // APPEND
+      case 0x61: {
+        // APPEND
         const v = pop();
         const list = top();
         if (!Array.isArray(list)) throw new PickleError('APPEND on a non-list');
         list.push(finish(v));
         break;
       }
-      case 0x65: { // APPENDS
+      case 0x65: {
+        // APPENDS
         const items = popMark();
         const list = top();
         if (!Array.isArray(list)) throw new PickleError('APPENDS on a non-list');
         for (const v of items) list.push(finish(v));
         break;
       }
-      case 0x73: { // SETITEM
+      case 0x73: {
+        // SETITEM
         const v = pop();
         const k = pop();
         setItems(top(), [k, v]);
         break;
       }
-      case 0x75: { // SETITEMS
+      case 0x75: {
+        // SETITEMS
         const items = popMark();
         setItems(top(), items);
         break;
@@ -243,7 +244,8 @@ export function readPickle(bytes: Uint8Array): PickleValue {
       case 0x4d: // BININT2
         stack.push(u16());
         break;
-      case 0x8a: { // LONG1
+      case 0x8a: {
+        // LONG1
         const n = u8();
         const b = take(n);
         let v = 0n;
@@ -252,7 +254,8 @@ export function readPickle(bytes: Uint8Array): PickleValue {
         stack.push(v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v);
         break;
       }
-      case 0x47: { // BINFLOAT (big-endian)
+      case 0x47: {
+        // BINFLOAT (big-endian)
         need(8);
         stack.push(view.getFloat64(pos, false));
         pos += 8;
@@ -288,38 +291,44 @@ export function readPickle(bytes: Uint8Array): PickleValue {
       case 0x94: // MEMOIZE
         memo.set(memo.size, top());
         break;
-      case 0x68: { // BINGET
+      case 0x68: {
+        // BINGET
         const k = u8();
         if (!memo.has(k)) throw new PickleError(`memo ${k} missing`);
         stack.push(memo.get(k)!);
         break;
       }
-      case 0x6a: { // LONG_BINGET
+      case 0x6a: {
+        // LONG_BINGET
         const k = u32();
         if (!memo.has(k)) throw new PickleError(`memo ${k} missing`);
         stack.push(memo.get(k)!);
         break;
       }
-      case 0x63: { // GLOBAL
+      case 0x63: {
+        // GLOBAL
         const module = line();
         const name = line();
         stack.push(global(module, name));
         break;
       }
-      case 0x93: { // STACK_GLOBAL
+      case 0x93: {
+        // STACK_GLOBAL
         const name = pop();
         const module = pop();
         if (typeof module !== 'string' || typeof name !== 'string') throw new PickleError('STACK_GLOBAL needs strings');
         stack.push(global(module, name));
         break;
       }
-      case 0x52: { // REDUCE
+      case 0x52: {
+        // REDUCE
         const args = pop();
         const callable = pop();
         stack.push(reduce(callable, args));
         break;
       }
-      case 0x62: { // BUILD
+      case 0x62: {
+        // BUILD
         const state = pop();
         build(top(), state);
         break;
@@ -340,7 +349,14 @@ export function readPickle(bytes: Uint8Array): PickleValue {
 }
 
 function isDict(v: StackItem): v is { [key: string]: PickleValue } {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array) && !(v instanceof TupleValue) && !('kind' in v);
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    !(v instanceof Uint8Array) &&
+    !(v instanceof TupleValue) &&
+    !('kind' in v)
+  );
 }
 
 function reduce(callable: StackItem, args: StackItem): StackItem {
@@ -377,14 +393,20 @@ function build(target: StackItem, state: StackItem): void {
     }
     return;
   }
-  if (typeof target === 'object' && target !== null && 'kind' in target && (target as NdArrayStub).kind === 'ndarray-stub') {
+  if (
+    typeof target === 'object' &&
+    target !== null &&
+    'kind' in target &&
+    (target as NdArrayStub).kind === 'ndarray-stub'
+  ) {
     // (version, shape, dtype, is_fortran, raw bytes)
     if (!(state instanceof TupleValue) || state.items.length < 5) throw new PickleError('unexpected ndarray state');
     const [, shapeItem, dtype, fortran, raw] = state.items;
     if (!(shapeItem instanceof TupleValue)) throw new PickleError('ndarray shape must be a tuple');
     const shape = shapeItem.items.map((s) => Number(s));
     if (!isDtype(dtype)) throw new PickleError('ndarray needs a dtype');
-    if (!(raw instanceof Uint8Array)) throw new PickleError('only raw-bytes ndarrays are supported (not object arrays)');
+    if (!(raw instanceof Uint8Array))
+      throw new PickleError('only raw-bytes ndarrays are supported (not object arrays)');
     const count = shape.reduce((a, b) => a * b, 1);
     let values = decodeValues(dtype, raw, count);
     if (fortran === true && shape.length > 1) values = fortranToC(values, shape);
@@ -405,19 +427,30 @@ function decodeValues(dtype: DtypeStub, raw: Uint8Array, count: number): NdArray
   const read = (i: number): number | bigint => {
     const o = i * size;
     switch (dtype.name) {
-      case 'f8': return view.getFloat64(o, little);
-      case 'f4': return view.getFloat32(o, little);
-      case 'i8': return view.getBigInt64(o, little);
-      case 'u8': return view.getBigUint64(o, little);
-      case 'i4': return view.getInt32(o, little);
-      case 'u4': return view.getUint32(o, little);
-      case 'i2': return view.getInt16(o, little);
-      case 'u2': return view.getUint16(o, little);
-      case 'i1': return view.getInt8(o);
-      default: return view.getUint8(o);
+      case 'f8':
+        return view.getFloat64(o, little);
+      case 'f4':
+        return view.getFloat32(o, little);
+      case 'i8':
+        return view.getBigInt64(o, little);
+      case 'u8':
+        return view.getBigUint64(o, little);
+      case 'i4':
+        return view.getInt32(o, little);
+      case 'u4':
+        return view.getUint32(o, little);
+      case 'i2':
+        return view.getInt16(o, little);
+      case 'u2':
+        return view.getUint16(o, little);
+      case 'i1':
+        return view.getInt8(o);
+      default:
+        return view.getUint8(o);
     }
   };
-  if (dtype.name === 'f8' || dtype.name === 'f4') return Float64Array.from({ length: count }, (_, i) => read(i) as number);
+  if (dtype.name === 'f8' || dtype.name === 'f4')
+    return Float64Array.from({ length: count }, (_, i) => read(i) as number);
   return Array.from({ length: count }, (_, i) => Number(read(i)));
 }
 
@@ -456,5 +489,11 @@ function finish(item: StackItem): PickleValue {
 }
 
 export function isNdArray(v: PickleValue | undefined): v is NdArray {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array) && (v as NdArray).kind === 'ndarray';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    !(v instanceof Uint8Array) &&
+    (v as NdArray).kind === 'ndarray'
+  );
 }

@@ -36,7 +36,8 @@ export function readPose2SimToml(text: string, options: Pose2SimTomlOptions = {}
     const table = value as Record<string, TomlValue>;
     if (!('matrix' in table)) continue;
     const name = typeof table.name === 'string' ? table.name : key;
-    if (table.fisheye === true) throw new Error(`Pose2Sim calibration: camera "${name}" is a fisheye model, which Kinetrace does not support`);
+    if (table.fisheye === true)
+      throw new Error(`Pose2Sim calibration: camera "${name}" is a fisheye model, which Kinetrace does not support`);
     const [width, height] = numbers(table.size, 2, `camera "${name}" size`);
     const K = numbers(table.matrix, 9, `camera "${name}" matrix`);
     const d = Array.isArray(table.distortions) ? (table.distortions as number[]) : [];

@@ -109,7 +109,8 @@ export function readQualisysCalibration(text: string, options: QualisysReadOptio
 
     const scale = 64 * binning;
     const distortionScale = options.distortion === 'raw' ? 1 : scale;
-    const intrinsic = (key: string, fallback?: number) => numberAttribute(c.intrinsic, key, `${ctx} intrinsic`, fallback);
+    const intrinsic = (key: string, fallback?: number) =>
+      numberAttribute(c.intrinsic, key, `${ctx} intrinsic`, fallback);
     const fu = intrinsic('focalLengthU') / scale;
     const fv = intrinsic('focalLengthV') / scale;
     const cu = intrinsic('centerPointU') / scale - left;
@@ -130,9 +131,7 @@ export function readQualisysCalibration(text: string, options: QualisysReadOptio
     // Re-express the world: P_lab = B · P_world. For y up, B = [[0,0,1],[1,0,0],[0,1,0]], so the
     // columns of R = R_lab · B are R_lab's columns (1, 2, 0), and centre_world = Bᵀ · centre_lab.
     const rotation =
-      worldUp === 'y'
-        ? [rLab[1], rLab[2], rLab[0], rLab[4], rLab[5], rLab[3], rLab[7], rLab[8], rLab[6]]
-        : rLab;
+      worldUp === 'y' ? [rLab[1], rLab[2], rLab[0], rLab[4], rLab[5], rLab[3], rLab[7], rLab[8], rLab[6]] : rLab;
     const centre = worldUp === 'y' ? [centreLab[1], centreLab[2], centreLab[0]] : centreLab;
     const translation = [0, 1, 2].map(
       (row) => -(rotation[row * 3] * centre[0] + rotation[row * 3 + 1] * centre[1] + rotation[row * 3 + 2] * centre[2]),

@@ -75,7 +75,14 @@ export function parseToml(text: string): Record<string, TomlValue> {
     const raw = m![0];
     if (raw === 'true') return true;
     if (raw === 'false') return false;
-    const special: Record<string, number> = { inf: Infinity, '+inf': Infinity, '-inf': -Infinity, nan: NaN, '+nan': NaN, '-nan': NaN };
+    const special: Record<string, number> = {
+      inf: Infinity,
+      '+inf': Infinity,
+      '-inf': -Infinity,
+      nan: NaN,
+      '+nan': NaN,
+      '-nan': NaN,
+    };
     if (raw in special) return special[raw];
     const num = Number(raw.replace(/_/g, ''));
     if (Number.isNaN(num)) error(`cannot read value "${raw}"`);

@@ -62,7 +62,8 @@ export const command: CliCommand = {
     const board = parseBoard(values.board);
     const square = Number(values.square);
     if (!values.images || !board || !(square > 0) || !values.out) {
-      if (values.board && !board) console.error(`--board must look like 7x4 (inner corners, columns x rows), got "${values.board}"\n`);
+      if (values.board && !board)
+        console.error(`--board must look like 7x4 (inner corners, columns x rows), got "${values.board}"\n`);
       console.error(USAGE);
       return 1;
     }
@@ -75,7 +76,9 @@ export const command: CliCommand = {
     const consider = (label: string, data: Uint8Array, width: number, height: number) => {
       tried++;
       if (imageSize && (imageSize.width !== width || imageSize.height !== height)) {
-        throw new Error(`${label} is ${width} x ${height} but the first image is ${imageSize.width} x ${imageSize.height}: all views must have the same size and orientation`);
+        throw new Error(
+          `${label} is ${width} x ${height} but the first image is ${imageSize.width} x ${imageSize.height}: all views must have the same size and orientation`,
+        );
       }
       imageSize = { width, height };
       const t0 = performance.now();
@@ -86,7 +89,9 @@ export const command: CliCommand = {
         used.push(label);
         progress(`  ${label}: board found (${ms} ms)`);
       } else {
-        const seen = diagnostics.largestGrid ? `; saw a ${diagnostics.largestGrid.cols} x ${diagnostics.largestGrid.rows} grid` : '';
+        const seen = diagnostics.largestGrid
+          ? `; saw a ${diagnostics.largestGrid.cols} x ${diagnostics.largestGrid.rows} grid`
+          : '';
         progress(`  ${label}: no ${board.cols} x ${board.rows} board (${ms} ms${seen})`);
       }
     };
@@ -106,7 +111,9 @@ export const command: CliCommand = {
       const wanted = Math.max(3, Math.floor(Number(values.frames ?? 40)));
       const step = Math.max(1, Math.floor(info.frameCount / wanted));
       const total = Math.ceil(info.frameCount / step);
-      progress(`Looking for a ${board.cols} x ${board.rows} board in ${total} of ${info.frameCount} frames of ${basename(source)}...`);
+      progress(
+        `Looking for a ${board.cols} x ${board.rows} board in ${total} of ${info.frameCount} frames of ${basename(source)}...`,
+      );
       let i = 0;
       for await (const frame of decodeFrames(source, { pixelFormat: 'gray', step, info })) {
         i++;
@@ -116,10 +123,15 @@ export const command: CliCommand = {
     if (!imageSize) throw new Error(`Nothing to calibrate in ${source}`);
     progress(`Board found in ${views.length} of ${tried} views. Calibrating...`);
     const size: { width: number; height: number } = imageSize;
-    const result = await calibrateIntrinsics(views, { rows: board.rows, cols: board.cols, squareSizeMm: square }, size, {
-      estimateK3: values.k3 ?? false,
-      name,
-    });
+    const result = await calibrateIntrinsics(
+      views,
+      { rows: board.rows, cols: board.cols, squareSizeMm: square },
+      size,
+      {
+        estimateK3: values.k3 ?? false,
+        name,
+      },
+    );
     const K = result.camera.intrinsics;
     const d = result.camera.distortion;
     const sd = result.stdDeviations;

@@ -41,7 +41,9 @@ export const command: CliCommand = {
     const trajectories = coordinatesFromMotion(model, readStorage(readFileSync(values.motion, 'utf8')));
     const transforms = visualizerTransforms(model, trajectories, stageProgress('Forward kinematics'));
     writeFileSync(values.out, formatVisualizerJson(transforms));
-    console.log(`Posed ${Object.keys(transforms.bodies).length} bodies over ${transforms.time.length} frames. Wrote ${values.out}`);
+    console.log(
+      `Posed ${Object.keys(transforms.bodies).length} bodies over ${transforms.time.length} frames. Wrote ${values.out}`,
+    );
     return 0;
   },
 };

@@ -66,7 +66,11 @@ export const command: CliCommand = {
     const result =
       !setup && osim.name === DEFAULT_MODEL_NAME
         ? solveTrialIk(osim, withMidHip(markers), { ...defaultModelIkSettings(), onProgress })
-        : solveInverseKinematics(model, markers, { ...(setup ? ikTasksFromSetup(model, setup) : {}), timeRangeS: setup?.timeRangeS, onProgress });
+        : solveInverseKinematics(model, markers, {
+            ...(setup ? ikTasksFromSetup(model, setup) : {}),
+            timeRangeS: setup?.timeRangeS,
+            onProgress,
+          });
     const elapsedS = (performance.now() - startedMs) / 1000;
     writeFileSync(values.out, writeStorage(motionFromCoordinates(model, result.trajectories)));
     const { errors } = result;
@@ -75,7 +79,16 @@ export const command: CliCommand = {
       const table = new Float64Array(frames * 3);
       for (let f = 0; f < frames; f++) table.set([errors.totalSquaredM2[f], errors.rmsM[f], errors.maxM[f]], 3 * f);
       const columnLabels = ['total_squared_error', 'marker_error_RMS', 'marker_error_max'];
-      writeFileSync(values.errors, writeStorage({ name: 'Model Marker Errors from IK', inDegrees: false, columnLabels, timesS: result.trajectories.timesS, values: table }));
+      writeFileSync(
+        values.errors,
+        writeStorage({
+          name: 'Model Marker Errors from IK',
+          inDegrees: false,
+          columnLabels,
+          timesS: result.trajectories.timesS,
+          values: table,
+        }),
+      );
     }
 
     let worstFrame = 0;
@@ -92,7 +105,8 @@ export const command: CliCommand = {
         `Frames fitted far worse than usual (the next frame started from the last good one): ${errors.poorFit.reduce((a, b) => a + b, 0)}.`,
         'Per marker (RMS / max mm, frames present, frames treated as outliers):',
         ...result.markerErrors.map(
-          (m) => `  ${m.name.padEnd(12)} ${(1000 * m.rmsM).toFixed(1).padStart(6)} / ${(1000 * m.maxM).toFixed(1).padStart(6)}  ${m.framesPresent}  ${m.framesDownweighted}`,
+          (m) =>
+            `  ${m.name.padEnd(12)} ${(1000 * m.rmsM).toFixed(1).padStart(6)} / ${(1000 * m.maxM).toFixed(1).padStart(6)}  ${m.framesPresent}  ${m.framesDownweighted}`,
         ),
         `Wrote ${[values.out, values.errors].filter(Boolean).join(' and ')}`,
       ].join('\n'),

@@ -62,13 +62,21 @@ function modelLines(trial: ProcessedTrial): string[] {
   const file = trial.files.find((output) => output.tag === RESULT_TAG.mainSettings);
   if (!file) return [];
   const settings = JSON.parse(readFileSync(file.path, 'utf8')) as MainSettings;
-  return [`  model: ${settings.openSimModel.used} (${settings.openSimModel.reason})`, `  augmenter: ${settings.augmenter.used} (${settings.augmenter.reason})`];
+  return [
+    `  model: ${settings.openSimModel.used} (${settings.openSimModel.reason})`,
+    `  augmenter: ${settings.augmenter.used} (${settings.augmenter.reason})`,
+  ];
 }
 
-const TRIAL_KINDS: Record<ProcessedTrial['kind'], string> = { neutral: 'neutral, model scaled', movement: 'joint angles', keypoints: '3D keypoints only' };
+const TRIAL_KINDS: Record<ProcessedTrial['kind'], string> = {
+  neutral: 'neutral, model scaled',
+  movement: 'joint angles',
+  keypoints: '3D keypoints only',
+};
 
 export const command: CliCommand = {
-  summary: 'Process a folder of videos: calibration, neutral (scaled model), movement trials (.mot, .trc, .osim, viewer JSON)',
+  summary:
+    'Process a folder of videos: calibration, neutral (scaled model), movement trials (.mot, .trc, .osim, viewer JSON)',
   async run(args) {
     const { values, positionals } = parseArgs({
       args,
@@ -99,7 +107,8 @@ export const command: CliCommand = {
       console.error(`--workers must be a positive whole number, got "${values.workers}".`);
       return 1;
     }
-    const filter = values.filter === undefined ? undefined : values.filter === 'default' ? 'default' : Number(values.filter);
+    const filter =
+      values.filter === undefined ? undefined : values.filter === 'default' ? 'default' : Number(values.filter);
 
     const folder = resolve(positionals[0]);
     const bar = progressBar();
@@ -135,7 +144,9 @@ export const command: CliCommand = {
       }
       const frames = trials.reduce((sum, trial) => sum + trial.cameraFrames, 0);
       const seconds = (performance.now() - startedMs) / 1000;
-      console.log(`Processed ${trials.length} trial(s), ${frames} camera frames in ${seconds.toFixed(1)} s (${(frames / seconds).toFixed(1)} camera frames/s).`);
+      console.log(
+        `Processed ${trials.length} trial(s), ${frames} camera frames in ${seconds.toFixed(1)} s (${(frames / seconds).toFixed(1)} camera frames/s).`,
+      );
       return 0;
     } catch (error) {
       if (process.stderr.isTTY) process.stderr.write('\n');

@@ -94,7 +94,10 @@ export const command: CliCommand = {
         const replaced = new Set(markerSet.map((marker) => marker.name));
         model = {
           ...model,
-          markers: [...model.markers.filter((marker) => !replaced.has(marker.name)), ...markerSet.map(({ name, body, locationM }) => ({ name, body, locationM }))],
+          markers: [
+            ...model.markers.filter((marker) => !replaced.has(marker.name)),
+            ...markerSet.map(({ name, body, locationM }) => ({ name, body, locationM })),
+          ],
         };
         fixedMarkers = new Set(markerSet.filter((marker) => marker.fixed).map((marker) => marker.name));
       }
@@ -102,7 +105,8 @@ export const command: CliCommand = {
       throw new Error('The scale setup names no model_file; pass --model, or omit --setup to scale the default model.');
     }
 
-    const settings: ScaleSettings | undefined = setup && model ? scaleSettingsFromSetup(setup, model, fixedMarkers) : undefined;
+    const settings: ScaleSettings | undefined =
+      setup && model ? scaleSettingsFromSetup(setup, model, fixedMarkers) : undefined;
     const augmenter = values.augmenter ? await loadMarkerAugmenter(values.augmenter) : undefined;
     const staticTrial = readTrc(readFileSync(staticPath, 'utf8'));
     const fit = fitNeutral({
@@ -123,7 +127,8 @@ export const command: CliCommand = {
         `${window.meanExcursionM !== undefined ? `, markers moved ${(window.meanExcursionM * 1000).toFixed(1)} mm RMS` : ''})`,
       'Measurements:',
       ...scaled.measurements.map(
-        (m) => `  ${m.name.padEnd(18)} ${Number.isNaN(m.factor) ? 'no marker pair found' : m.factor.toFixed(4)}  (${m.pairs.length} pair(s)${m.skippedPairs.length ? `, skipped ${m.skippedPairs.map((p) => p.join('–')).join(', ')}` : ''})`,
+        (m) =>
+          `  ${m.name.padEnd(18)} ${Number.isNaN(m.factor) ? 'no marker pair found' : m.factor.toFixed(4)}  (${m.pairs.length} pair(s)${m.skippedPairs.length ? `, skipped ${m.skippedPairs.map((p) => p.join('–')).join(', ')}` : ''})`,
       ),
       'Scale factors (X Y Z):',
       ...[...scaled.scaleFactors].map(([body, f]) => `  ${body.padEnd(12)} ${f.map((v) => v.toFixed(4)).join(' ')}`),
@@ -136,7 +141,10 @@ export const command: CliCommand = {
         `  largest: ${worst.map((e) => `${e.name} ${(e.errorM * 100).toFixed(2)} cm`).join(', ')}`,
       );
     }
-    writeFileSync(values.out, writeOsim(scaled.model, { bodyMassesKg: scaled.bodyMassesKg, credits: 'Scaled by Kinetrace' }));
+    writeFileSync(
+      values.out,
+      writeOsim(scaled.model, { bodyMassesKg: scaled.bodyMassesKg, credits: 'Scaled by Kinetrace' }),
+    );
     lines.push(`Wrote ${values.out}`);
     console.log(lines.join('\n'));
     return 0;

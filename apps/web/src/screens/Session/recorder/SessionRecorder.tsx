@@ -1,8 +1,20 @@
-import { DEFAULT_RECORDING_LIMIT_S, POLLING_INTERVAL_MS, RECORDING_LIMIT_S, messages, type Session } from '@kinetrace/contracts';
+import {
+  DEFAULT_RECORDING_LIMIT_S,
+  POLLING_INTERVAL_MS,
+  RECORDING_LIMIT_S,
+  messages,
+  type Session,
+} from '@kinetrace/contracts';
 import { Button, Group, Paper, Text, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { cancelTrial, fetchCalibratedCameraCount, fetchRecordingStatus, startRecording, stopRecording } from '../../../api/capture.ts';
+import {
+  cancelTrial,
+  fetchCalibratedCameraCount,
+  fetchRecordingStatus,
+  startRecording,
+  stopRecording,
+} from '../../../api/capture.ts';
 import { ApiError } from '../../../app/api-client.ts';
 import { reportError } from '../../../app/report-error.ts';
 import { speak, useAuditoryFeedback } from '../../../capture/auditory-feedback.ts';
@@ -56,7 +68,8 @@ export function SessionRecorder({ session }: { session: Session }) {
         const status = await fetchRecordingStatus(session.id);
         if (cancelled) return;
         setUploads({ uploaded: status.n_videos_uploaded, expected: status.n_videos_expected });
-        const uploading = status.status === 'recording' || status.trial_status === 'uploading' || status.trial_status === 'recording';
+        const uploading =
+          status.status === 'recording' || status.trial_status === 'uploading' || status.trial_status === 'recording';
         if (!uploading) {
           if (status.trial_status === 'error' && status.n_videos_uploaded < status.n_videos_expected)
             toast.error(messages.videosMissing(status.n_videos_expected, status.n_videos_uploaded));

@@ -53,7 +53,15 @@ function BoneMesh({ bone }: { bone: Bone }) {
 }
 
 /** Every body of the model, moved to the frame of the clock's time before each render. */
-function Bodies({ motion, clock, host }: { motion: TrialMotion; clock: PlaybackClock; host: RefObject<HTMLDivElement | null> }) {
+function Bodies({
+  motion,
+  clock,
+  host,
+}: {
+  motion: TrialMotion;
+  clock: PlaybackClock;
+  host: RefObject<HTMLDivElement | null>;
+}) {
   const { bones, head } = useMemo(() => skeletonGeometry(motion, deriveSkeleton(motion)), [motion]);
   const groups = useRef<(THREE.Group | null)[]>([]);
   useFrame(() => {
@@ -62,7 +70,12 @@ function Bodies({ motion, clock, host }: { motion: TrialMotion; clock: PlaybackC
       const group = groups.current[i];
       if (!group) return;
       group.position.fromArray(body.translationsM, frame * 3);
-      group.rotation.set(body.rotationsRad[frame * 3], body.rotationsRad[frame * 3 + 1], body.rotationsRad[frame * 3 + 2], 'XYZ');
+      group.rotation.set(
+        body.rotationsRad[frame * 3],
+        body.rotationsRad[frame * 3 + 1],
+        body.rotationsRad[frame * 3 + 2],
+        'XYZ',
+      );
     });
     if (host.current) host.current.dataset.frame = String(frame);
   });
@@ -94,7 +107,9 @@ function KeypointCloud({ keypoints, clock }: { keypoints: Keypoints; clock: Play
       const at = (frame * count + k) * 3;
       const [x, y, z] = [keypoints.positionsM[at], keypoints.positionsM[at + 1], keypoints.positionsM[at + 2]];
       // A keypoint missing in this frame shrinks to nothing.
-      matrix.makeScale(...((Number.isFinite(x) ? [1, 1, 1] : [0, 0, 0]) as [number, number, number])).setPosition(x || 0, y || 0, z || 0);
+      matrix
+        .makeScale(...((Number.isFinite(x) ? [1, 1, 1] : [0, 0, 0]) as [number, number, number]))
+        .setPosition(x || 0, y || 0, z || 0);
       mesh.current.setMatrixAt(k, matrix);
     }
     mesh.current.instanceMatrix.needsUpdate = true;
@@ -170,7 +185,11 @@ export function SkeletonScene({ motion, clock, cameras, keypoints }: SceneProps)
     }
     // The lowest joint centre (a toe or heel) sits about a joint radius above the ground.
     const floorY = low[1] - JOINT_RADIUS_M;
-    const target = new THREE.Vector3((low[0] + high[0]) / 2, (floorY + high[1]) / 2 + HEAD_ROOM_M / 2, (low[2] + high[2]) / 2);
+    const target = new THREE.Vector3(
+      (low[0] + high[0]) / 2,
+      (floorY + high[1]) / 2 + HEAD_ROOM_M / 2,
+      (low[2] + high[2]) / 2,
+    );
     // Far enough for the whole box to fit the field of view with a margin, from the front-right and a little above.
     const halfExtent = Math.max(high[0] - low[0], high[1] - floorY + HEAD_ROOM_M, high[2] - low[2]) / 2;
     const distance = (FRAMING_MARGIN * halfExtent) / Math.tan(THREE.MathUtils.degToRad(FIELD_OF_VIEW_DEG / 2));
@@ -182,7 +201,12 @@ export function SkeletonScene({ motion, clock, cameras, keypoints }: SceneProps)
 
   return (
     <div ref={host} data-testid="viewer-scene" style={{ width: '100%', height: '100%' }}>
-      <Canvas frameloop="demand" shadows="soft" camera={{ position: cameraPosition, fov: FIELD_OF_VIEW_DEG, near: 0.05, far: 200 }} gl={{ preserveDrawingBuffer: true }}>
+      <Canvas
+        frameloop="demand"
+        shadows="soft"
+        camera={{ position: cameraPosition, fov: FIELD_OF_VIEW_DEG, near: 0.05, far: 200 }}
+        gl={{ preserveDrawingBuffer: true }}
+      >
         <color attach="background" args={[colours.background]} />
         <hemisphereLight args={['#ffffff', '#445566', 0.8]} />
         <primitive object={lightTarget} />

@@ -8,7 +8,17 @@ export interface TrialVideo {
 }
 
 /** Keeps one video on the clock: same speed, playing with it, and never more than `toleranceS` away from its time. */
-function ClockedVideo({ video, clock, toleranceS, leads }: { video: TrialVideo; clock: PlaybackClock; toleranceS: number; leads: boolean }) {
+function ClockedVideo({
+  video,
+  clock,
+  toleranceS,
+  leads,
+}: {
+  video: TrialVideo;
+  clock: PlaybackClock;
+  toleranceS: number;
+  leads: boolean;
+}) {
   const element = useRef<HTMLVideoElement>(null);
   useEffect(() => {
     const v = element.current;
@@ -43,7 +53,15 @@ function ClockedVideo({ video, clock, toleranceS, leads }: { video: TrialVideo; 
   }, [clock, toleranceS, leads]);
   return (
     <figure style={{ margin: 0 }}>
-      <video ref={element} src={video.url} muted playsInline preload="auto" aria-label={`Video ${video.label}`} style={{ width: '100%', display: 'block', background: '#000' }} />
+      <video
+        ref={element}
+        src={video.url}
+        muted
+        playsInline
+        preload="auto"
+        aria-label={`Video ${video.label}`}
+        style={{ width: '100%', display: 'block', background: '#000' }}
+      />
       <Text component="figcaption" size="xs" c="dimmed">
         {video.label}
       </Text>
@@ -52,7 +70,15 @@ function ClockedVideo({ video, clock, toleranceS, leads }: { video: TrialVideo; 
 }
 
 /** The trial's videos beside the scene, all on the one clock; the first leads while it plays. */
-export function SyncedVideos({ videos, clock, toleranceS }: { videos: TrialVideo[]; clock: PlaybackClock; toleranceS: number }) {
+export function SyncedVideos({
+  videos,
+  clock,
+  toleranceS,
+}: {
+  videos: TrialVideo[];
+  clock: PlaybackClock;
+  toleranceS: number;
+}) {
   return (
     <SimpleGrid cols={videos.length > 2 ? 2 : 1} spacing="xs">
       {videos.map((video, i) => (

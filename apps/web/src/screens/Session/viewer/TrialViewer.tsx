@@ -1,4 +1,11 @@
-import { DEFAULT_FRAMERATE, RESULT_TAGS, autoplayDelayMs, messages, type Session, type Trial } from '@kinetrace/contracts';
+import {
+  DEFAULT_FRAMERATE,
+  RESULT_TAGS,
+  autoplayDelayMs,
+  messages,
+  type Session,
+  type Trial,
+} from '@kinetrace/contracts';
 import { readTrc } from '@kinetrace/mocap/formats/trc';
 import { Alert, Checkbox, Grid, Group, Loader, Paper, Stack, Text } from '@mantine/core';
 import { useQueries, useQuery } from '@tanstack/react-query';
@@ -27,10 +34,16 @@ function videosOf(trial: Trial): { videos: TrialVideo[]; synchronised: boolean }
   if (synced.length > 0) {
     return {
       synchronised: true,
-      videos: synced.map((result, i) => ({ label: String(result.meta?.camera ?? result.meta?.device_id ?? `Camera ${i + 1}`), url: result.media! })),
+      videos: synced.map((result, i) => ({
+        label: String(result.meta?.camera ?? result.meta?.device_id ?? `Camera ${i + 1}`),
+        url: result.media!,
+      })),
     };
   }
-  return { synchronised: false, videos: trial.videos.flatMap((video) => (video.video ? [{ label: video.device_id, url: video.video }] : [])) };
+  return {
+    synchronised: false,
+    videos: trial.videos.flatMap((video) => (video.video ? [{ label: video.device_id, url: video.video }] : [])),
+  };
 }
 
 function TimeReadout({ clock, frameCount }: { clock: PlaybackClock; frameCount: number }) {
@@ -63,7 +76,10 @@ export function TrialViewer({ session, trial, frames, autoplayMs, onClock }: Tri
   const motion = useQuery(resultFileQuery(transformsUrl, async (response) => parseTrialMotion(await response.json())));
   const [showKeypoints, setShowKeypoints] = useState(false);
   const markersUrl = resultUrl(trial, RESULT_TAGS.markerData);
-  const keypoints = useQuery({ ...resultFileQuery(markersUrl, async (response) => readTrc(await response.text())), enabled: showKeypoints && Boolean(markersUrl) });
+  const keypoints = useQuery({
+    ...resultFileQuery(markersUrl, async (response) => readTrc(await response.text())),
+    enabled: showKeypoints && Boolean(markersUrl),
+  });
   const cameras = useQueries({
     queries: (calibrationOf(session)?.results ?? [])
       .filter((result) => result.tag === RESULT_TAGS.cameraParameters)
@@ -78,7 +94,11 @@ export function TrialViewer({ session, trial, frames, autoplayMs, onClock }: Tri
     if (!data) return undefined;
     const last = data.timesS.length - 1;
     const start = Math.min(firstFrame, last);
-    return new PlaybackClock(data.timesS[start], data.timesS[Math.max(start, Math.min(lastFrame, last))], 1 / data.frameRateHz);
+    return new PlaybackClock(
+      data.timesS[start],
+      data.timesS[Math.max(start, Math.min(lastFrame, last))],
+      1 / data.frameRateHz,
+    );
   }, [motion.data, firstFrame, lastFrame]);
   useEffect(() => {
     onClock?.(clock);
@@ -88,12 +108,21 @@ export function TrialViewer({ session, trial, frames, autoplayMs, onClock }: Tri
   if (!transformsUrl || motion.isError) {
     return (
       <Stack>
-        <Alert color="orange">{transformsUrl ? motion.error?.message : messages.resultNotFound(RESULT_TAGS.visualizerTransforms)}</Alert>
+        <Alert color="orange">
+          {transformsUrl ? motion.error?.message : messages.resultNotFound(RESULT_TAGS.visualizerTransforms)}
+        </Alert>
         {!synchronised && videos.length > 0 && <Alert color="blue">{messages.videosNotSynchronized}</Alert>}
         <Grid>
           {videos.map((video) => (
             <Grid.Col key={video.url} span={{ base: 12, sm: 6 }}>
-              <video src={video.url} controls muted playsInline aria-label={`Video ${video.label}`} style={{ width: '100%' }} />
+              <video
+                src={video.url}
+                controls
+                muted
+                playsInline
+                aria-label={`Video ${video.label}`}
+                style={{ width: '100%' }}
+              />
             </Grid.Col>
           ))}
         </Grid>
@@ -114,7 +143,12 @@ export function TrialViewer({ session, trial, frames, autoplayMs, onClock }: Tri
       <Grid gap="sm">
         <Grid.Col span={{ base: 12, md: videos.length > 0 ? 7 : 12 }}>
           <div style={{ height: 520 }}>
-            <SkeletonScene motion={motion.data} clock={clock} cameras={cameras} keypoints={showKeypoints ? keypoints.data : undefined} />
+            <SkeletonScene
+              motion={motion.data}
+              clock={clock}
+              cameras={cameras}
+              keypoints={showKeypoints ? keypoints.data : undefined}
+            />
           </div>
         </Grid.Col>
         {videos.length > 0 && (
@@ -127,7 +161,14 @@ export function TrialViewer({ session, trial, frames, autoplayMs, onClock }: Tri
         <PlaybackControls clock={clock} />
         <Group justify="space-between">
           <TimeReadout clock={clock} frameCount={motion.data.timesS.length} />
-          {markersUrl && <Checkbox size="xs" label="Show 3D keypoints" checked={showKeypoints} onChange={(event) => setShowKeypoints(event.currentTarget.checked)} />}
+          {markersUrl && (
+            <Checkbox
+              size="xs"
+              label="Show 3D keypoints"
+              checked={showKeypoints}
+              onChange={(event) => setShowKeypoints(event.currentTarget.checked)}
+            />
+          )}
         </Group>
       </Stack>
     </Paper>

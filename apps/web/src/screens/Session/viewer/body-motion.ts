@@ -32,12 +32,20 @@ export function parseTrialMotion(json: unknown): TrialMotion {
     throw new MotionFormatError('The 3D result is not a visualizer file: it needs "time" and "bodies".');
   }
   const frames = time.length;
-  const parsed = Object.entries(bodies as Record<string, { translation?: unknown; rotation?: unknown }>).map(([name, body]) => {
-    if (!isTriples(body.translation, frames) || !isTriples(body.rotation, frames)) {
-      throw new MotionFormatError(`The 3D result's body "${name}" does not have a translation and rotation for each of its ${frames} frames.`);
-    }
-    return { name, translationsM: Float32Array.from(body.translation.flat()), rotationsRad: Float32Array.from(body.rotation.flat()) };
-  });
+  const parsed = Object.entries(bodies as Record<string, { translation?: unknown; rotation?: unknown }>).map(
+    ([name, body]) => {
+      if (!isTriples(body.translation, frames) || !isTriples(body.rotation, frames)) {
+        throw new MotionFormatError(
+          `The 3D result's body "${name}" does not have a translation and rotation for each of its ${frames} frames.`,
+        );
+      }
+      return {
+        name,
+        translationsM: Float32Array.from(body.translation.flat()),
+        rotationsRad: Float32Array.from(body.rotation.flat()),
+      };
+    },
+  );
   const timesS = Float64Array.from(time as number[]);
   const frameRateHz = frames > 1 ? (frames - 1) / (timesS[frames - 1] - timesS[0]) : 1;
   return { timesS, frameRateHz, bodies: parsed };
@@ -54,17 +62,32 @@ export type Vec3 = [number, number, number];
 /** Row-major rotation of body-fixed XYZ angles: R = Rx(a) Ry(b) Rz(c), as three.js's Euler order 'XYZ'. */
 export function rotationXyz(a: number, b: number, c: number): number[] {
   const [ca, sa, cb, sb, cc, sc] = [Math.cos(a), Math.sin(a), Math.cos(b), Math.sin(b), Math.cos(c), Math.sin(c)];
-  return [cb * cc, -cb * sc, sb, ca * sc + sa * sb * cc, ca * cc - sa * sb * sc, -sa * cb, sa * sc - ca * sb * cc, sa * cc + ca * sb * sc, ca * cb];
+  return [
+    cb * cc,
+    -cb * sc,
+    sb,
+    ca * sc + sa * sb * cc,
+    ca * cc - sa * sb * sc,
+    -sa * cb,
+    sa * sc - ca * sb * cc,
+    sa * cc + ca * sb * sc,
+    ca * cb,
+  ];
 }
 
 /** `point` (world) in the frame of `body` at `frame`: Rᵀ (point − origin). */
 function toBodyFrame(body: BodyMotion, frame: number, point: Vec3): Vec3 {
-  const r = rotationXyz(body.rotationsRad[frame * 3], body.rotationsRad[frame * 3 + 1], body.rotationsRad[frame * 3 + 2]);
+  const r = rotationXyz(
+    body.rotationsRad[frame * 3],
+    body.rotationsRad[frame * 3 + 1],
+    body.rotationsRad[frame * 3 + 2],
+  );
   const d = [0, 1, 2].map((k) => point[k] - body.translationsM[frame * 3 + k]);
   return [0, 1, 2].map((col) => r[col] * d[0] + r[3 + col] * d[1] + r[6 + col] * d[2]) as Vec3;
 }
 
-const origin = (body: BodyMotion, frame: number): Vec3 => [0, 1, 2].map((k) => body.translationsM[frame * 3 + k]) as Vec3;
+const origin = (body: BodyMotion, frame: number): Vec3 =>
+  [0, 1, 2].map((k) => body.translationsM[frame * 3 + k]) as Vec3;
 
 export interface SkeletonBody {
   name: string;
@@ -91,7 +114,10 @@ export function deriveSkeleton(motion: TrialMotion): SkeletonBody[] {
     for (let candidate = 0; candidate < index; candidate++) {
       const local = frames.map((frame) => toBodyFrame(motion.bodies[candidate], frame, origin(body, frame)));
       const mean = [0, 1, 2].map((k) => local.reduce((sum, p) => sum + p[k], 0) / local.length) as Vec3;
-      const spread = local.reduce((sum, p) => sum + (p[0] - mean[0]) ** 2 + (p[1] - mean[1]) ** 2 + (p[2] - mean[2]) ** 2, 0);
+      const spread = local.reduce(
+        (sum, p) => sum + (p[0] - mean[0]) ** 2 + (p[1] - mean[1]) ** 2 + (p[2] - mean[2]) ** 2,
+        0,
+      );
       if (spread < best.spread) best = { parent: candidate, spread, mean };
     }
     return { name: body.name, parent: best.parent, jointInParentM: best.mean };
@@ -137,28 +163,40 @@ function mirroredPair(joints: Vec3[]): [Vec3, Vec3] | undefined {
 }
 
 /** Bones from each body's origin to its children's joint centres, girdles between paired children, end segments and the head. */
-export function skeletonGeometry(motion: TrialMotion, skeleton: SkeletonBody[]): { bones: Bone[]; head: Head | undefined } {
-  const children = skeleton.map((_, index) => skeleton.flatMap((body, child) => (body.parent === index ? [child] : [])));
+export function skeletonGeometry(
+  motion: TrialMotion,
+  skeleton: SkeletonBody[],
+): { bones: Bone[]; head: Head | undefined } {
+  const children = skeleton.map((_, index) =>
+    skeleton.flatMap((body, child) => (body.parent === index ? [child] : [])),
+  );
   const bones: Bone[] = [];
   let head: Head | undefined;
   skeleton.forEach((body, index) => {
     const kids = children[index];
     for (const child of kids) bones.push({ body: index, fromM: [0, 0, 0], toM: skeleton[child].jointInParentM });
     // Hips in the pelvis, shoulders in the trunk: the pair of limbs mirrored across the sagittal (x-y) plane.
-    const pair = mirroredPair(kids.filter((child) => children[child].length > 0).map((child) => skeleton[child].jointInParentM));
+    const pair = mirroredPair(
+      kids.filter((child) => children[child].length > 0).map((child) => skeleton[child].jointInParentM),
+    );
     if (pair) bones.push({ body: index, fromM: pair[0], toM: pair[1] });
     if (kids.length === 0 && body.parent >= 0) {
       // Continue the limb in this body's frame: the direction from the parent's origin to this joint, expressed here.
       const frame = 0;
       const direction = toBodyFrame(motion.bodies[index], frame, origin(motion.bodies[body.parent], frame));
-      if (length(direction) > 0) bones.push({ body: index, fromM: [0, 0, 0], toM: scaled(direction, -END_SEGMENT_FRACTION) });
+      if (length(direction) > 0)
+        bones.push({ body: index, fromM: [0, 0, 0], toM: scaled(direction, -END_SEGMENT_FRACTION) });
     }
     // The trunk: a non-root body whose mirrored pair of limbs (the shoulders) sits above its origin.
     if (!head && body.parent >= 0 && pair) {
       const shoulders = scaled([pair[0][0] + pair[1][0], pair[0][1] + pair[1][1], pair[0][2] + pair[1][2]], 0.5);
       const trunk = length(shoulders);
       if (shoulders[1] > 0) {
-        head = { body: index, centreM: [shoulders[0], shoulders[1] + HEAD_CENTRE_ABOVE_SHOULDERS_PER_TRUNK * trunk, shoulders[2]], radiusM: HEAD_RADIUS_PER_TRUNK * trunk };
+        head = {
+          body: index,
+          centreM: [shoulders[0], shoulders[1] + HEAD_CENTRE_ABOVE_SHOULDERS_PER_TRUNK * trunk, shoulders[2]],
+          radiusM: HEAD_RADIUS_PER_TRUNK * trunk,
+        };
       }
     }
   });

@@ -25,11 +25,17 @@ export function cameraPosesOf(json: unknown): CameraPose[] {
   return ((json as KinetraceCameraJson).cameras ?? []).map((camera) => {
     const r = camera.rotationCameraFromWorld;
     const t = camera.translationCameraFromWorldM;
-    const worldFromCamera = (v: Vec3): Vec3 => [0, 1, 2].map((i) => r[0][i] * v[0] + r[1][i] * v[1] + r[2][i] * v[2]) as Vec3;
+    const worldFromCamera = (v: Vec3): Vec3 =>
+      [0, 1, 2].map((i) => r[0][i] * v[0] + r[1][i] * v[1] + r[2][i] * v[2]) as Vec3;
     const centre = worldFromCamera([-t[0], -t[1], -t[2]]);
     const [[fx, , cx], [, fy, cy]] = camera.intrinsics;
     const { width, height } = camera.imageSize;
-    const corners: [number, number][] = [[0, 0], [width, 0], [width, height], [0, height]];
+    const corners: [number, number][] = [
+      [0, 0],
+      [width, 0],
+      [width, height],
+      [0, height],
+    ];
     return {
       name: camera.name,
       centreM: centre,

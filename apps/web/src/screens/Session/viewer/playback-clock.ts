@@ -98,12 +98,14 @@ export class PlaybackClock {
     const next = led === 'absent' ? this.state.timeS + elapsedS : led;
     if (next === this.state.timeS) return;
     if (next <= this.endS) this.set({ timeS: next });
-    else if (this.state.loop) this.set({ timeS: this.startS + ((next - this.startS) % (this.endS - this.startS || 1)) });
+    else if (this.state.loop)
+      this.set({ timeS: this.startS + ((next - this.startS) % (this.endS - this.startS || 1)) });
     else this.set({ timeS: this.endS, playing: false });
   }
 }
 
-export const usePlayback = (clock: PlaybackClock): PlaybackState => useSyncExternalStore(clock.subscribe, () => clock.snapshot);
+export const usePlayback = (clock: PlaybackClock): PlaybackState =>
+  useSyncExternalStore(clock.subscribe, () => clock.snapshot);
 
 /** Drives the clock with animation frames while the component is mounted. */
 export function usePlaybackLoop(clock: PlaybackClock): void {
