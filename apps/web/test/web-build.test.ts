@@ -7,6 +7,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -51,12 +52,13 @@ function scratchProject() {
   utimesSync(join(project, 'package-lock.json'), new Date(2020, 0, 1), new Date(2020, 0, 1));
   editSource();
 }
-/** A web source edited now (after any build so far). */
+/** A web source edited after any build so far (newer than the build's completion marker, not in the future). */
 function editSource() {
   const path = join(project, 'apps/web/src/main.ts');
   writeFileSync(path, `export const edited = ${Date.now()};`);
-  const later = new Date(Date.now() + 2_000);
-  utimesSync(path, later, later);
+  const marker = dist(BUILD_COMPLETE_MARKER);
+  const edited = new Date(existsSync(marker) ? statSync(marker).mtimeMs + 1_000 : Date.now());
+  utimesSync(path, edited, edited);
 }
 const ensureReady = (env: Record<string, string>) =>
   spawnSync(process.execPath, [join(project, 'scripts/ensure-ready.mjs')], {
@@ -64,6 +66,8 @@ const ensureReady = (env: Record<string, string>) =>
     env: { ...process.env, ...env },
     encoding: 'utf8',
   });
+/** The file ensure-ready.mjs writes last into a complete build. */
+const BUILD_COMPLETE_MARKER = '.build-complete';
 const dist = (path = '') => join(project, 'apps/web/dist', path);
 const leftovers = () => readdirSync(join(project, 'apps/web')).filter((name) => name !== 'src' && name !== 'dist');
 

@@ -6,6 +6,16 @@ import type { TestApp } from './test-app.ts';
  * Trials as recording and processing will leave them (those calls arrive with the capture issue):
  * rows plus files in the file store, written through the same backends the app uses.
  */
+/**
+ * Creation times strictly in the order of seeding: trials are listed by creation time, and rows inserted
+ * within the same clock tick (PGlite's clock is coarse) would otherwise tie and list in any order.
+ */
+let lastCreatedAt = 0;
+function nextCreatedAt(): Date {
+  lastCreatedAt = Math.max(Date.now(), lastCreatedAt + 1);
+  return new Date(lastCreatedAt);
+}
+
 export async function seedTrial(
   test: TestApp,
   sessionId: string,
@@ -19,7 +29,7 @@ export async function seedTrial(
   const { db } = test.backends.database;
   const [row] = await db
     .insert(schema.trials)
-    .values({ sessionId, name: trial.name, status: trial.status ?? 'done' })
+    .values({ sessionId, name: trial.name, status: trial.status ?? 'done', createdAt: nextCreatedAt() })
     .returning();
   for (const video of trial.videos ?? []) {
     const key = `sessions/${sessionId}/trials/${row.id}/videos/${video.deviceId}.${video.extension ?? 'mp4'}`;
