@@ -10,16 +10,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { codeIn, readOutbox } from '../test/support/outbox.ts';
 import {
   newUserPayload,
   PASSWORD,
   postgresAdminUrl,
   postgresAvailable,
+  scratchDatabase,
   type Backend,
 } from '../test/support/test-app.ts';
 
@@ -57,24 +56,7 @@ async function startServer(
   backend: Backend,
 ): Promise<{ url: string; dataDir: string; child: ChildProcess; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kinetrace-bench-'));
-  let databaseUrl: string | undefined;
-  let dropDatabase = async () => {};
-  if (backend === 'postgres') {
-    const name = `kinetrace_bench_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: postgresAdminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(postgresAdminUrl);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    dropDatabase = async () => {
-      const client = new pg.Client({ connectionString: postgresAdminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    };
-  }
+  const { databaseUrl, dropDatabase } = await scratchDatabase(backend, 'kinetrace_bench');
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const env: NodeJS.ProcessEnv = {
     ...process.env,

@@ -46,27 +46,37 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** A fresh app on a fresh database of the chosen backend, with a movable clock and captured logs. */
-export async function startTestApp(backend: Backend, env: Record<string, string> = {}): Promise<TestApp> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'kinetrace-test-'));
-  let databaseUrl: string | undefined;
-  let dropDatabase = async () => {};
-  if (backend === 'postgres') {
-    const name = `kinetrace_test_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: postgresAdminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(postgresAdminUrl);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    dropDatabase = async () => {
+/**
+ * A database of its own for one app: PGlite in the app's data folder (no url), or a fresh PostgreSQL
+ * database named `<prefix>_<random>`, dropped by `dropDatabase`.
+ */
+export async function scratchDatabase(
+  backend: Backend,
+  prefix: string,
+): Promise<{ databaseUrl: string | undefined; dropDatabase(): Promise<void> }> {
+  if (backend !== 'postgres') return { databaseUrl: undefined, dropDatabase: async () => {} };
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresAdminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(postgresAdminUrl);
+  url.pathname = `/${name}`;
+  return {
+    databaseUrl: url.toString(),
+    dropDatabase: async () => {
       const client = new pg.Client({ connectionString: postgresAdminUrl });
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await client.end();
-    };
-  }
+    },
+  };
+}
+
+/** A fresh app on a fresh database of the chosen backend, with a movable clock and captured logs. */
+export async function startTestApp(backend: Backend, env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kinetrace-test-'));
+  const { databaseUrl, dropDatabase } = await scratchDatabase(backend, 'kinetrace_test');
   const config = loadConfig({
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
