@@ -9,6 +9,7 @@ import type {
   Vec3,
 } from '../model/osim-model.ts';
 import { FOOT_PROPORTIONS, HEAD_PROPORTIONS, RAJAGOPAL_2016, WINTER_2009 } from './anthropometry.ts';
+import { VIDEO_KEYPOINTS } from '../pose/keypoints.ts';
 
 /**
  * Kinetrace's default full-body kinematic model, authored from published proportions (see
@@ -174,33 +175,7 @@ function pelvisFreeJoint(pelvisHeightM: number, coordinates: CoordinateDescripti
 }
 
 /** Markers the default model carries: the video keypoints plus OpenPose's small toes (used when a trial has them). */
-export const DEFAULT_MODEL_MARKERS = [
-  'Nose',
-  'LEye',
-  'REye',
-  'LEar',
-  'REar',
-  'Neck',
-  'RShoulder',
-  'LShoulder',
-  'RElbow',
-  'LElbow',
-  'RWrist',
-  'LWrist',
-  'midHip',
-  'RHip',
-  'LHip',
-  'RKnee',
-  'LKnee',
-  'RAnkle',
-  'LAnkle',
-  'RHeel',
-  'LHeel',
-  'RBigToe',
-  'LBigToe',
-  'RSmallToe',
-  'LSmallToe',
-] as const;
+export const DEFAULT_MODEL_MARKERS = [...VIDEO_KEYPOINTS, 'RSmallToe', 'LSmallToe'] as const;
 
 /** The default model's name, kept in the .osim files written from it (so `kinetrace ik` knows it). */
 export const DEFAULT_MODEL_NAME = 'Kinetrace_default_fullbody';
