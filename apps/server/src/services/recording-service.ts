@@ -122,11 +122,12 @@ export function createRecordingService(deps: {
     return (await calibratedCamerasOf(trials, sessionId)).length;
   }
 
-  /** A new calibration or neutral replaces the previous one (kept in the recycle bin). */
-  async function trashPredecessors(sessionId: string, name: string): Promise<void> {
+  /** A new calibration or neutral replaces the previous one (kept in the recycle bin); `successorId` is the new one. */
+  async function trashPredecessors(sessionId: string, name: string, successorId?: string): Promise<void> {
     if (!isReserved(name)) return;
     for (const trial of await trials.ofSession(sessionId)) {
-      if (trial.name === name && !trial.trashed) await trials.update(trial.id, { trashed: true, trashedAt: now() });
+      if (trial.name === name && !trial.trashed && trial.id !== successorId)
+        await trials.update(trial.id, { trashed: true, trashedAt: now() });
     }
   }
 
@@ -281,7 +282,6 @@ export function createRecordingService(deps: {
         if ('message' in inspected) throw invalidFields({ video: [inspected.message] });
         infos.push(inspected.info);
       }
-      await trashPredecessors(sessionId, name);
       const deviceIds = files.map(
         (file, index) => `import-${index}-${file.fileName.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 40)}`,
       );
@@ -304,6 +304,8 @@ export function createRecordingService(deps: {
         await removal.trial(sessionId, trial.id);
         throw error;
       }
+      // Only a complete import replaces its predecessor: a failed one leaves the previous calibration or neutral in use.
+      await trashPredecessors(sessionId, name, trial.id);
       return (await trials.findById(trial.id))!;
     },
   };
