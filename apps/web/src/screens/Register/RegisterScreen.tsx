@@ -7,16 +7,16 @@ import {
   type RegisterForm,
 } from '@kinetrace/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Anchor, Button, Checkbox, Group, PasswordInput, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
+import { Anchor, Button, Checkbox, Group, PasswordInput, Stack, TextInput } from '@mantine/core';
 import type { ReactNode } from 'react';
-import { Controller, useForm } from 'react-hook-form';
+import { useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
 import { useRegister } from '../../api/account.ts';
 import { useInstanceInfo } from '../../api/instance.ts';
 import { reportError } from '../../app/report-error.ts';
 import { fixedPaths } from '../../app/route-names.ts';
 import { AuthCard } from '../../components/AuthCard.tsx';
-import { CountrySelect } from '../../components/CountrySelect.tsx';
+import { ProfileFields } from '../../components/ProfileFields.tsx';
 import { toast } from '../../components/toasts.tsx';
 
 function ExternalLink({ href, children }: { href: string | undefined; children: ReactNode }) {
@@ -76,61 +76,7 @@ export function RegisterScreen() {
             {...form.register('username')}
             error={errors.username?.message}
           />
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <TextInput
-              label="First name"
-              withAsterisk
-              {...form.register('first_name')}
-              error={errors.first_name?.message}
-            />
-            <TextInput
-              label="Last name"
-              withAsterisk
-              {...form.register('last_name')}
-              error={errors.last_name?.message}
-            />
-          </SimpleGrid>
-          <TextInput
-            label="E-mail"
-            description="Used for two-factor authentication"
-            withAsterisk
-            type="email"
-            autoComplete="email"
-            {...form.register('email')}
-            error={errors.email?.message}
-          />
-          <Controller
-            control={form.control}
-            name="country"
-            render={({ field, fieldState }) => (
-              <CountrySelect
-                value={field.value ?? DEFAULT_COUNTRY}
-                onChange={field.onChange}
-                error={fieldState.error?.message}
-              />
-            )}
-          />
-          <TextInput
-            label="Institution"
-            withAsterisk
-            {...form.register('institution')}
-            error={errors.institution?.message}
-          />
-          <TextInput
-            label="Profession"
-            withAsterisk
-            {...form.register('profession')}
-            error={errors.profession?.message}
-          />
-          <Textarea
-            label="Reason for use"
-            withAsterisk
-            autosize
-            minRows={2}
-            {...form.register('reason')}
-            error={errors.reason?.message}
-          />
-          <TextInput label="Website (optional)" {...form.register('website')} error={errors.website?.message} />
+          <ProfileFields form={form} screen="signUp" />
           <PasswordInput
             label="Password"
             description={`At least ${PASSWORD_MIN_LENGTH} characters`}
