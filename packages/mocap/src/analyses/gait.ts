@@ -1,7 +1,7 @@
 import type { AnalysisResult } from '@kinetrace/contracts';
 import { AnalysisError } from './analysis-error.ts';
 import { metric, type MetricSpec } from './metrics.ts';
-import { findPeaks, findValleys, meanStd, meanStdCurve, percentile, resample, round } from './signal.ts';
+import { findPeaks, findValleys, lowpass, meanStd, meanStdCurve, percentile, resample, round } from './signal.ts';
 import { along, type Horizontal, TrialKinematics, unitHorizontal } from './trial-kinematics.ts';
 import { SAGITTAL_LEG_ANGLES, timeSeries } from './datasets.ts';
 
@@ -16,6 +16,16 @@ const OVERGROUND_MIN_SPEED_M_PER_S = 0.25;
 const MIN_STRIDE_S = 0.5;
 /** Longest gait cycle taken as walking (slow pathological gait reaches about 2.5 s). */
 const MAX_STRIDE_S = 3;
+/**
+ * Low-pass cutoff of the heel- and toe-ahead-of-pelvis signals whose extrema are the events, Hz: Winter's
+ * cutoff for walking kinematics (Winter 2009, "Biomechanics and Motor Control of Human Movement", 4th ed.:
+ * residual analysis puts the signal of walking markers below about 6 Hz), and the one OpenCap's gait
+ * dashboard low-passes its kinematics at before finding the events (opencap-analysis gait handler,
+ * filter_frequency = 6). The trial's own filter keeps more (12 Hz for gait) for the joint angles; at the flat
+ * top of an extremum the jitter that leaves (a video keypoint's foot wobbles by a few cm from frame to frame)
+ * moves the extreme frame by several frames.
+ */
+const EVENT_SIGNAL_CUTOFF_HZ = 6;
 
 export interface GaitEvents {
   /** Walking direction on the floor (unit [x, z] in ground). */
@@ -45,8 +55,9 @@ interface FootPoints {
  * Heel strike and toe off by the coordinate-based method of Zeni, Richards & Higginson (2008),
  * "Two simple methods for determining gait events during treadmill and overground walking using
  * kinematic data", Gait & Posture 27(4):710–714: heel strike at each maximum of the heel's position
- * ahead of the pelvis along the walking direction, toe off at each minimum of the toe's.
- * Heel = calcaneus origin, toe = toes (MTP) origin of the model, both by forward kinematics.
+ * ahead of the pelvis along the walking direction, toe off at each minimum of the toe's, both signals
+ * low-passed at EVENT_SIGNAL_CUTOFF_HZ. Heel = calcaneus origin, toe = toes (MTP) origin of the model,
+ * both by forward kinematics.
  */
 export function detectGaitEvents(kinematics: TrialKinematics): GaitEvents {
   const pelvis = kinematics.point('pelvis');
@@ -62,8 +73,14 @@ export function detectGaitEvents(kinematics: TrialKinematics): GaitEvents {
   const toeOff = { r: [] as number[], l: [] as number[] };
   for (const side of SIDES) {
     const { heel, toe } = footPoints(kinematics, side);
-    const heelAhead = along(heel, direction).map((v, f) => v - pelvisAlong[f]);
-    const toeAhead = along(toe, direction).map((v, f) => v - pelvisAlong[f]);
+    const ahead = (point: Float64Array) =>
+      lowpass(
+        along(point, direction).map((v, f) => v - pelvisAlong[f]),
+        kinematics.sampleRateHz,
+        EVENT_SIGNAL_CUTOFF_HZ,
+      );
+    const heelAhead = ahead(heel);
+    const toeAhead = ahead(toe);
     // A step swings the foot from behind the pelvis to in front of it: keep extrema that stand out by a third of that range.
     heelStrike[side] = findPeaks(heelAhead, { minDistance, minProminence: swing(heelAhead) / 3 });
     toeOff[side] = findValleys(toeAhead, { minDistance, minProminence: swing(toeAhead) / 3 });
@@ -248,12 +265,16 @@ const SPEC = {
     unit: 'm/s',
     description:
       'Distance the pelvis travels over each gait cycle (plus the belt travel on a treadmill) divided by the cycle time.',
-    // Fritz & Lusardi (2009), "White paper: walking speed: the sixth vital sign", J Geriatr Phys Ther 32(2):2–5:
-    // 1.0 m/s and above marks an independent community ambulator (healthy adults walk about 1.2–1.4 m/s).
+    // OpenCap's gait dashboard (Stanford NMBL, opencap-analysis gait_analysis/function/handler.py): gait speed
+    // "larger than 1.12 m/s is considered good" (threshold 67/60 m/s, i.e. 67 m/min). Healthy adults under 80
+    // walk at about 1.1–1.4 m/s at their comfortable speed (Bohannon & Andrews 2011, "Normal walking speed: a
+    // descriptive meta-analysis", Physiotherapy 97(3):182–189); below 1.0 m/s marks limited community
+    // walking (Fritz & Lusardi 2009, "White paper: walking speed: the sixth vital sign", J Geriatr Phys Ther 32(2):2–5).
     range: {
-      min: 1.0,
-      source: 'at least 1.0 m/s for independent community walking (Fritz & Lusardi 2009).',
-      classes: ['Limited community walking', 'Community walking', 'Community walking'],
+      min: 1.12,
+      source:
+        "above 1.12 m/s (OpenCap's gait dashboard; healthy adults walk at about 1.1–1.4 m/s, Bohannon & Andrews 2011).",
+      classes: ['Slow', 'Normal', 'Normal'],
     },
   },
   step_length_r: {
@@ -276,7 +297,8 @@ const SPEC = {
     unit: 'steps/min',
     description: 'Steps per minute: two steps per stride time.',
     // Tudor-Locke et al. (2018), "Walking cadence (steps/min) and intensity in 21–40 year olds: CADENCE-adults",
-    // Int J Behav Nutr Phys Act 16:8 (2019): 100 steps/min is the threshold of moderate-intensity walking.
+    // Int J Behav Nutr Phys Act 16:8 (2019): 100 steps/min is the threshold of moderate-intensity walking;
+    // OpenCap's gait dashboard reads cadence against the same 100 steps/min.
     range: {
       min: 100,
       source: 'at least 100 steps/min, the cadence of moderate-intensity walking (Tudor-Locke et al. 2019).',
@@ -300,7 +322,7 @@ const SPEC = {
     description: 'Share of the gait cycle with both feet on the floor (the two periods after each heel strike).',
     // Perry & Burnfield (2010), "Gait Analysis: Normal and Pathological Function", 2nd ed.: each double-limb
     // support period is about 10 % of the cycle at comfortable speed (20 % in all); it grows as walking slows and
-    // balance worsens; 35 % flags a markedly prolonged double support.
+    // balance worsens; 35 % flags a markedly prolonged double support (OpenCap's gait dashboard's threshold).
     range: {
       max: 35,
       source: 'below 35 % of the cycle (about 20 % in healthy walking, Perry & Burnfield 2010).',
@@ -313,7 +335,7 @@ const SPEC = {
     description: 'Right step length divided by left step length, per cycle.',
     // Patterson et al. (2010), "Evaluation of gait symmetry after stroke: a comparison of current methods and
     // recommendations for standardization", Gait & Posture 31(2):241–246: healthy step-length ratios stay within
-    // about ±8 %; 90–110 % is the clinic's band.
+    // about ±8 %; 90–110 % is the clinic's band (and OpenCap's gait dashboard's).
     range: {
       min: 90,
       max: 110,
@@ -332,7 +354,8 @@ function strideLengthSpec(heightM: number | undefined): MetricSpec {
   };
   if (heightM === undefined) return spec;
   // Comfortable stride length of healthy adults is about 0.8 × height (Perry & Burnfield 2010: 1.41 m mean
-  // stride; Hof 1996 scales stride with leg length); below 0.45 × height is a markedly shortened stride.
+  // stride; Hof 1996 scales stride with leg length); below 0.45 × height is a markedly shortened stride
+  // (OpenCap's gait dashboard: "larger than 0.45 times the subject's height is considered good").
   return {
     ...spec,
     range: {

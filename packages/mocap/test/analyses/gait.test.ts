@@ -104,7 +104,19 @@ function referenceGait(trc: MarkerTrajectories, names: FootMarkers) {
   };
 }
 
-function expectEventsMatch(actual: GaitEvents, reference: ReturnType<typeof referenceGait>, toleranceFrames = 2) {
+/** An event of the reference held to a looser tolerance, with the reason written where it is listed. */
+interface EventException {
+  kind: 'heelStrike' | 'toeOff';
+  side: Side;
+  referenceFrame: number;
+  toleranceFrames: number;
+}
+
+function expectEventsMatch(
+  actual: GaitEvents,
+  reference: ReturnType<typeof referenceGait>,
+  exceptions: EventException[] = [],
+) {
   for (const kind of ['heelStrike', 'toeOff'] as const) {
     for (const side of ['r', 'l'] as const) {
       // Every reference event found within two frames, and nothing else where the reference looked.
@@ -113,7 +125,12 @@ function expectEventsMatch(actual: GaitEvents, reference: ReturnType<typeof refe
       );
       const expected = reference.events[kind][side];
       expect(found).toHaveLength(expected.length);
-      found.forEach((frame, i) => expect(Math.abs(frame - expected[i])).toBeLessThanOrEqual(toleranceFrames));
+      found.forEach((frame, i) => {
+        const exception = exceptions.find(
+          (e) => e.kind === kind && e.side === side && e.referenceFrame === expected[i],
+        );
+        expect(Math.abs(frame - expected[i])).toBeLessThanOrEqual(exception?.toleranceFrames ?? 2);
+      });
     }
   }
 }
@@ -175,7 +192,12 @@ describeWithData(
       expect(metrics.step_length_r.value + metrics.step_length_l.value).toBeCloseTo(metrics.stride_length.value, 1);
       expect(metrics.step_width.value).toBeGreaterThan(0.03);
       expect(metrics.step_width.value).toBeLessThan(0.3);
+      // The clinic's thresholds of the issue (OpenCap's gait dashboard): speed above 1.12 m/s, stride above 0.45 × height,
+      // double support below 35 %, step-length symmetry 90–110 %.
+      expect(metrics.gait_speed.min_limit).toBe(1.12);
       expect(metrics.stride_length.min_limit).toBeCloseTo(0.45 * heightM, 2);
+      expect(metrics.double_support.max_limit).toBe(35);
+      expect([metrics.step_length_symmetry.min_limit, metrics.step_length_symmetry.max_limit]).toEqual([90, 110]);
       expect(metrics.gait_speed.value).toBeGreaterThan(metrics.gait_speed.min_limit!);
       // Curves: 101 points a cycle, both sides, knee flexed most in swing (60–80 % of the cycle).
       const knee = result.curves.find((c) => c.quantity === 'knee_angle_r')!;
@@ -221,7 +243,8 @@ describeWithData(
       // them, triangulated from two phones): low-pass filtered at the pipeline's gait cutoff as
       // processing does, default model scaled on the trial, keypoint IK, then the analysis from the
       // written files. Compared with the same marker reference: the keypoints' own heels cannot serve,
-      // as the right heel keypoint jumps 17 cm for five frames at the first right heel strike (frames 29–34).
+      // as the right heel keypoint jumps 17 cm for five frames before the first right heel strike (frames 29–34);
+      // the model's heel, held by the ankle and toe keypoints too, strikes within two frames all the same.
       const raw = keepMarkers(trc, (name) => !name.includes('_study'));
       const keypoints = {
         ...raw,
@@ -255,15 +278,91 @@ describeWithData(
         result = analysisResultSchema.parse(analyseTrial('gait', ours));
       });
 
-      it('gives the same figures, and events within four frames, on the keypoints processed by our own model fitting (default model)', () => {
+      it('gives the same figures, and events within two frames, on the keypoints processed by our own model fitting (default model)', () => {
         console.log(
           `ours: ${JSON.stringify({ heelStrike: events.heelStrike, toeOff: events.toeOff })}; ${result.info_text}; stride ${result.metrics.stride_length.value}, cadence ${result.metrics.cadence.value}`,
         );
-        // Two-phone keypoints place heel and toe less sharply than OpenCap's augmented markers: events within four frames (67 ms).
-        expectEventsMatch(events, reference, 4);
+        // All events but one within two frames. The first right toe off (frame 15 of the markers) lands at
+        // frame 18: there our IK's right foot plantarflexes by 24° and back within seven frames (ankle angle
+        // −0.3° at frame 15, −23.8° at 19, +0.7° at 22) as the right small-toe keypoint leaves the fitted
+        // foot by up to 12.6 cm and the ankle keypoint by 6 cm (IK marker errors at frames 17–21), so the
+        // model's toe keeps going back 7 cm after OpenCap's toe marker turned; the keypoints, not the event
+        // method, place the foot wrong there.
+        expectEventsMatch(events, reference, [{ kind: 'toeOff', side: 'r', referenceFrame: 15, toleranceFrames: 3 }]);
         expectFiguresMatch(result, reference);
       });
     }
+  },
+);
+
+const GAIT2354 = 'opensim_gait/Pipelines/Gait2354_Simbody';
+const GAIT2354_MODEL = `${GAIT2354}/OutputReference/subject01_simbody.osim`;
+const GAIT2354_MOTION = `${GAIT2354}/subject01_walk1_ik.mot`;
+const GAIT2354_GRF = `${GAIT2354}/subject01_walk1_grf.mot`;
+/** Vertical force above which a foot is on the plate, N (the usual contact threshold of force-plate event detection). */
+const CONTACT_THRESHOLD_N = 20;
+
+describeWithData(
+  "Gait events against force plates: OpenSim's Gait2354 subject01_walk1 (IK at 60 Hz, plates at 600 Hz)",
+  [GAIT2354_MODEL, GAIT2354_MOTION, GAIT2354_GRF],
+  () => {
+    it('finds heel strike and toe off within two frames of the vertical ground reaction force crossing 20 N', () => {
+      const kinematics = new TrialKinematics(
+        loadAnalysisInput({
+          modelXml: readFileSync(referencePath(GAIT2354_MODEL), 'utf8'),
+          motionText: readFileSync(referencePath(GAIT2354_MOTION), 'utf8'),
+        }),
+      );
+      const events = detectGaitEvents(kinematics);
+      // The subject walks on an instrumented treadmill: the pelvis stays in place and each foot's centre
+      // of pressure runs backwards over its stance.
+      expect(events.overground).toBe(false);
+
+      // Force-plate events, written out here: a foot strikes when its vertical force rises through the
+      // threshold and leaves when it falls through it ("ground_force" acts on calcn_r, "1_ground_force" on
+      // calcn_l, subject01_walk1_grf.xml).
+      const grf = readStorage(readFileSync(referencePath(GAIT2354_GRF), 'utf8'));
+      const width = grf.columnLabels.length;
+      const t = kinematics.timesS;
+      const [from, to] = [t[0], t[t.length - 1]];
+      const crossings = (column: string, rising: boolean) => {
+        const c = grf.columnLabels.indexOf(column);
+        const times: number[] = [];
+        for (let i = 1; i < grf.timesS.length; i++) {
+          const [before, after] = [grf.values[(i - 1) * width + c], grf.values[i * width + c]];
+          const crossed = rising
+            ? before < CONTACT_THRESHOLD_N && after >= CONTACT_THRESHOLD_N
+            : before >= CONTACT_THRESHOLD_N && after < CONTACT_THRESHOLD_N;
+          if (crossed && grf.timesS[i] > from && grf.timesS[i] < to) times.push(grf.timesS[i]);
+        }
+        return times;
+      };
+      const plates = {
+        heelStrike: { r: crossings('ground_force_vy', true), l: crossings('1_ground_force_vy', true) },
+        toeOff: { r: crossings('ground_force_vy', false), l: crossings('1_ground_force_vy', false) },
+      };
+      const kinematic = {
+        heelStrike: { r: events.heelStrike.r.map((f) => t[f]), l: events.heelStrike.l.map((f) => t[f]) },
+        toeOff: { r: events.toeOff.r.map((f) => t[f]), l: events.toeOff.l.map((f) => t[f]) },
+      };
+      console.log(`Gait2354 walk1: force plates ${JSON.stringify(plates)}; kinematic ${JSON.stringify(kinematic)}`);
+      // Zeni, Richards & Higginson (2008), Gait & Posture 27(4):710–714, against the same 20 N-style GRF
+      // events: 94 % of healthy treadmill events within one frame (16.7 ms at 60 Hz), 89 % of impaired
+      // treadmill and 98 % of overground events within two frames (33.4 ms). Two frames here.
+      const twoFramesS = 2 / kinematics.sampleRateHz + 1e-6;
+      let compared = 0;
+      for (const kind of ['heelStrike', 'toeOff'] as const) {
+        for (const side of ['r', 'l'] as const) {
+          expect(kinematic[kind][side]).toHaveLength(plates[kind][side].length);
+          plates[kind][side].forEach((time, i) => {
+            expect(Math.abs(kinematic[kind][side][i] - time)).toBeLessThanOrEqual(twoFramesS);
+            compared++;
+          });
+        }
+      }
+      // The 1.2 s of IK hold one heel strike and one toe off of each foot.
+      expect(compared).toBe(4);
+    });
   },
 );
 
