@@ -79,7 +79,7 @@ export function registerAccountRoutes(app: FastifyInstance, authService: AuthSer
     accountPaths.resetOtpChallenge,
     { schema: { tags, response: { 200: otpChallengeResponseSchema } } },
     async (request) => {
-      await authService.resendCode(requireLogin(request));
+      await authService.resendCode(requireLogin(request), request.ip);
       return { otp_challenge_sent: true as const };
     },
   );

@@ -18,6 +18,7 @@ import type { AuthRepository } from '../repositories/auth-repository.ts';
 import type { UserRow, UsersRepository } from '../repositories/users-repository.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import type { AuthContext } from './auth-service.ts';
+import { throttleMail } from './mail-throttle.ts';
 import type { RateLimiter, RateRule } from './rate-limiter.ts';
 import type { Removal } from './removal.ts';
 import { hashRandomToken, newRandomToken, slowHash } from './secrets.ts';
@@ -27,10 +28,9 @@ type RegisterInput = z.output<typeof registerRequestSchema>;
 type ProfileInput = z.output<typeof updateProfileRequestSchema>;
 
 const ONE_HOUR = 60 * 60_000;
+/** Registrations per client address; the mails an account gets are limited in mail-throttle.ts. */
 export const accountRateRules = {
   registrationsPerAddress: { limit: 20, windowMs: ONE_HOUR },
-  resetMailsPerAddress: { limit: 10, windowMs: ONE_HOUR },
-  resetMailsPerAccount: { limit: 3, windowMs: ONE_HOUR },
 } satisfies Record<string, RateRule>;
 
 /** Image types a browser shows in an <img>; anything else (including SVG, which can carry scripts) is refused. */
@@ -132,14 +132,15 @@ export function createAccountService(deps: AccountServiceDeps) {
     },
 
     /**
-     * Answers the same whether or not the address is known, so it cannot be used to find accounts. The
-     * link starts with the configured public URL only: never with anything the request says about itself
-     * (its Host header or the page origin it sends), which a stranger could point at their own site.
+     * Answers the same whether or not the address is known, so it cannot be used to find accounts: the
+     * mail limits (per client address and per address asked for) count unknown addresses too. The link
+     * starts with the configured public URL only: never with anything the request says about itself (its
+     * Host header or the page origin it sends), which a stranger could point at their own site.
      */
     async requestPasswordReset(email: string, clientAddress: string): Promise<MessageResponse> {
-      throttle(`reset:address:${clientAddress}`, accountRateRules.resetMailsPerAddress);
+      throttleMail(rateLimiter, 'reset', clientAddress, email);
       const user = await users.findByEmail(email);
-      if (user && rateLimiter.hit(`reset:account:${user.id}`, accountRateRules.resetMailsPerAccount) === 0) {
+      if (user) {
         const token = newRandomToken();
         await auth.insertPasswordReset(
           user.id,

@@ -15,6 +15,7 @@ import type { Mailer } from '../mail/mailer.ts';
 import { verificationCodeMail } from '../mail/templates.ts';
 import type { AuthRepository, AuthTokenRow } from '../repositories/auth-repository.ts';
 import type { UserRow, UsersRepository } from '../repositories/users-repository.ts';
+import { mailRateRules, throttleMail } from './mail-throttle.ts';
 import type { BackoffRule, RateLimiter, RateRule } from './rate-limiter.ts';
 import { decoyPasswordHash, hashRandomToken, newOtpCode, newRandomToken, slowHash, verifySlowHash } from './secrets.ts';
 
@@ -51,7 +52,6 @@ export const authRateRules = {
   loginFailuresPerAddress: { limit: 100, windowMs: FIFTEEN_MINUTES },
   wrongCodesPerAccount: { limit: 10, windowMs: FIFTEEN_MINUTES },
   wrongCodesPerAddress: { limit: 30, windowMs: FIFTEEN_MINUTES },
-  codeMailsPerAccount: { limit: 5, windowMs: FIFTEEN_MINUTES },
 } satisfies Record<string, RateRule | BackoffRule>;
 
 export interface AuthServiceDeps {
@@ -124,6 +124,7 @@ export function createAuthService({
         throw invalidFields({ non_field_errors: [messages.invalidCredentials] });
       }
       rateLimiter.forget(failureKeys[0][0]);
+      if (!remembered) throttleMail(rateLimiter, 'code', clientAddress, user.email);
 
       const token = newRandomToken();
       const row = await auth.insertToken(
@@ -182,9 +183,10 @@ export function createAuthService({
       return true;
     },
 
-    async resendCode(context: AuthContext): Promise<void> {
-      const waitS = rateLimiter.hit(`code-mail:account:${context.user.id}`, authRateRules.codeMailsPerAccount);
-      if (waitS > 0) throw tooManyRequests(messages.tooManyAttempts(waitS), waitS);
+    async resendCode(context: AuthContext, clientAddress: string): Promise<void> {
+      throttleMail(rateLimiter, 'code', clientAddress, context.user.email, [
+        [`code-mail:account:${context.user.id}`, mailRateRules.code.resendsPerAccount],
+      ]);
       await sendNewCode(context.user, context.token);
     },
 

@@ -18,6 +18,11 @@ export interface BackoffRule {
 export interface RateLimiter {
   /** Records an event for `key`; answers how long to wait when the rule is exceeded (0 when allowed). */
   hit(key: string, rule: RateRule): number;
+  /**
+   * One event under several keys (a client address and a recipient, say): when any key is at its limit,
+   * records nothing and answers the longest wait; otherwise records the event under every key and answers 0.
+   */
+  hitAll(keys: [string, RateRule][]): number;
   /** How long (seconds) `key` must wait under `rule` before its next try (0: now), recording nothing. */
   wait(key: string, rule: RateRule | BackoffRule): number;
   /** Records one event (a failure) for `key`. */
@@ -67,6 +72,13 @@ export function createMemoryRateLimiter(now: () => number = Date.now): RateLimit
       const waitingMs = waitMs(key, rule, time);
       if (waitingMs > 0) return waitingMs / 1000;
       record(key, time);
+      return 0;
+    },
+    hitAll(keys) {
+      const time = now();
+      const waitingMs = Math.max(0, ...keys.map(([key, rule]) => waitMs(key, rule, time)));
+      if (waitingMs > 0) return waitingMs / 1000;
+      for (const [key] of keys) record(key, time);
       return 0;
     },
     wait: (key, rule) => waitMs(key, rule, now()) / 1000,
