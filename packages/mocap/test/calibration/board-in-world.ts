@@ -11,14 +11,8 @@ import { readCameraFile } from '../../src/camera/formats/index.ts';
 import type { BoardSpec } from '../../src/calibration/camera-calibration.ts';
 import { multiply3 } from '../../src/calibration/linalg.ts';
 import { ffmpegPath } from '../../src/video/binaries.ts';
-import { renderBoard } from './synthetic-board.ts';
+import { lookAt, renderBoard, type BoardSpec as RenderedBoard } from './synthetic-board.ts';
 
-/**
- * The board's axes in the world (columns X_B, Y_B, Z_B; row-major), for which extrinsics.ts's
- * boardToWorldAxes gives back the world's own axes:
- * - Lying: X_B along −z, Y_B along +x, Z_B down into the floor (x = Y_B, y = −Z_B, z = −X_B);
- * - Perpendicular: an upright board facing +x, X_B along −z, Y_B down, Z_B along −x (away from the cameras).
- */
 /**
  * The Pose2Sim demo lab (Calib.qca.txt, world y up, floor at y = 0) with a board lying on the floor:
  * 4 x 5 inner corners of 150 mm (a 0.75 x 0.9 m floor board), corner 0 at (−0.3, 0, −0.3) m, where all
@@ -42,10 +36,79 @@ export async function demoCamerasInBoardWorld(qcaPath: string): Promise<CameraMo
   );
 }
 
-const WORLD_FROM_BOARD: Record<BoardSpec['placement'], number[]> = {
+/**
+ * The board's axes in the world (columns X_B, Y_B, Z_B; row-major), for which extrinsics.ts's
+ * boardToWorldAxes gives back the world's own axes:
+ * - Lying: X_B along −z, Y_B along +x, Z_B down into the floor (x = Y_B, y = −Z_B, z = −X_B);
+ * - Perpendicular: an upright board facing +x, X_B along −z, Y_B down, Z_B along −x (away from the cameras).
+ */
+export const WORLD_FROM_BOARD: Record<BoardSpec['placement'], number[]> = {
   Lying: [0, 1, 0, 0, 0, -1, -1, 0, 0],
   Perpendicular: [0, 0, -1, 0, -1, 0, -1, 0, 0],
 };
+
+/**
+ * The synthetic scene of the engine's calibration tests: a 4 x 7 board of 80 mm squares, its origin
+ * corner at the world origin, seen by 1280 x 720 cameras of 1000 px focal length looking at its centre.
+ */
+export const SCENE_BOARD = {
+  rows: 4,
+  cols: 7,
+  squareSizeMm: 80,
+  placement: 'Perpendicular',
+} as const satisfies BoardSpec;
+export const SCENE_IMAGE_SIZE = { width: 1280, height: 720 };
+/** The scene cameras' intrinsics, the principal point a few pixels off the image centre. */
+export const SCENE_K = [1000, 0, 652.3, 0, 1000, 355.1, 0, 0, 1];
+/** SCENE_BOARD as synthetic-board.ts renders it. */
+export const SCENE_BOARD_RENDERED: RenderedBoard = {
+  rows: SCENE_BOARD.rows,
+  cols: SCENE_BOARD.cols,
+  squareM: SCENE_BOARD.squareSizeMm / 1000,
+};
+
+/** The centre of SCENE_BOARD in the world, its axes the columns of `worldFromBoard` (the upright board by default). */
+export function sceneBoardCentre(worldFromBoard = WORLD_FROM_BOARD.Perpendicular): number[] {
+  const { rows, cols, squareM } = SCENE_BOARD_RENDERED;
+  const centreInBoard = [((cols - 1) * squareM) / 2, ((rows - 1) * squareM) / 2];
+  return [0, 1, 2].map((i) => worldFromBoard[i * 3] * centreInBoard[0] + worldFromBoard[i * 3 + 1] * centreInBoard[1]);
+}
+
+/**
+ * A scene camera at `cameraCentre` (world metres) looking at the centre of SCENE_BOARD, whose axes in
+ * the world are the columns of `worldFromBoard` (the upright board by default): the camera in the
+ * world, and as the board sees it (board origin = world origin, so R_CB = R_CW · R_WB, same t), the
+ * view renderBoard draws.
+ */
+export function boardScene(
+  cameraCentre: readonly number[],
+  {
+    worldFromBoard = WORLD_FROM_BOARD.Perpendicular,
+    rollDeg = 0,
+    name = 'cam',
+    intrinsics = SCENE_K,
+    distortion = [0, 0, 0, 0, 0],
+  }: {
+    worldFromBoard?: number[];
+    rollDeg?: number;
+    name?: string;
+    intrinsics?: number[];
+    distortion?: number[];
+  } = {},
+): { world: CameraModel; boardView: CameraModel } {
+  const { R, t } = lookAt(cameraCentre, sceneBoardCentre(worldFromBoard), rollDeg);
+  const base = {
+    name,
+    imageSize: SCENE_IMAGE_SIZE,
+    intrinsics: Float64Array.from(intrinsics),
+    distortion: Float64Array.from(distortion),
+    translationCameraFromWorldM: Float64Array.from(t),
+  };
+  return {
+    world: { ...base, rotationCameraFromWorld: Float64Array.from(R) },
+    boardView: { ...base, rotationCameraFromWorld: Float64Array.from(multiply3(R, worldFromBoard)) },
+  };
+}
 
 /** The lab cameras in the world the board defines: same axes, origin at the board's corner 0 (`boardOriginLabM`). */
 export function camerasInBoardWorld(labCameras: CameraModel[], boardOriginLabM: readonly number[]): CameraModel[] {
@@ -120,22 +183,9 @@ export function writeStillY4m(
   seconds = 1,
 ): void {
   const frames = Math.round(seconds * 30);
-  const encode = spawnSync(
-    ffmpegPath(),
-    [
-      '-v',
-      'error',
-      '-y',
-      '-f',
-      'rawvideo',
-      '-pix_fmt',
-      'gray',
-      '-s',
-      `${size.width}x${size.height}`,
-      '-r',
-      '30',
-      '-i',
-      'pipe:0',
+  encodeGray([gray], size, path, {
+    fps: 30,
+    output: [
       '-vf',
       `loop=loop=${frames - 1}:size=1:start=0`,
       '-frames:v',
@@ -144,9 +194,51 @@ export function writeStillY4m(
       'yuv420p',
       '-f',
       'yuv4mpegpipe',
+    ],
+  });
+}
+
+/** Gray frames as an H.264 video at 20 frames a second, the way a phone's calibration trial comes in. */
+export function writeGrayVideo(
+  frames: readonly Uint8Array[],
+  size: { width: number; height: number },
+  path: string,
+): void {
+  encodeGray(frames, size, path, { fps: 20, output: ['-c:v', 'libx264', '-crf', '14', '-pix_fmt', 'yuv420p'] });
+}
+
+/** One gray frame as an image file (its format from the name: .png). */
+export function writeGrayImage(gray: Uint8Array, size: { width: number; height: number }, path: string): void {
+  encodeGray([gray], size, path, {});
+}
+
+/** ffmpeg reading raw gray frames of `size` (at `fps`) and writing `path` with the `output` options; throws when it fails. */
+function encodeGray(
+  frames: readonly Uint8Array[],
+  size: { width: number; height: number },
+  path: string,
+  { fps, output = [] }: { fps?: number; output?: string[] },
+): void {
+  const encode = spawnSync(
+    ffmpegPath(),
+    [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'gray',
+      '-s',
+      `${size.width}x${size.height}`,
+      ...(fps ? ['-r', String(fps)] : []),
+      '-i',
+      'pipe:0',
+      ...output,
+      '-y',
       path,
     ],
-    { input: Buffer.from(gray.buffer, gray.byteOffset, gray.byteLength) },
+    { input: Buffer.concat(frames.map((gray) => Buffer.from(gray.buffer, gray.byteOffset, gray.byteLength))) },
   );
   if (encode.status !== 0) throw new Error(`ffmpeg could not write ${path}: ${encode.stderr.toString()}`);
 }

@@ -1,8 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type CameraModel, cameraCentreWorld, projectPoint } from '../../src/camera/camera.ts';
+import { cameraCentreWorld, projectPoint } from '../../src/camera/camera.ts';
 import { readQualisysCalibration } from '../../src/camera/formats/qualisys.ts';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,6 @@ import {
   calibrateCameraFromFrames,
   calibrateCameraFromVideo,
 } from '../../src/calibration/camera-calibration.ts';
-import { ffmpegPath } from '../../src/video/binaries.ts';
 import { checkerboardObjectPoints, findCheckerboard } from '../../src/calibration/checkerboard.ts';
 import { boardToWorldAxes, focalFromBoardHomography } from '../../src/calibration/extrinsics.ts';
 import { calibrateIntrinsics } from '../../src/calibration/intrinsics.ts';
@@ -20,65 +18,37 @@ import { multiply3 } from '../../src/calibration/linalg.ts';
 import { decodeImage } from '../../src/video/decode.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
 import { POSE2SIM_DEMO, POSE2SIM_QCA } from './pose2sim-reference.ts';
-import { type BoardSpec, renderBoard, rotation, mul } from './synthetic-board.ts';
+import {
+  boardScene,
+  SCENE_BOARD,
+  SCENE_BOARD_RENDERED,
+  SCENE_IMAGE_SIZE,
+  SCENE_K,
+  writeGrayVideo,
+} from './board-in-world.ts';
+import { renderBoard, rotation } from './synthetic-board.ts';
 
-/** World-to-camera rotation for a camera at C looking at target with the world's y up. */
-function lookAt(C: number[], target: number[], rollDeg = 0): { R: number[]; t: number[] } {
-  const f = normalise(target.map((v, i) => v - C[i]));
-  const r = normalise(cross(f, [0, 1, 0]));
-  const d = cross(f, r);
-  let R = [...r, ...d, ...f];
-  R = mul(rotation([0, 0, 1], (rollDeg * Math.PI) / 180), R);
-  const t = [0, 1, 2].map((i) => -(R[i * 3] * C[0] + R[i * 3 + 1] * C[1] + R[i * 3 + 2] * C[2]));
-  return { R, t };
-}
-function cross(a: number[], b: number[]): number[] {
-  return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-}
-function normalise(v: number[]): number[] {
-  const n = Math.hypot(...v);
-  return v.map((x) => x / n);
-}
 function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let m = 0;
   for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
   return m;
 }
 
-const size = { width: 1280, height: 720 };
-const K = [1000, 0, 652.3, 0, 1000, 355.1, 0, 0, 1];
+const size = SCENE_IMAGE_SIZE;
+const board = SCENE_BOARD_RENDERED;
 const DISTORTION = [-0.12, 0.06, 0.0005, -0.0007, 0];
-const board: BoardSpec = { rows: 4, cols: 7, squareM: 0.08 };
 
-/** Renders the board, whose axes in the world are the columns of worldFromBoard, seen from C. */
-function scene(worldFromBoard: number[], C: number[], rollDeg: number): { world: CameraModel; boardView: CameraModel } {
-  const centreB = [((board.cols - 1) * board.squareM) / 2, ((board.rows - 1) * board.squareM) / 2, 0];
-  const centreW = [0, 1, 2].map((i) => worldFromBoard[i * 3] * centreB[0] + worldFromBoard[i * 3 + 1] * centreB[1]);
-  const { R, t } = lookAt(C, centreW, rollDeg);
-  const base = {
-    name: 'cam',
-    imageSize: size,
-    intrinsics: Float64Array.from(K),
-    distortion: Float64Array.from(DISTORTION),
-  };
-  return {
-    world: {
-      ...base,
-      rotationCameraFromWorld: Float64Array.from(R),
-      translationCameraFromWorldM: Float64Array.from(t),
-    },
-    // Board origin = world origin, so the camera-from-board pose is R · R_WB, t.
-    boardView: {
-      ...base,
-      rotationCameraFromWorld: Float64Array.from(multiply3(R, worldFromBoard)),
-      translationCameraFromWorldM: Float64Array.from(t),
-    },
-  };
-}
+/** The scene camera at C, with lens distortion, looking at the board whose axes in the world are the columns of worldFromBoard. */
+const scene = (worldFromBoard: number[], C: number[], rollDeg: number) =>
+  boardScene(C, { worldFromBoard, rollDeg, distortion: DISTORTION });
 
 describe('extrinsics and world frame (synthetic camera, known pose)', () => {
-  const settings = (placement: 'Perpendicular' | 'Lying') => ({ rows: 4, cols: 7, squareSizeMm: 80, placement });
-  const intrinsics = { intrinsics: Float64Array.from(K), distortion: Float64Array.from(DISTORTION), imageSize: size };
+  const settings = (placement: 'Perpendicular' | 'Lying') => ({ ...SCENE_BOARD, placement });
+  const intrinsics = {
+    intrinsics: Float64Array.from(SCENE_K),
+    distortion: Float64Array.from(DISTORTION),
+    imageSize: size,
+  };
   // Board axes in the world (columns X_B, Y_B, Z_B), world y up, x towards the cameras.
   const cases: [string, 'Perpendicular' | 'Lying', number[], number[], number][] = [
     // Vertical board facing +x, X_B along −z, Y_B down: OpenCap's usual backWall view.
@@ -145,9 +115,9 @@ describe('extrinsics and world frame (synthetic camera, known pose)', () => {
     const T = (m: number[]) => [m[0], m[3], m[6], m[1], m[4], m[7], m[2], m[5], m[8]];
     const upright = [1, 0, 0, 0, 1, 0, 0, 0, 1]; // camera looking at the board, Y_B down in the image
     const upsideDown = [-1, 0, 0, 0, -1, 0, 0, 0, 1];
-    expect(maxAbsDiff(boardToWorldAxes('Perpendicular', upright), T(mul(Rz(180), Ry(90))))).toBeLessThan(1e-12);
+    expect(maxAbsDiff(boardToWorldAxes('Perpendicular', upright), T(multiply3(Rz(180), Ry(90))))).toBeLessThan(1e-12);
     expect(maxAbsDiff(boardToWorldAxes('Perpendicular', upsideDown), T(Ry(-90)))).toBeLessThan(1e-12);
-    expect(maxAbsDiff(boardToWorldAxes('Lying', upright), T(mul(Ry(90), Rx(90))))).toBeLessThan(1e-12);
+    expect(maxAbsDiff(boardToWorldAxes('Lying', upright), T(multiply3(Ry(90), Rx(90))))).toBeLessThan(1e-12);
   });
 
   it('estimates the focal length from one tilted board when no intrinsics are known', () => {
@@ -179,7 +149,7 @@ describe('extrinsics and world frame (synthetic camera, known pose)', () => {
     const blurred = renderBoard(boardView, board, { supersample: 2, blurSigma: 2.5, seed: 2 });
     const empty = new Uint8Array(size.width * size.height).fill(90);
     const frames = [empty, sharp.gray, blurred.gray, blurred.gray].map((data, index) => ({ data, index, ...size }));
-    const intrinsicsForVideo = { intrinsics: Float64Array.from(K), distortion: Float64Array.from(DISTORTION) };
+    const intrinsicsForVideo = { intrinsics: Float64Array.from(SCENE_K), distortion: Float64Array.from(DISTORTION) };
     const result = await calibrateCameraFromFrames(frames, settings('Perpendicular'), {
       cameraName: 'cam02',
       intrinsics: intrinsicsForVideo,
@@ -212,44 +182,12 @@ describe('calibration step on a video file', () => {
     }).gray;
     // 1 s at 20 fps: the board appears for the last half second (it is placed, then left still).
     const frames = Array.from({ length: 20 }, (_, i) => (i < 10 ? without : withBoard));
-    const dir = mkdtempSync(join(tmpdir(), 'kinetrace-calib-video-'));
-    const path = join(dir, 'calibration.mp4');
-    const encode = spawnSync(
-      ffmpegPath(),
-      [
-        '-hide_banner',
-        '-loglevel',
-        'error',
-        '-f',
-        'rawvideo',
-        '-pix_fmt',
-        'gray',
-        '-s',
-        `${size.width}x${size.height}`,
-        '-r',
-        '20',
-        '-i',
-        'pipe:0',
-        '-c:v',
-        'libx264',
-        '-crf',
-        '14',
-        '-pix_fmt',
-        'yuv420p',
-        '-y',
-        path,
-      ],
-      { input: Buffer.concat(frames.map((f) => Buffer.from(f))) },
-    );
-    expect(encode.status, encode.stderr?.toString()).toBe(0);
-    const result = await calibrateCameraFromVideo(
-      path,
-      { rows: 4, cols: 7, squareSizeMm: 80, placement: 'Perpendicular' },
-      {
-        cameraName: 'cam01',
-        intrinsics: { intrinsics: Float64Array.from(K), distortion: new Float64Array(5) },
-      },
-    );
+    const path = join(mkdtempSync(join(tmpdir(), 'kinetrace-calib-video-')), 'calibration.mp4');
+    writeGrayVideo(frames, size, path);
+    const result = await calibrateCameraFromVideo(path, SCENE_BOARD, {
+      cameraName: 'cam01',
+      intrinsics: { intrinsics: Float64Array.from(SCENE_K), distortion: new Float64Array(5) },
+    });
     expect(result.frameIndex).toBeGreaterThanOrEqual(10);
     expect(result.solutions).toHaveLength(2);
     const centre = cameraCentreWorld(result.solutions[0].camera);

@@ -5,6 +5,7 @@
  */
 import { type CameraModel, projectPoint, undistortPixel } from '../../src/camera/camera.ts';
 import { type FloatImage, gaussianBlur } from '../../src/calibration/image.ts';
+import { multiply3, rodriguesToMatrix } from '../../src/calibration/linalg.ts';
 
 export interface BoardSpec {
   rows: number; // inner corners
@@ -199,7 +200,7 @@ export function lookAtBoard(
   const ry = rotation([0, 1, 0], yawDeg * rad);
   const rz = rotation([0, 0, 1], rollDeg * rad);
   // Camera-from-board rotation: tilt the board relative to the camera axes.
-  const R = mul(rz, mul(rx, ry));
+  const R = multiply3(rz, multiply3(rx, ry));
   const centre = [((board.cols - 1) * board.squareM) / 2, ((board.rows - 1) * board.squareM) / 2, 0];
   // Board centre at (0, 0, distance) in the camera: t = (0,0,d) − R · centre.
   const Rc = [0, 1, 2].map((i) => R[i * 3] * centre[0] + R[i * 3 + 1] * centre[1] + R[i * 3 + 2] * centre[2]);
@@ -223,27 +224,32 @@ export function lookAtBoard(
   };
 }
 
+/** Rotation matrix (row-major) by `angle` radians about the unit vector `axis`. */
 export function rotation(axis: number[], angle: number): number[] {
-  const [x, y, z] = axis;
-  const c = Math.cos(angle);
-  const s = Math.sin(angle);
-  const v = 1 - c;
-  return [
-    c + x * x * v,
-    x * y * v - z * s,
-    x * z * v + y * s,
-    y * x * v + z * s,
-    c + y * y * v,
-    y * z * v - x * s,
-    z * x * v - y * s,
-    z * y * v + x * s,
-    c + z * z * v,
-  ];
+  return rodriguesToMatrix(axis.map((component) => component * angle));
 }
 
-export function mul(a: number[], b: number[]): number[] {
-  const o = new Array<number>(9);
-  for (let i = 0; i < 3; i++)
-    for (let j = 0; j < 3; j++) o[i * 3 + j] = a[i * 3] * b[j] + a[i * 3 + 1] * b[3 + j] + a[i * 3 + 2] * b[6 + j];
-  return o;
+/**
+ * The world-to-camera pose of a camera at `centre` looking at `target` with the world's y up (image
+ * x to the right, image y down), turned by `rollDeg` about its optical axis.
+ */
+export function lookAt(
+  centre: readonly number[],
+  target: readonly number[],
+  rollDeg = 0,
+): { R: number[]; t: number[] } {
+  const forward = normalise(target.map((v, i) => v - centre[i]));
+  const right = normalise(cross(forward, [0, 1, 0]));
+  const R = multiply3(rotation([0, 0, 1], (rollDeg * Math.PI) / 180), [...right, ...cross(forward, right), ...forward]);
+  const t = [0, 1, 2].map((i) => -(R[i * 3] * centre[0] + R[i * 3 + 1] * centre[1] + R[i * 3 + 2] * centre[2]));
+  return { R, t };
+}
+
+function cross(a: readonly number[], b: readonly number[]): number[] {
+  return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+}
+
+function normalise(v: number[]): number[] {
+  const length = Math.hypot(...v);
+  return v.map((x) => x / length);
 }

@@ -1,65 +1,32 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { projectPoint, type CameraModel } from '../../src/camera/camera.ts';
+import { projectPoint } from '../../src/camera/camera.ts';
 import { readTrc } from '../../src/formats/trc.ts';
 import { processFolder } from '../../src/pipeline/process-folder.ts';
 import { VIDEO_KEYPOINTS } from '../../src/pose/keypoints.ts';
 import type { Keypoints2D } from '../../src/pose/types.ts';
-import { ffmpegPath } from '../../src/video/binaries.ts';
-import { renderBoard, type BoardSpec } from '../calibration/synthetic-board.ts';
+import {
+  boardScene,
+  SCENE_BOARD,
+  SCENE_BOARD_RENDERED,
+  SCENE_IMAGE_SIZE,
+  sceneBoardCentre,
+  writeGrayImage,
+} from '../calibration/board-in-world.ts';
+import { renderBoard } from '../calibration/synthetic-board.ts';
 
 /**
  * A folder calibrated from checkerboard images (rendered for three synthetic cameras with known
  * poses) and keypoints projected through the same cameras: calibration → IPPE choice → sync →
  * triangulation must give back the 3D points, in the world the board's placement defines.
  */
-const size = { width: 1280, height: 720 };
-const board: BoardSpec = { rows: 4, cols: 7, squareM: 0.08 };
-// A standing board facing +x (towards the cameras): board x along world −z, board y down (world −y).
-const worldFromBoard = [0, 0, -1, 0, -1, 0, -1, 0, 0];
-const boardCentreW = [0, -((board.rows - 1) * board.squareM) / 2, -((board.cols - 1) * board.squareM) / 2];
-
-function lookAt(name: string, centre: number[], target: number[]): { world: CameraModel; boardView: CameraModel } {
-  const forward = normalise(target.map((v, i) => v - centre[i]));
-  const right = normalise(cross(forward, [0, 1, 0]));
-  const down = cross(forward, right);
-  const R = [...right, ...down, ...forward];
-  const t = [0, 1, 2].map((i) => -(R[i * 3] * centre[0] + R[i * 3 + 1] * centre[1] + R[i * 3 + 2] * centre[2]));
-  // The board's own frame seen by this camera: R_CB = R_CW · R_WB.
-  const RB = [0, 1, 2].flatMap((i) =>
-    [0, 1, 2].map(
-      (j) => R[i * 3] * worldFromBoard[j] + R[i * 3 + 1] * worldFromBoard[3 + j] + R[i * 3 + 2] * worldFromBoard[6 + j],
-    ),
-  );
-  const base = {
-    name,
-    imageSize: size,
-    intrinsics: Float64Array.from([1000, 0, (size.width - 1) / 2, 0, 1000, (size.height - 1) / 2, 0, 0, 1]),
-    distortion: new Float64Array(5),
-  };
-  return {
-    world: {
-      ...base,
-      rotationCameraFromWorld: Float64Array.from(R),
-      translationCameraFromWorldM: Float64Array.from(t),
-    },
-    boardView: {
-      ...base,
-      rotationCameraFromWorld: Float64Array.from(RB),
-      translationCameraFromWorldM: Float64Array.from(t),
-    },
-  };
-}
-function cross(a: number[], b: number[]): number[] {
-  return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-}
-function normalise(v: number[]): number[] {
-  const n = Math.hypot(...v);
-  return v.map((x) => x / n);
-}
+const size = SCENE_IMAGE_SIZE;
+const boardCentreW = sceneBoardCentre();
+/** A scene camera looking at the board centre, its principal point at the image centre. */
+const sceneCamera = (name: string, centre: number[]) =>
+  boardScene(centre, { name, intrinsics: [1000, 0, (size.width - 1) / 2, 0, 1000, (size.height - 1) / 2, 0, 0, 1] });
 
 /** Keypoint k at frame f: a small figure moving in front of the board (metres, world frame). */
 const truePoint = (f: number, k: number): number[] => [
@@ -72,9 +39,9 @@ describe('a folder calibrated from checkerboard images (synthetic cameras with k
   const root = mkdtempSync(join(tmpdir(), 'kinetrace-board-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   const scenes = [
-    lookAt('cam1', [2.6, 0.1, -1.6], boardCentreW),
-    lookAt('cam2', [3.0, 0.4, -0.3], boardCentreW),
-    lookAt('cam3', [2.5, -0.1, 1.1], boardCentreW),
+    sceneCamera('cam1', [2.6, 0.1, -1.6]),
+    sceneCamera('cam2', [3.0, 0.4, -0.3]),
+    sceneCamera('cam3', [2.5, -0.1, 1.1]),
   ];
 
   it('recovers the 3D keypoints in the board’s world within a centimetre', async () => {
@@ -82,37 +49,20 @@ describe('a folder calibrated from checkerboard images (synthetic cameras with k
     mkdirSync(join(folder, 'videos'), { recursive: true });
     mkdirSync(join(folder, 'calibration'));
     for (const { boardView } of scenes) {
-      const { gray } = renderBoard(boardView, board, { supersample: 3, blurSigma: 0.7, noiseSigma: 1.5, seed: 3 });
-      const png = spawnSync(
-        ffmpegPath(),
-        [
-          '-hide_banner',
-          '-loglevel',
-          'error',
-          '-f',
-          'rawvideo',
-          '-pix_fmt',
-          'gray',
-          '-s',
-          `${size.width}x${size.height}`,
-          '-i',
-          'pipe:0',
-          '-y',
-          join(folder, 'calibration', `${boardView.name}.png`),
-        ],
-        { input: gray },
-      );
-      expect(png.status).toBe(0);
+      const { gray } = renderBoard(boardView, SCENE_BOARD_RENDERED, {
+        supersample: 3,
+        blurSigma: 0.7,
+        noiseSigma: 1.5,
+        seed: 3,
+      });
+      writeGrayImage(gray, size, join(folder, 'calibration', `${boardView.name}.png`));
       // The videos are never decoded here (keypoints are given below); the names are what matter.
       symlinkSync(
         join(folder, 'calibration', `${boardView.name}.png`),
         join(folder, 'videos', `${boardView.name}.mp4`),
       );
     }
-    writeFileSync(
-      join(folder, 'settings.json'),
-      JSON.stringify({ board: { rows: 4, cols: 7, squareSizeMm: 80, placement: 'Perpendicular' }, synchronise: false }),
-    );
+    writeFileSync(join(folder, 'settings.json'), JSON.stringify({ board: SCENE_BOARD, synchronise: false }));
 
     const frameCount = 60;
     const estimatePose = async (video: { cameraName: string }): Promise<Keypoints2D> => {
