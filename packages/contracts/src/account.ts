@@ -52,16 +52,22 @@ export const REMEMBERED_DEVICE_HEADER = 'x-remembered-device';
 export const otpVerifiedResponseSchema = z.object({ otp_verified: z.boolean() });
 export const otpChallengeResponseSchema = z.object({ otp_challenge_sent: z.literal(true) });
 
-export const registerRequestSchema = z.object({
-  username: usernameField,
+/** What a user tells about themself, at sign-up (§2.6) and when editing the profile (§2.19). */
+const profileFields = {
   first_name: requiredText(150),
   last_name: requiredText(150),
   email: emailField,
-  country: countryField.default(DEFAULT_COUNTRY),
+  country: countryField,
   institution: requiredText(),
   profession: requiredText(),
   reason: requiredText(2000),
   website: websiteField,
+};
+
+export const registerRequestSchema = z.object({
+  username: usernameField,
+  ...profileFields,
+  country: countryField.default(DEFAULT_COUNTRY),
   password: passwordField,
   newsletter: z.boolean().default(true),
 });
@@ -116,17 +122,7 @@ export const userProfileSchema = z.object({
 });
 export type UserProfile = z.infer<typeof userProfileSchema>;
 
-export const updateProfileRequestSchema = z.object({
-  first_name: requiredText(150),
-  last_name: requiredText(150),
-  email: emailField,
-  country: countryField,
-  institution: requiredText(),
-  profession: requiredText(),
-  reason: requiredText(2000),
-  website: websiteField,
-  newsletter: z.boolean(),
-});
+export const updateProfileRequestSchema = z.object({ ...profileFields, newsletter: z.boolean() });
 export type UpdateProfileRequest = z.input<typeof updateProfileRequestSchema>;
 
 export const resetPasswordRequestSchema = z.object({
