@@ -75,7 +75,7 @@ export const NEUTRAL_POSE_TASKS: readonly CoordinateTask[] = JOINT_COORDINATES.f
  * trunk bending and rotation, and forearm rotation (no hand keypoints). Weight 0.001 per rad²:
  * 20° costs as much as a 1.1 cm marker miss.
  */
-export const MOTION_PRIOR_TASKS: readonly CoordinateTask[] = [
+const TRUNK_AND_FOREARM_PRIORS: readonly CoordinateTask[] = [
   'lumbar_extension',
   'lumbar_bending',
   'lumbar_rotation',
@@ -84,6 +84,28 @@ export const MOTION_PRIOR_TASKS: readonly CoordinateTask[] = [
   'pro_sup_r',
   'pro_sup_l',
 ].map((coordinate) => ({ coordinate, weight: 0.001, value: 0 }));
+
+/**
+ * The foot carries three keypoints: the ankle (the joint centre, on the talus), the heel and the
+ * big toe (BlazePose's foot index). The heel sits where the subtalar axis leaves the calcaneus (the
+ * calcaneus frame's origin), so subtalar rotation moves only the toe keypoint, which dorsiflexion
+ * also moves: the subtalar axis rises 42° from the horizontal (Inman 1976), so a turn about it
+ * pitches the foot as well as inverting it. Unheld, noise in that one keypoint swung the subtalar
+ * by ±25° on the Pose2Sim demo and took the ankle angle with it, 8.4° RMS away from the angle the
+ * keypoints themselves give. Weight 0.01 per rad²: a 10° turn costs as much as a 1.7 cm marker
+ * miss, the keypoints' own noise while standing still (1.5-2 cm), so only a toe keypoint clearly
+ * off the foot's line turns it far. The mtp joint stays free: its extension at push-off is large
+ * and real (on the OpenCap drop jump's keypoints it reaches the model's 30° limit), and a prior on
+ * it moved that pitch into the ankle (3° more plantarflexion at take-off).
+ */
+const SUBTALAR_PRIORS: readonly CoordinateTask[] = ['subtalar_angle_r', 'subtalar_angle_l'].map((coordinate) => ({
+  coordinate,
+  weight: 0.01,
+  value: 0,
+}));
+
+/** The coordinate priors of IK on a dynamic trial with the default model. */
+export const MOTION_PRIOR_TASKS: readonly CoordinateTask[] = [...TRUNK_AND_FOREARM_PRIORS, ...SUBTALAR_PRIORS];
 
 /**
  * Keypoints are noisy (a few cm) and now and then wrong (a limb mislabelled in a camera, tens of

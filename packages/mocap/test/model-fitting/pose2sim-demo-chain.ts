@@ -77,6 +77,23 @@ export interface KeypointGeometry {
   }[];
   /** Left shank (knee to ankle keypoint) length range in frames 36-64, where the left knee angles part most, m. */
   leftShankM: { ours: [number, number]; theirs: [number, number] };
+  /**
+   * Per flexion angle, the offset to Pose2Sim's (mean of ours minus theirs) in frames 36-64 minus
+   * that in the other frames, degrees: where Pose2Sim's left knee keypoint slides up the thigh, its
+   * left hip and knee angles step away from ours while the right side's stay.
+   */
+  offsetStepDeg: { coordinate: string; stepDeg: number }[];
+}
+
+/** Frames 36-64 of the balancing trial (ours), where Pose2Sim's left knee keypoint sits on the thigh. */
+const LEFT_KNEE_WINDOW: [number, number] = [36, 64];
+const inWindow = (frame: number) => frame >= LEFT_KNEE_WINDOW[0] && frame <= LEFT_KNEE_WINDOW[1];
+
+/** A motion with the frames `keep` rejects set missing (compareMotions leaves them out). */
+function framesWhere(table: StorageTable, keep: (frame: number) => boolean): StorageTable {
+  const width = table.columnLabels.length;
+  const values = table.values.map((value, i) => (keep(Math.floor(i / width)) ? value : Number.NaN));
+  return { ...table, values };
 }
 
 const run = promisify(execFile);
@@ -112,8 +129,15 @@ export async function runDemoChain(root: string): Promise<ChainResult> {
   const balancingFolder = trialFolder(root, 'balancing', DEMO_FILES.balancingVideos);
   await kinetrace('process', staticFolder);
   await kinetrace('process', balancingFolder);
-  const staticTrc = keypointsTrc(join(staticFolder, 'output/static'));
-  const balancingTrc = keypointsTrc(join(balancingFolder, 'output/balancing'));
+  return scaleAndSolve(
+    keypointsTrc(join(staticFolder, 'output/static')),
+    keypointsTrc(join(balancingFolder, 'output/balancing')),
+    root,
+  );
+}
+
+/** kinetrace scale on the static trial's keypoints and kinetrace ik on the balancing trial's, beside Pose2Sim's. */
+export async function scaleAndSolve(staticTrc: string, balancingTrc: string, root: string): Promise<ChainResult> {
   const scaledOsim = join(root, 'scaled.osim');
   const motPath = join(root, 'balancing.mot');
   const scaleOutput = await kinetrace(
@@ -220,12 +244,17 @@ function keypointGeometry(
   const keypoints = compareMotions(ourAngles, theirAngles, coordinates, lagFrames);
   const ourIk = compareMotions(ourMot, ourAngles, coordinates);
   const theirIk = compareMotions(theirMot, theirAngles, coordinates);
+  const [first, last] = LEFT_KNEE_WINDOW;
   const shankRange = (trc: MarkerTrajectories, lag: number): [number, number] => {
-    const lengths = Array.from({ length: 29 }, (_, i) =>
-      Math.hypot(...minus(at(trc, 'LKnee', 36 + i + lag), at(trc, 'LAnkle', 36 + i + lag))),
+    const lengths = Array.from({ length: last - first + 1 }, (_, i) =>
+      Math.hypot(...minus(at(trc, 'LKnee', first + i + lag), at(trc, 'LAnkle', first + i + lag))),
     );
     return [Math.min(...lengths), Math.max(...lengths)];
   };
+  const offsets = (keep: (frame: number) => boolean) =>
+    compareMotions(framesWhere(ourMot, keep), theirMot, FLEXION_COORDINATES, lagFrames);
+  const inside = offsets(inWindow);
+  const outside = offsets((frame) => !inWindow(frame));
   return {
     angles: coordinates.map((coordinate) => ({
       coordinate,
@@ -234,6 +263,7 @@ function keypointGeometry(
       theirIkToTheirKeypointsDeg: rms(theirIk, coordinate),
     })),
     leftShankM: { ours: shankRange(ours, 0), theirs: shankRange(theirs, lagFrames) },
+    offsetStepDeg: inside.map((c, i) => ({ coordinate: c.coordinate, stepDeg: c.offsetDeg - outside[i].offsetDeg })),
   };
 }
 
@@ -287,6 +317,7 @@ export function formatComparison(title: string, result: ChainResult): string {
               `  ${g.coordinate.padEnd(16)}  ${g.keypointsDeg.toFixed(1).padStart(5)}   ${g.ourIkToOurKeypointsDeg.toFixed(1).padStart(5)}   ${g.theirIkToTheirKeypointsDeg.toFixed(1).padStart(5)}`,
           ),
           `  left shank length, frames 36-64: ours ${cm(geometry.leftShankM.ours)}, Pose2Sim’s ${cm(geometry.leftShankM.theirs)}`,
+          `  offset to Pose2Sim in frames 36-64 minus in the others (deg): ${geometry.offsetStepDeg.map((o) => `${o.coordinate} ${o.stepDeg.toFixed(1)}`).join(', ')}`,
         ]
       : []),
   ].join('\n');
