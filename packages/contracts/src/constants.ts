@@ -48,6 +48,8 @@ export const SUBJECT_HEIGHT_RANGE_M = { min: 0.1, max: 3 } as const;
 export const SUBJECT_MIN_BIRTH_YEAR = 1900;
 
 export const CHECKERBOARD_DEFAULTS = { rows: 4, cols: 5, squareSizeMm: 35, placement: 'Perpendicular' } as const;
+/** The checkerboard numbers a session or a lens calibration takes: inner corners per row or column, square size. */
+export const CHECKERBOARD_RANGES = { corners: { min: 2, max: 50 }, squareSizeMm: { max: 1000 } } as const;
 export const DEFAULT_CAMERA_COUNT = 2;
 export const MIN_CALIBRATED_CAMERAS = 2;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SESSIONS_PAGE_SIZE } from './constants.ts';
+import { CHECKERBOARD_RANGES, SESSIONS_PAGE_SIZE } from './constants.ts';
 import { alphaDashName, fromNumberText } from './fields.ts';
 import { serialId, shareToken, wholeNumber } from './ids.ts';
 import { booleanQuery, pagingQuerySchema } from './paging.ts';
@@ -112,9 +112,9 @@ export const setSubjectQuerySchema = z.object({ subject_id: serialId });
 
 /** GET /sessions/{id}/set_metadata/: calibration keys (cb_*) or neutral settings keys (settings_*). */
 export const setMetadataQuerySchema = z.object({
-  cb_rows: wholeNumber(2, 50).optional(),
-  cb_cols: wholeNumber(2, 50).optional(),
-  cb_square: fromNumberText(z.number().positive().max(1000)).optional(),
+  cb_rows: wholeNumber(CHECKERBOARD_RANGES.corners.min, CHECKERBOARD_RANGES.corners.max).optional(),
+  cb_cols: wholeNumber(CHECKERBOARD_RANGES.corners.min, CHECKERBOARD_RANGES.corners.max).optional(),
+  cb_square: fromNumberText(z.number().positive().max(CHECKERBOARD_RANGES.squareSizeMm.max)).optional(),
   cb_placement: z.enum(CHECKERBOARD_PLACEMENTS).optional(),
   settings_data_sharing: z.enum(DATA_SHARING_OPTIONS).optional(),
   settings_scaling_setup: z.enum(keysOf(SCALING_SETUPS)).optional(),

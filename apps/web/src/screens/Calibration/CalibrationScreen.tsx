@@ -9,19 +9,7 @@ import {
   type Trial,
 } from '@kinetrace/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import {
-  Alert,
-  Button,
-  Container,
-  Group,
-  NumberInput,
-  Paper,
-  Select,
-  Stack,
-  Text,
-  Title,
-  Tooltip,
-} from '@mantine/core';
+import { Alert, Button, Container, Group, Paper, Select, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Controller, useForm, type Resolver } from 'react-hook-form';
@@ -29,6 +17,7 @@ import type { z } from 'zod';
 import { useNavigate, useParams } from 'react-router';
 import { fetchCalibratedCameraCount, setSessionMetadata, useRecordingStatus } from '../../api/capture.ts';
 import { reportError } from '../../app/report-error.ts';
+import { BoardNumberField } from '../../components/BoardNumberField.tsx';
 import { ImportCalibrationDialog } from '../../components/ImportCalibrationDialog.tsx';
 import { ProcessingFailedAlert, ProcessingProgress } from '../../components/ProcessingProgress.tsx';
 import { useProgressView } from '../../components/processing-progress.ts';
@@ -155,22 +144,6 @@ export function CalibrationScreen() {
     }
   });
 
-  const numberField = (name: 'cb_rows' | 'cb_cols' | 'cb_square', label: string, max: number) => (
-    <Controller
-      control={form.control}
-      name={name}
-      render={({ field, fieldState }) => (
-        <NumberInput
-          label={label}
-          min={name === 'cb_square' ? 1 : 2}
-          max={max}
-          {...field}
-          error={fieldState.error?.message}
-          disabled={busy}
-        />
-      )}
-    />
-  );
   const caption = wizard.trial
     ? STATUS_CAPTIONS[wizard.trial.status]
     : wizard.underWay
@@ -196,9 +169,9 @@ export function CalibrationScreen() {
               {PLACEMENT_GUIDANCE[placement]} Rows and columns count the board's inner corners.
             </Alert>
             <Group grow align="flex-start">
-              {numberField('cb_rows', 'Rows', 50)}
-              {numberField('cb_cols', 'Columns', 50)}
-              {numberField('cb_square', 'Square size (mm)', 1000)}
+              <BoardNumberField control={form.control} name="cb_rows" label="Rows" disabled={busy} />
+              <BoardNumberField control={form.control} name="cb_cols" label="Columns" disabled={busy} />
+              <BoardNumberField control={form.control} name="cb_square" label="Square size (mm)" disabled={busy} />
               <Controller
                 control={form.control}
                 name="cb_placement"

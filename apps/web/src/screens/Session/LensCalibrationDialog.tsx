@@ -1,11 +1,12 @@
 import { CHECKERBOARD_DEFAULTS, lensCalibrationFieldsSchema, messages } from '@kinetrace/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Button, Group, Modal, NumberInput, Stack, Table, Text, TextInput } from '@mantine/core';
-import { Controller, useForm, type Resolver } from 'react-hook-form';
+import { Button, Group, Modal, Stack, Table, Text, TextInput } from '@mantine/core';
+import { useForm, type Resolver } from 'react-hook-form';
 import { z } from 'zod';
 import { useLensCalibrations, useUploadLensCalibration } from '../../api/processing.ts';
 import { formatDateTime } from '../../app/date-format.ts';
 import { reportError } from '../../app/report-error.ts';
+import { BoardNumberField } from '../../components/BoardNumberField.tsx';
 import { toast } from '../../components/toasts.tsx';
 import { FilesField } from '../../components/FilesField.tsx';
 
@@ -55,22 +56,6 @@ export function LensCalibrationDialog({ onClose }: { onClose: () => void }) {
     }
   });
 
-  const boardField = (name: 'cb_rows' | 'cb_cols' | 'cb_square', label: string, description: string) => (
-    <Controller
-      control={form.control}
-      name={name}
-      render={({ field, fieldState }) => (
-        <NumberInput
-          label={label}
-          description={description}
-          min={name === 'cb_square' ? 1 : 2}
-          {...field}
-          error={fieldState.error?.message}
-        />
-      )}
-    />
-  );
-
   return (
     <Modal opened onClose={onClose} title="Lens calibrations" size="lg" centered>
       <Stack>
@@ -117,9 +102,24 @@ export function LensCalibrationDialog({ onClose }: { onClose: () => void }) {
               error={form.formState.errors.device_model?.message}
             />
             <Group grow align="flex-start">
-              {boardField('cb_rows', 'Board rows', 'Inner corners, for photos')}
-              {boardField('cb_cols', 'Board columns', 'Inner corners, for photos')}
-              {boardField('cb_square', 'Square size (mm)', 'For photos')}
+              <BoardNumberField
+                control={form.control}
+                name="cb_rows"
+                label="Board rows"
+                description="Inner corners, for photos"
+              />
+              <BoardNumberField
+                control={form.control}
+                name="cb_cols"
+                label="Board columns"
+                description="Inner corners, for photos"
+              />
+              <BoardNumberField
+                control={form.control}
+                name="cb_square"
+                label="Square size (mm)"
+                description="For photos"
+              />
             </Group>
             <FilesField control={form.control} name="file" label="Calibration file or board photos" />
             <Group justify="flex-end">

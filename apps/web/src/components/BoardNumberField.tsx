@@ -1,0 +1,45 @@
+import { CHECKERBOARD_RANGES } from '@kinetrace/contracts';
+import { NumberInput } from '@mantine/core';
+import { Controller, type Control, type FieldValues, type Path } from 'react-hook-form';
+
+type BoardNumber = 'cb_rows' | 'cb_cols' | 'cb_square';
+
+/** Inner corners per row or column; a square size of at least 1 mm (the contracts take any positive size). */
+const RANGES: Record<BoardNumber, { min: number; max: number }> = {
+  cb_rows: CHECKERBOARD_RANGES.corners,
+  cb_cols: CHECKERBOARD_RANGES.corners,
+  cb_square: { min: 1, max: CHECKERBOARD_RANGES.squareSizeMm.max },
+};
+
+/** One of a form's checkerboard numbers (the calibration step's settings, a lens calibration's photos). */
+export function BoardNumberField<Form extends FieldValues, Context, Submitted extends FieldValues>({
+  control,
+  name,
+  label,
+  description,
+  disabled,
+}: {
+  control: Control<Form, Context, Submitted>;
+  name: BoardNumber & Path<Form>;
+  label: string;
+  description?: string;
+  disabled?: boolean;
+}) {
+  return (
+    <Controller
+      control={control}
+      name={name}
+      render={({ field, fieldState }) => (
+        <NumberInput
+          label={label}
+          description={description}
+          min={RANGES[name].min}
+          max={RANGES[name].max}
+          {...field}
+          error={fieldState.error?.message}
+          disabled={disabled}
+        />
+      )}
+    />
+  );
+}
