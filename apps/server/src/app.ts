@@ -180,9 +180,18 @@ export async function buildApp(
   });
 
   if (options.runJobs !== false) {
+    const analysisJob = createAnalysisJob({
+      analyses: analysisRepository,
+      trials,
+      subjects,
+      files,
+      queue,
+      singleProcess: backends.database.kind === 'pglite',
+      log: app.log,
+    });
     await queue.work(
       {
-        'analyse-trial': createAnalysisJob({ analyses: analysisRepository, trials, subjects, files, log: app.log }),
+        'analyse-trial': (payload, attempt) => analysisJob.run(payload, attempt),
         'archive-download': (payload) => downloadService.runArchiveJob(payload),
         'purge-trash': async () => {
           const report = await retention.purge();
@@ -193,7 +202,11 @@ export async function buildApp(
       [],
     );
     await processing.startRecovery();
-    app.addHook('onClose', async () => processing.stop());
+    await analysisJob.startRecovery();
+    app.addHook('onClose', async () => {
+      analysisJob.stop();
+      await processing.stop();
+    });
     await queue.schedule('purge-trash', '17 * * * *', {});
   }
 

@@ -20,6 +20,11 @@ import {
   type Trial,
 } from '@kinetrace/contracts';
 import { describeWithData, referencePath } from '../../../packages/mocap/test/reference-data.ts';
+import { createAnalysisJob } from '../src/analyses/analysis-job.ts';
+import { createAnalysisRepository } from '../src/analyses/analysis-repository.ts';
+import { AnalysisThreadError, runAnalysisThread } from '../src/analyses/analysis-thread.ts';
+import { createSubjectsRepository } from '../src/repositories/subjects-repository.ts';
+import { createTrialsRepository } from '../src/repositories/trials-repository.ts';
 import { sessionWithSubject, subjectBody } from './support/owned-data.ts';
 import { seedTrial } from './support/seed.ts';
 import {
@@ -53,6 +58,40 @@ function standingStill(motText: string): string {
   const still = rows.map((row) => [row.trim().split(/\s+/)[0], ...first.slice(1)].join('\t'));
   return `${header}endheader\n${columns}\n${still.join('\n')}\n`;
 }
+
+describeWithData('analyses off the event loop', [WALK_MOT, SCALED_MODEL], () => {
+  const request = () => ({
+    kind: 'gait' as const,
+    files: {
+      modelXml: readFileSync(referencePath(SCALED_MODEL), 'utf8'),
+      motionText: readFileSync(referencePath(WALK_MOT), 'utf8'),
+      heightM: 1.86,
+    },
+  });
+
+  it('runs an analysis in a worker thread while the server keeps its event loop, and stops one past its time limit', async () => {
+    // A timer of the main thread keeps firing while the thread parses, runs forward kinematics and analyses
+    // (on the main thread it could not fire before the whole analysis was done).
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const reply = await runAnalysisThread(request(), 120_000);
+    clearInterval(timer);
+    expect(reply.status).toBe('done');
+    expect(reply.status === 'done' && analysisResultSchema.parse(reply.result).analysis).toBe('gait');
+    expect(ticks).toBeGreaterThan(5);
+
+    // The engine's message for the user comes back as such; a thread past its limit is stopped as ours.
+    const still = {
+      ...request(),
+      files: { ...request().files, motionText: standingStill(request().files.motionText) },
+    };
+    expect(await runAnalysisThread(still, 120_000)).toEqual({
+      status: 'user-error',
+      message: expect.stringMatching(/^No complete gait cycle found/),
+    });
+    await expect(runAnalysisThread(request(), 1)).rejects.toThrow(AnalysisThreadError);
+  }, 60_000);
+});
 
 const backends: Backend[] = await testBackends();
 
@@ -367,5 +406,65 @@ for (const backend of backends) {
       )!;
       expect(squat.states[victim]).toBeUndefined();
     });
+
+    it('ends an analysis interrupted by two restarts failed with the message users read, retries one interrupted once, and fails one its job abandoned', async () => {
+      const { db } = test.backends.database;
+      const repository = createAnalysisRepository(db);
+      const walk = readFileSync(referencePath(WALK_MOT));
+      const pending = async (name: string) => {
+        const trialId = await seedTrial(test, session.id, {
+          name,
+          results: [{ tag: RESULT_TAGS.ikResults, fileName: 'trial.mot', bytes: walk }],
+        });
+        return (await repository.start(trialId, 'gait')).taskId;
+      };
+      /** What a stopped process leaves: the task's job active in the queue, the task silent for `silentMs`. */
+      const interrupted = async (taskId: string, retryCount: number, silentMs: number) => {
+        if (retryCount >= 0)
+          await test.backends.database.executeSql(
+            `insert into pgboss.job (name, data, state, retry_limit, retry_count, started_on)
+             values ('analyse-trial', $1::jsonb, 'active', 1, $2, now())`,
+            [JSON.stringify({ taskId }), retryCount],
+          );
+        await db
+          .update(schema.analysisResults)
+          .set({ updatedAt: new Date(Date.now() - silentMs) })
+          .where(eq(schema.analysisResults.taskId, taskId));
+      };
+      const twice = await pending('interrupted_twice');
+      await interrupted(twice, 1, 5 * 60_000); // the retry (1 of 1) was interrupted too
+      const once = await pending('interrupted_once');
+      await interrupted(once, 0, 5 * 60_000);
+      const recent = await pending('still_running');
+      await interrupted(recent, 0, 1000); // elsewhere, its heartbeat fresh
+      const abandoned = await pending('abandoned');
+      await interrupted(abandoned, -1, 2 * 3600_000); // no job left at all
+
+      // The recovery the server runs at start-up and every 30 s (here at once, as a second process would).
+      const job = createAnalysisJob({
+        analyses: repository,
+        trials: createTrialsRepository(db),
+        subjects: createSubjectsRepository(db),
+        files: test.backends.files,
+        queue: test.backends.queue,
+        singleProcess: false,
+        log: { info: () => undefined, error: () => undefined },
+      });
+      await job.recover(false);
+
+      for (const taskId of [twice, abandoned])
+        expect((await finished(taskId)).state).toEqual({ status: 'failed', error: analysisMessages.internalFailure });
+      // Retried by the queue, and run to its end by this server's worker.
+      expect((await finished(once)).state.status).toBe('successfull');
+      expect((await get(analysisPaths.result(recent), owner.token)).statusCode).toBe(202);
+      const { rows } = await test.backends.database.executeSql(
+        `select data->>'taskId' as task, state from pgboss.job where name = 'analyse-trial' and data->>'taskId' = any($1)`,
+        [[twice, recent]],
+      );
+      expect(Object.fromEntries(rows.map((row) => [row.task, row.state]))).toEqual({
+        [twice]: 'failed',
+        [recent]: 'active',
+      });
+    }, 60_000);
   });
 }

@@ -1,19 +1,39 @@
 import { text } from 'node:stream/consumers';
-import { analysisMessages, analysisResultSchema, analysisResultTag, RESULT_TAGS } from '@kinetrace/contracts';
-import { AnalysisError, analyseTrial, loadAnalysisInput } from '@kinetrace/mocap/analyses/index';
+import { analysisMessages, analysisResultTag, RESULT_TAGS } from '@kinetrace/contracts';
 import type { JobAttempt } from '../jobs/job-kinds.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
 import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
 import type { TrialResultRow, TrialsRepository } from '../repositories/trials-repository.ts';
 import { trialFilesPrefix } from '../services/storage-keys.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import type { AnalysisOutcome, AnalysisRepository, AnalysisWithTrial } from './analysis-repository.ts';
+import { runAnalysisThread, type AnalysisThreadRequest } from './analysis-thread.ts';
+
+/**
+ * An analysis takes seconds (OpenCap's 3.7 s walk: about 1 s of forward kinematics and analysis);
+ * a thread still running after five minutes is stopped and the attempt fails as ours.
+ */
+const TIME_LIMIT_MS = 5 * 60_000;
+/** A running attempt touches its analysis this often; one silent for STALE_AFTER_MS has lost its process. */
+const HEARTBEAT_MS = 10_000;
+const STALE_AFTER_MS = 60_000;
+const RECOVERY_INTERVAL_MS = 30_000;
+/**
+ * A pending analysis untouched this long has no job left to end it (the server stopped between the
+ * analysis's start and its job's sending, or its job ended without its handler): far longer than
+ * two attempts at the time limit, the retry delay and any wait in the queue.
+ */
+const ABANDONED_AFTER_MS = 60 * 60_000;
 
 export interface AnalysisJobDeps {
   analyses: AnalysisRepository;
   trials: TrialsRepository;
   subjects: SubjectsRepository;
   files: FileStore;
-  log: { error(object: object, message: string): void };
+  queue: JobQueue;
+  /** PGlite: one process owns the database, so a job active at start-up has lost its process. */
+  singleProcess: boolean;
+  log: { info(object: object, message: string): void; error(object: object, message: string): void };
 }
 
 /** What the trial lacks for an analysis, said to the user (a trial done without joint angles or model). */
@@ -22,12 +42,17 @@ class MissingInput extends Error {}
 /**
  * The 'analyse-trial' job: reads the trial's joint angles (ik_results .mot), its scaled model (the
  * trial's own opensim_model, else the session's newest done neutral's) and the subject's height and
- * mass, runs the engine's analysis, and stores the result as the trial's `analysis-<kind>` result.
- * The engine's AnalysisError ends the task failed with its message; any other error is retried
- * once, then ends it failed with a generic message (the error itself goes to the log only).
+ * mass, runs the engine's analysis in a worker thread, and stores the result as the trial's
+ * `analysis-<kind>` result. The engine's AnalysisError ends the task failed with its message; any
+ * other error is retried once, then ends it failed with a generic message (the error itself goes to
+ * the log only). Attempts whose process stopped are recovered: retried while they may be, else
+ * failed, so that no analysis stays pending for ever.
  */
 export function createAnalysisJob(deps: AnalysisJobDeps) {
-  const { analyses, trials, subjects, files, log } = deps;
+  const { analyses, trials, subjects, files, queue, log } = deps;
+  /** pg-boss ids of the attempts running in this process. */
+  const running = new Set<string>();
+  let recoveryTimer: NodeJS.Timeout | undefined;
 
   async function storedText(result: TrialResultRow | undefined): Promise<string> {
     const stored = result?.storageKey ? await files.read(result.storageKey) : null;
@@ -35,7 +60,7 @@ export function createAnalysisJob(deps: AnalysisJobDeps) {
     return text(stored.stream);
   }
 
-  async function inputOf({ trial, session }: AnalysisWithTrial) {
+  async function requestOf({ trial, session, analysis }: AnalysisWithTrial): Promise<AnalysisThreadRequest> {
     const results = await trials.resultsOf(trial.id);
     let model = results.find((result) => result.tag === RESULT_TAGS.opensimModel);
     if (!model) {
@@ -49,11 +74,10 @@ export function createAnalysisJob(deps: AnalysisJobDeps) {
       storedText(results.find((result) => result.tag === RESULT_TAGS.ikResults)),
     ]);
     const subject = session.subjectId === null ? undefined : await subjects.findById(session.subjectId);
-    return loadAnalysisInput({
-      modelXml,
-      motionText,
-      ...(subject && { heightM: subject.heightM, massKg: subject.weightKg }),
-    });
+    return {
+      kind: analysis.kind,
+      files: { modelXml, motionText, ...(subject && { heightM: subject.heightM, massKg: subject.weightKg }) },
+    };
   }
 
   /** Records the outcome; the files of replaced results go, or this task's own file when the task was superseded. */
@@ -63,22 +87,68 @@ export function createAnalysisJob(deps: AnalysisJobDeps) {
     await Promise.all(unused.map((key) => files.remove(key)));
   }
 
-  return async function runJob({ taskId }: { taskId: string }, attempt: JobAttempt): Promise<void> {
+  async function run({ taskId }: { taskId: string }, attempt: JobAttempt): Promise<void> {
     const task = await analyses.byTask(taskId);
     if (!task || task.analysis.status !== 'pending') return;
     const { trial, analysis } = task;
+    running.add(attempt.id);
+    const heartbeat = setInterval(() => {
+      analyses.touch(taskId).catch((error: unknown) => log.error({ err: error, taskId }, 'analysis heartbeat failed'));
+    }, HEARTBEAT_MS);
     try {
-      const result = analysisResultSchema.parse(analyseTrial(analysis.kind, await inputOf(task)));
+      await analyses.touch(taskId);
+      const reply = await runAnalysisThread(await requestOf(task), TIME_LIMIT_MS);
+      if (reply.status === 'user-error') return await finish(taskId, { status: 'failed', error: reply.message });
       const storageKey = `${trialFilesPrefix(trial.sessionId, trial.id)}/results/analyses/${taskId}/${analysisResultTag(analysis.kind)}.json`;
-      await files.put(storageKey, Buffer.from(JSON.stringify(result)));
+      await files.put(storageKey, Buffer.from(JSON.stringify(reply.result)));
       await finish(taskId, { status: 'successfull', storageKey });
     } catch (error) {
-      if (error instanceof AnalysisError || error instanceof MissingInput)
-        return finish(taskId, { status: 'failed', error: error.message });
+      if (error instanceof MissingInput) return finish(taskId, { status: 'failed', error: error.message });
       const willRetry = attempt.retryCount < attempt.retryLimit;
       log.error({ err: error, trialId: trial.id, taskId, kind: analysis.kind, willRetry }, 'analysis failed');
       if (willRetry) throw error;
       await finish(taskId, { status: 'failed', error: analysisMessages.internalFailure });
+    } finally {
+      clearInterval(heartbeat);
+      running.delete(attempt.id);
     }
+  }
+
+  /**
+   * Attempts whose process stopped (a crash, a restart) stay active in the queue: they are failed so
+   * that the queue retries them, or, with no retry left, their analysis ends failed. Then pending
+   * analyses abandoned by their job end failed too.
+   */
+  async function recover(atStartup: boolean): Promise<void> {
+    for (const job of await queue.active('analyse-trial')) {
+      if (running.has(job.id)) continue;
+      const task = await analyses.byTask(job.payload.taskId);
+      // Wall-clock time, as updated_at is written.
+      const silentMs = task ? Date.now() - task.analysis.updatedAt.getTime() : Infinity;
+      if (!(atStartup && deps.singleProcess) && silentMs < STALE_AFTER_MS) continue;
+      if (task?.analysis.status === 'pending' && job.retryCount >= job.retryLimit)
+        await finish(job.payload.taskId, { status: 'failed', error: analysisMessages.internalFailure });
+      await queue.failInterrupted('analyse-trial', job.id);
+      log.info({ taskId: job.payload.taskId, job: job.id }, 'interrupted analysis recovered');
+    }
+    for (const taskId of await analyses.pendingSince(new Date(Date.now() - ABANDONED_AFTER_MS))) {
+      await finish(taskId, { status: 'failed', error: analysisMessages.internalFailure });
+      log.info({ taskId }, 'abandoned analysis failed');
+    }
+  }
+
+  return {
+    run,
+    recover,
+    /** Recovers interrupted attempts now and every 30 s until stop(). */
+    async startRecovery(): Promise<void> {
+      await recover(true);
+      recoveryTimer = setInterval(() => {
+        recover(false).catch((error: unknown) => log.error({ err: error }, 'analysis recovery failed'));
+      }, RECOVERY_INTERVAL_MS);
+    },
+    stop(): void {
+      clearInterval(recoveryTimer);
+    },
   };
 }

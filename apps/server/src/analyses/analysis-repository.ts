@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { analysisResultTag, type AnalysisKind, type AnalysisStatus } from '@kinetrace/contracts';
 import { schema, type Database } from '@kinetrace/db';
 import type { SessionRowDb } from '../repositories/sessions-repository.ts';
@@ -89,6 +89,23 @@ export function createAnalysisRepository(db: Database) {
         filter.subjectId === undefined ? undefined : eq(sessions.subjectId, filter.subjectId),
         filter.trialId === undefined ? undefined : eq(trials.id, filter.trialId),
       );
+    },
+
+    /** Marks a pending task alive (its attempt's heartbeat): recovery leaves a recently touched one alone. */
+    async touch(taskId: string): Promise<void> {
+      await db
+        .update(analysisResults)
+        .set({ updatedAt: new Date() })
+        .where(and(eq(analysisResults.taskId, taskId), eq(analysisResults.status, 'pending')));
+    },
+
+    /** Tasks pending and untouched since `before`. */
+    async pendingSince(before: Date): Promise<string[]> {
+      const rows = await db
+        .select({ taskId: analysisResults.taskId })
+        .from(analysisResults)
+        .where(and(eq(analysisResults.status, 'pending'), lt(analysisResults.updatedAt, before)));
+      return rows.map((row) => row.taskId);
     },
 
     /**

@@ -24,6 +24,7 @@ import {
 } from '@kinetrace/contracts';
 import { requireVerified } from '../http/authentication.ts';
 import { viewerOf } from '../http/viewer.ts';
+import type { Viewer } from '../services/access.ts';
 import type { Archive } from '../services/archive-service.ts';
 import type { DownloadService } from '../services/download-service.ts';
 import type { SessionService } from '../services/session-service.ts';
@@ -31,7 +32,7 @@ import type { SessionService } from '../services/session-service.ts';
 const tags = ['Sessions'];
 
 /** Streams an archive as a browser download; the zip is built while it is sent. */
-export async function sendArchive(reply: FastifyReply, archive: Archive): Promise<FastifyReply> {
+async function sendArchive(reply: FastifyReply, archive: Archive): Promise<FastifyReply> {
   reply.hijack();
   reply.raw.writeHead(200, {
     'content-type': 'application/zip',
@@ -43,6 +44,40 @@ export async function sendArchive(reply: FastifyReply, archive: Archive): Promis
     reply.raw.destroy(error as Error);
   });
   return reply;
+}
+
+/**
+ * The two downloads of a session's or a subject's archive (spec §7): `<base>/:id/download/` streams
+ * the zip, `<base>/:id/async-download/` has a job build it and answers its task id; both for
+ * whoever may read it (share token in the query).
+ */
+export function registerArchiveRoutes<Id>(
+  app: FastifyInstance,
+  base: '/sessions' | '/subjects',
+  options: {
+    tags: string[];
+    params: z.ZodType<{ id: Id }>;
+    archive: (viewer: Viewer, id: Id) => Promise<Archive>;
+    startArchive: (viewer: Viewer, id: Id) => Promise<string>;
+  },
+): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { tags, params } = options;
+  api.get(
+    `${base}/:id/download/`,
+    { schema: { tags, params, querystring: shareTokenQuerySchema } },
+    async (request, reply) =>
+      sendArchive(reply, await options.archive(viewerOf(request, request.query.share_token), request.params.id)),
+  );
+  api.get(
+    `${base}/:id/async-download/`,
+    {
+      schema: { tags, params, querystring: shareTokenQuerySchema, response: { 200: asyncDownloadResponseSchema } },
+    },
+    async (request) => ({
+      task_id: await options.startArchive(viewerOf(request, request.query.share_token), request.params.id),
+    }),
+  );
 }
 
 export function registerSessionRoutes(
@@ -146,30 +181,12 @@ export function registerSessionRoutes(
     return reply.code(204).send();
   });
 
-  api.get(
-    '/sessions/:id/download/',
-    { schema: { tags, params: uuidIdParams, querystring: shareTokenQuerySchema } },
-    async (request, reply) =>
-      sendArchive(
-        reply,
-        await downloads.sessionArchive(viewerOf(request, request.query.share_token), request.params.id),
-      ),
-  );
-
-  api.get(
-    '/sessions/:id/async-download/',
-    {
-      schema: {
-        tags,
-        params: uuidIdParams,
-        querystring: shareTokenQuerySchema,
-        response: { 200: asyncDownloadResponseSchema },
-      },
-    },
-    async (request) => ({
-      task_id: await downloads.startSessionArchive(viewerOf(request, request.query.share_token), request.params.id),
-    }),
-  );
+  registerArchiveRoutes(app, '/sessions', {
+    tags,
+    params: uuidIdParams,
+    archive: (viewer, id) => downloads.sessionArchive(viewer, id),
+    startArchive: (viewer, id) => downloads.startSessionArchive(viewer, id),
+  });
 
   api.get(
     '/logs/:taskId/on-ready/',

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  asyncDownloadResponseSchema,
   subjectInputSchema,
   subjectListQuerySchema,
   subjectListResponseSchema,
@@ -15,7 +14,7 @@ import { requireVerified } from '../http/authentication.ts';
 import { viewerOf } from '../http/viewer.ts';
 import type { DownloadService } from '../services/download-service.ts';
 import type { SubjectService } from '../services/subject-service.ts';
-import { sendArchive } from './session-routes.ts';
+import { registerArchiveRoutes } from './session-routes.ts';
 
 const tags = ['Subjects'];
 
@@ -76,28 +75,10 @@ export function registerSubjectRoutes(
     (request) => subjects.tags(viewerOf(request, request.query.share_token), request.params.id),
   );
 
-  api.get(
-    '/subjects/:id/download/',
-    { schema: { tags, params: serialIdParams, querystring: shareTokenQuerySchema } },
-    async (request, reply) =>
-      sendArchive(
-        reply,
-        await downloads.subjectArchive(viewerOf(request, request.query.share_token), request.params.id),
-      ),
-  );
-
-  api.get(
-    '/subjects/:id/async-download/',
-    {
-      schema: {
-        tags,
-        params: serialIdParams,
-        querystring: shareTokenQuerySchema,
-        response: { 200: asyncDownloadResponseSchema },
-      },
-    },
-    async (request) => ({
-      task_id: await downloads.startSubjectArchive(viewerOf(request, request.query.share_token), request.params.id),
-    }),
-  );
+  registerArchiveRoutes(app, '/subjects', {
+    tags,
+    params: serialIdParams,
+    archive: (viewer, id) => downloads.subjectArchive(viewer, id),
+    startArchive: (viewer, id) => downloads.startSubjectArchive(viewer, id),
+  });
 }
