@@ -98,7 +98,7 @@ describe('mail limits per client address and per recipient', () => {
     const { post } = accountClient(test);
     const perRecipient = mailRateRules.code.perRecipient.limit;
     const limit = mailRateRules.code.perClientAddress.limit;
-    const users = [];
+    const users: ReturnType<typeof newUserPayload>[] = [];
     for (let index = 0; index <= limit / perRecipient; index++) users.push(await registered(`10.25.${index}.1`));
     const login = (user: (typeof users)[number]) =>
       post('/api/login/', { username: user.username, password: PASSWORD }, {}, '10.26.0.1');

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { messages, serialId } from '@kinetrace/contracts';
 import { forbidden, HttpError, notFound } from '../http/http-errors.ts';
+import type { DownloadService } from '../services/download-service.ts';
 import type { MediaUrlSigner } from '../services/media-urls.ts';
 import { userFilesPrefix } from '../services/storage-keys.ts';
 import type { ByteRange, FileStore } from '../storage/file-store.ts';
@@ -69,9 +70,15 @@ async function sendStored(
 
 /**
  * Stored files for <img>, <video> and downloads. Profile pictures are public; everything else needs
- * a URL signed by the server for someone allowed to read it, and served while they still are.
+ * a URL signed by the server for someone allowed to read it, and served while they still are (a
+ * prepared archive while its asker may still download the same archive).
  */
-export function registerMediaRoutes(app: FastifyInstance, files: FileStore, signer: MediaUrlSigner): void {
+export function registerMediaRoutes(
+  app: FastifyInstance,
+  files: FileStore,
+  signer: MediaUrlSigner,
+  downloads: Pick<DownloadService, 'stillServes'>,
+): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get(
@@ -108,6 +115,8 @@ export function registerMediaRoutes(app: FastifyInstance, files: FileStore, sign
     async (request, reply) => {
       const key = request.params['*'];
       if (!(await signer.allows(key, request.query))) throw forbidden('This link has expired. Reload the page.');
+      if (key.startsWith('downloads/') && !(await downloads.stillServes(key)))
+        throw forbidden('This download is no longer available. Please prepare it again.');
       return sendStored(reply, files, key, request.headers.range, 'private, max-age=3600');
     },
   );

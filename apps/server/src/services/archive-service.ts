@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { ZipArchive } from 'archiver';
@@ -19,6 +20,11 @@ interface ArchiveEntry {
 export interface Archive {
   fileName: string;
   totalBytes: number;
+  /**
+   * A digest of what the archive holds (every entry's name, and its bytes or the stored file and size):
+   * the same viewer gets the same digest while what they may download is unchanged.
+   */
+  digest: string;
   /** Streams the zip into `output`, one stored file open at a time, so memory stays flat whatever the size. */
   write(output: Writable, onProgress?: (doneBytes: number, totalBytes: number) => void): Promise<void>;
 }
@@ -127,9 +133,17 @@ export function createArchiveService(deps: {
     const sizeOf = (entry: ArchiveEntry) =>
       Buffer.isBuffer(entry.content) ? entry.content.length : entry.content.sizeBytes;
     const totalBytes = entries.reduce((sum, entry) => sum + sizeOf(entry), 0);
+    const digest = createHash('sha256');
+    for (const entry of entries) {
+      const content = Buffer.isBuffer(entry.content)
+        ? createHash('sha256').update(entry.content).digest('hex')
+        : `${entry.content.key}:${entry.content.sizeBytes}`;
+      digest.update(`${entry.name}\n${content}\n`);
+    }
     return {
       fileName,
       totalBytes,
+      digest: digest.digest('base64url').slice(0, 22),
       async write(output, onProgress) {
         const archive = new ZipArchive({ zlib: { level: 6 } });
         const failed = new Promise<never>((_, reject) => archive.once('error', reject));

@@ -5,14 +5,30 @@ import type { JobPayload } from '../jobs/job-kinds.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { TasksRepository } from '../repositories/tasks-repository.ts';
 import type { FileStore } from '../storage/file-store.ts';
-import { subjectAccess, subjectSessionView, type Viewer } from './access.ts';
+import { grantCode, subjectAccess, subjectSessionView, type Viewer } from './access.ts';
 import type { Archive, ArchiveService } from './archive-service.ts';
 import type { MediaUrlSigner } from './media-urls.ts';
 import type { SessionService } from './session-service.ts';
+import type { SessionsRepository } from '../repositories/sessions-repository.ts';
 import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
 import { downloadFilesPrefix } from './storage-keys.ts';
 
 export type TaskState = { ready: true; url: string } | { ready: false; status: string; progress: number };
+
+type ArchiveTarget = JobPayload<'archive-download'>['target'];
+
+/**
+ * A prepared archive's key names what it was made of: `downloads/<task>/<target>/<share>/<digest>/<file>`,
+ * the session or subject, the share token it was asked with (as the digest media URLs carry, `n`
+ * without one), and the archive's digest. Serving it checks them against the asker's access now.
+ */
+const DOWNLOAD_KEY =
+  /^downloads\/([0-9a-f-]{36})\/(?:session-([0-9a-f-]{36})|subject-(\d{1,10}))\/(n|s[\w-]{22})\/([\w-]{22})\/[^/]+$/;
+const NO_SHARE_TOKEN = 'n';
+const shareCodeOf = (shareToken: string | undefined) =>
+  shareToken ? grantCode({ kind: 'share', token: shareToken }) : NO_SHARE_TOKEN;
+const targetSegment = (target: ArchiveTarget) =>
+  target.kind === 'session' ? `session-${target.sessionId}` : `subject-${target.subjectId}`;
 
 /** Async archive downloads: a task row the client polls, and the job that fills it. */
 export function createDownloadService(deps: {
@@ -21,11 +37,12 @@ export function createDownloadService(deps: {
   queue: JobQueue;
   archives: ArchiveService;
   sessionService: SessionService;
+  sessions: SessionsRepository;
   subjects: SubjectsRepository;
   media: MediaUrlSigner;
   now: () => Date;
 }) {
-  const { tasks, files, queue, archives, sessionService, subjects, media, now } = deps;
+  const { tasks, files, queue, archives, sessionService, sessions, subjects, media, now } = deps;
 
   async function readableSubject(viewer: Viewer, subjectId: number) {
     const subject = await subjects.findById(subjectId);
@@ -47,6 +64,26 @@ export function createDownloadService(deps: {
 
   /** The async download's job builds the archive for the viewer who asked, checked again then. */
   const shareTokenOf = (viewer: Viewer) => (viewer.shareToken ? { shareToken: viewer.shareToken } : {});
+
+  const archiveOf = (viewer: Viewer, target: ArchiveTarget) =>
+    target.kind === 'session' ? sessionArchive(viewer, target.sessionId) : subjectArchive(viewer, target.subjectId);
+
+  /**
+   * Who asked for a prepared archive, as of now: the task's user, and the share token they came with
+   * found again by its digest among the target's current ones; null when it no longer is one of them.
+   */
+  async function askerNow(userId: number | null, target: ArchiveTarget, shareCode: string): Promise<Viewer | null> {
+    const user = userId === null ? null : { id: userId };
+    if (shareCode === NO_SHARE_TOKEN) return { user };
+    const candidates: (string | null)[] = [];
+    if (target.kind === 'session') {
+      const session = await sessions.findById(target.sessionId);
+      const subject = !session || session.subjectId === null ? undefined : await subjects.findById(session.subjectId);
+      candidates.push(session?.shareToken ?? null, subject?.shareToken ?? null);
+    } else candidates.push((await subjects.findById(target.subjectId))?.shareToken ?? null);
+    const shareToken = candidates.find((token): token is string => !!token && shareCodeOf(token) === shareCode);
+    return shareToken ? { user, shareToken } : null;
+  }
 
   return {
     sessionArchive,
@@ -82,11 +119,8 @@ export function createDownloadService(deps: {
         await tasks.update(taskId, { status: 'running' });
         // The same rules as the sync download, for the viewer who asked, as their access stands now.
         const viewer: Viewer = { user: task.userId === null ? null : { id: task.userId }, shareToken };
-        const archive: Archive =
-          target.kind === 'session'
-            ? await sessionArchive(viewer, target.sessionId)
-            : await subjectArchive(viewer, target.subjectId);
-        const key = `${downloadFilesPrefix(taskId)}/${archive.fileName}`;
+        const archive: Archive = await archiveOf(viewer, target);
+        const key = `${downloadFilesPrefix(taskId)}/${targetSegment(target)}/${shareCodeOf(shareToken)}/${archive.digest}/${archive.fileName}`;
         const pipe = new PassThrough();
         let lastReport = 0;
         // Progress writes run one after another and end before the final state is written, so a late one
@@ -124,6 +158,32 @@ export function createDownloadService(deps: {
         );
       if (task.status === 'done' && task.resultKey) return { ready: true, url: media.url(task.resultKey) };
       return { ready: false, status: task.status, progress: task.progress };
+    },
+
+    /**
+     * Whether a prepared archive may still be served, as signed media URLs are checked at every request:
+     * its task is there (gone with its asker's account), and the archive the asker may download now, with
+     * the share token they came with still the session's or subject's, is the one prepared. A session
+     * made private or deleted, a trial trashed, a share link replaced or the data sharing narrowed all
+     * change that, and stop the link.
+     */
+    async stillServes(key: string): Promise<boolean> {
+      const match = DOWNLOAD_KEY.exec(key);
+      if (!match) return false;
+      const [, taskId, sessionId, subjectId, shareCode, digest] = match;
+      const task = await tasks.findById(taskId);
+      if (!task || task.status !== 'done' || task.resultKey !== key) return false;
+      const target: ArchiveTarget = sessionId
+        ? { kind: 'session', sessionId }
+        : { kind: 'subject', subjectId: Number(subjectId) };
+      const viewer = await askerNow(task.userId, target, shareCode);
+      if (!viewer) return false;
+      try {
+        return (await archiveOf(viewer, target)).digest === digest;
+      } catch (error) {
+        if (error instanceof HttpError) return false; // no access now (404 from the access rules)
+        throw error;
+      }
     },
   };
 }
