@@ -135,7 +135,6 @@ export async function buildApp(
     queue,
     archives,
     sessionService,
-    sessions,
     subjects,
     media,
     now,
@@ -205,7 +204,7 @@ export async function buildApp(
     await processing.startRecovery();
     await analysisJob.startRecovery();
     app.addHook('onClose', async () => {
-      analysisJob.stop();
+      await analysisJob.stop();
       await processing.stop();
     });
     await queue.schedule('purge-trash', '17 * * * *', {});
@@ -230,7 +229,7 @@ export async function buildApp(
       registerSessionRoutes(api, sessionService, downloadService);
       registerTrialRoutes(api, trialService);
       registerSubjectRoutes(api, subjectService, downloadService);
-      registerMediaRoutes(api, files, media, downloadService);
+      registerMediaRoutes(api, files, media);
       registerRecordingRoutes(api, recordingService, trialService);
       registerCaptureRoutes(api, captureService, now);
       registerProcessingRoutes(api, processing);

@@ -22,7 +22,7 @@ import {
 import { describeWithData, referencePath } from '../../../packages/mocap/test/reference-data.ts';
 import { createAnalysisJob } from '../src/analyses/analysis-job.ts';
 import { createAnalysisRepository } from '../src/analyses/analysis-repository.ts';
-import { AnalysisThreadError, runAnalysisThread } from '../src/analyses/analysis-thread.ts';
+import { AnalysisThread, AnalysisThreadError } from '../src/analyses/analysis-thread.ts';
 import { createSubjectsRepository } from '../src/repositories/subjects-repository.ts';
 import { createTrialsRepository } from '../src/repositories/trials-repository.ts';
 import { sessionWithSubject, subjectBody } from './support/owned-data.ts';
@@ -69,27 +69,30 @@ describeWithData('analyses off the event loop', [WALK_MOT, SCALED_MODEL], () => 
     },
   });
 
-  it('runs an analysis in a worker thread while the server keeps its event loop, and stops one past its time limit', async () => {
-    // A timer of the main thread keeps firing while the thread parses, runs forward kinematics and analyses
-    // (on the main thread it could not fire before the whole analysis was done).
-    let ticks = 0;
-    const timer = setInterval(() => ticks++, 5);
-    const reply = await runAnalysisThread(request(), 120_000);
-    clearInterval(timer);
-    expect(reply.status).toBe('done');
-    expect(reply.status === 'done' && analysisResultSchema.parse(reply.result).analysis).toBe('gait');
-    expect(ticks).toBeGreaterThan(5);
+  it('runs analyses in a worker thread while the server keeps its event loop, and stops one past its time limit', async () => {
+    const thread = new AnalysisThread(60_000);
+    try {
+      // A timer of the main thread keeps firing while the thread parses, runs forward kinematics and
+      // analyses (on the main thread it could not fire before the whole analysis was done).
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 5);
+      const reply = await thread.run(request(), 120_000);
+      clearInterval(timer);
+      expect(reply.status === 'done' && analysisResultSchema.parse(reply.result).analysis).toBe('gait');
+      expect(ticks).toBeGreaterThan(5);
 
-    // The engine's message for the user comes back as such; a thread past its limit is stopped as ours.
-    const still = {
-      ...request(),
-      files: { ...request().files, motionText: standingStill(request().files.motionText) },
-    };
-    expect(await runAnalysisThread(still, 120_000)).toEqual({
-      status: 'user-error',
-      message: expect.stringMatching(/^No complete gait cycle found/),
-    });
-    await expect(runAnalysisThread(request(), 1)).rejects.toThrow(AnalysisThreadError);
+      // The engine's message for the user comes back as such, on the same thread.
+      const files = { ...request().files, motionText: standingStill(request().files.motionText) };
+      expect(await thread.run({ kind: 'gait', files }, 120_000)).toEqual({
+        status: 'user-error',
+        message: expect.stringMatching(/^No complete gait cycle found/),
+      });
+      // One past its time limit is stopped as ours; the next analysis gets a new thread.
+      await expect(thread.run(request(), 1)).rejects.toThrow(AnalysisThreadError);
+      expect((await thread.run(request(), 120_000)).status).toBe('done');
+    } finally {
+      await thread.close();
+    }
   }, 60_000);
 });
 
@@ -450,7 +453,7 @@ for (const backend of backends) {
         singleProcess: false,
         log: { info: () => undefined, error: () => undefined },
       });
-      await job.recover(false);
+      await job.recover();
 
       for (const taskId of [twice, abandoned])
         expect((await finished(taskId)).state).toEqual({ status: 'failed', error: analysisMessages.internalFailure });

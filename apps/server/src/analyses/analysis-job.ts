@@ -1,23 +1,23 @@
 import { text } from 'node:stream/consumers';
 import { analysisMessages, analysisResultTag, RESULT_TAGS } from '@kinetrace/contracts';
 import type { JobAttempt } from '../jobs/job-kinds.ts';
+import { HEARTBEAT_MS, interruptedJobRecovery } from '../jobs/interrupted-jobs.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
 import type { TrialResultRow, TrialsRepository } from '../repositories/trials-repository.ts';
 import { trialFilesPrefix } from '../services/storage-keys.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import type { AnalysisOutcome, AnalysisRepository, AnalysisWithTrial } from './analysis-repository.ts';
-import { runAnalysisThread, type AnalysisThreadRequest } from './analysis-thread.ts';
+import { AnalysisThread, type AnalysisThreadRequest } from './analysis-thread.ts';
 
 /**
- * An analysis takes seconds (OpenCap's 3.7 s walk: about 1 s of forward kinematics and analysis);
- * a thread still running after five minutes is stopped and the attempt fails as ours.
+ * An analysis takes under a second (OpenCap's 3.7 s walk: 0.1–0.6 s on a shared 2-core machine,
+ * `npx tsx scripts/bench.ts analysis.bench`); one still running after five minutes is stopped and
+ * the attempt fails as ours.
  */
 const TIME_LIMIT_MS = 5 * 60_000;
-/** A running attempt touches its analysis this often; one silent for STALE_AFTER_MS has lost its process. */
-const HEARTBEAT_MS = 10_000;
-const STALE_AFTER_MS = 60_000;
-const RECOVERY_INTERVAL_MS = 30_000;
+/** The analysis thread is kept this long after an analysis (a session's trials are analysed together), then given back. */
+const THREAD_IDLE_MS = 120_000;
 /**
  * A pending analysis untouched this long has no job left to end it (the server stopped between the
  * analysis's start and its job's sending, or its job ended without its handler): far longer than
@@ -52,7 +52,7 @@ export function createAnalysisJob(deps: AnalysisJobDeps) {
   const { analyses, trials, subjects, files, queue, log } = deps;
   /** pg-boss ids of the attempts running in this process. */
   const running = new Set<string>();
-  let recoveryTimer: NodeJS.Timeout | undefined;
+  const thread = new AnalysisThread(THREAD_IDLE_MS);
 
   async function storedText(result: TrialResultRow | undefined): Promise<string> {
     const stored = result?.storageKey ? await files.read(result.storageKey) : null;
@@ -97,7 +97,7 @@ export function createAnalysisJob(deps: AnalysisJobDeps) {
     }, HEARTBEAT_MS);
     try {
       await analyses.touch(taskId);
-      const reply = await runAnalysisThread(await requestOf(task), TIME_LIMIT_MS);
+      const reply = await thread.run(await requestOf(task), TIME_LIMIT_MS);
       if (reply.status === 'user-error') return await finish(taskId, { status: 'failed', error: reply.message });
       const storageKey = `${trialFilesPrefix(trial.sessionId, trial.id)}/results/analyses/${taskId}/${analysisResultTag(analysis.kind)}.json`;
       await files.put(storageKey, Buffer.from(JSON.stringify(reply.result)));
@@ -115,40 +115,43 @@ export function createAnalysisJob(deps: AnalysisJobDeps) {
   }
 
   /**
-   * Attempts whose process stopped (a crash, a restart) stay active in the queue: they are failed so
-   * that the queue retries them, or, with no retry left, their analysis ends failed. Then pending
-   * analyses abandoned by their job end failed too.
+   * Attempts whose process stopped (a crash, a restart) are retried while they may be, else their
+   * analysis ends failed; then pending analyses abandoned by their job end failed too.
    */
-  async function recover(atStartup: boolean): Promise<void> {
-    for (const job of await queue.active('analyse-trial')) {
-      if (running.has(job.id)) continue;
-      const task = await analyses.byTask(job.payload.taskId);
-      // Wall-clock time, as updated_at is written.
-      const silentMs = task ? Date.now() - task.analysis.updatedAt.getTime() : Infinity;
-      if (!(atStartup && deps.singleProcess) && silentMs < STALE_AFTER_MS) continue;
-      if (task?.analysis.status === 'pending' && job.retryCount >= job.retryLimit)
-        await finish(job.payload.taskId, { status: 'failed', error: analysisMessages.internalFailure });
-      await queue.failInterrupted('analyse-trial', job.id);
-      log.info({ taskId: job.payload.taskId, job: job.id }, 'interrupted analysis recovered');
-    }
-    for (const taskId of await analyses.pendingSince(new Date(Date.now() - ABANDONED_AFTER_MS))) {
-      await finish(taskId, { status: 'failed', error: analysisMessages.internalFailure });
-      log.info({ taskId }, 'abandoned analysis failed');
-    }
-  }
+  const recovery = interruptedJobRecovery(
+    queue,
+    {
+      kind: 'analyse-trial',
+      running,
+      singleProcess: deps.singleProcess,
+      find: async (job) => {
+        const task = await analyses.byTask(job.payload.taskId);
+        return task && { item: task.analysis, aliveAt: task.analysis.updatedAt };
+      },
+      interrupted: async (analysis, job, lastAttempt) => {
+        if (analysis?.status === 'pending' && lastAttempt)
+          await finish(job.payload.taskId, { status: 'failed', error: analysisMessages.internalFailure });
+      },
+      log,
+    },
+    async () => {
+      for (const taskId of await analyses.pendingSince(new Date(Date.now() - ABANDONED_AFTER_MS))) {
+        await finish(taskId, { status: 'failed', error: analysisMessages.internalFailure });
+        log.info({ taskId }, 'abandoned analysis failed');
+      }
+    },
+  );
 
   return {
     run,
-    recover,
+    /** One recovery pass, as a process that did not start the attempts does it. */
+    recover: () => recovery.recover(false),
     /** Recovers interrupted attempts now and every 30 s until stop(). */
-    async startRecovery(): Promise<void> {
-      await recover(true);
-      recoveryTimer = setInterval(() => {
-        recover(false).catch((error: unknown) => log.error({ err: error }, 'analysis recovery failed'));
-      }, RECOVERY_INTERVAL_MS);
-    },
-    stop(): void {
-      clearInterval(recoveryTimer);
+    startRecovery: () => recovery.start(),
+    /** Stops recovery and the analysis thread. */
+    async stop(): Promise<void> {
+      recovery.stop();
+      await thread.close();
     },
   };
 }

@@ -10,6 +10,7 @@ import { PosePoolKeeper } from '@kinetrace/processing/pose-pool-keeper';
 import { runTrial } from '@kinetrace/processing/run-trial';
 import { badRequest, notFound } from '../http/http-errors.ts';
 import type { JobAttempt } from '../jobs/job-kinds.ts';
+import { HEARTBEAT_MS, interruptedJobRecovery } from '../jobs/interrupted-jobs.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { SessionsRepository } from '../repositories/sessions-repository.ts';
 import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
@@ -34,10 +35,6 @@ const EXPECTED_BASE_S = 20;
 const EXPECTED_S_PER_VIDEO_S = 8;
 const TIME_LIMIT_FACTOR = 10;
 const MIN_TIME_LIMIT_S = 600;
-/** A running attempt touches its trial this often; one silent for STALE_AFTER_MS has lost its process. */
-const HEARTBEAT_MS = 10_000;
-const STALE_AFTER_MS = 60_000;
-const RECOVERY_INTERVAL_MS = 30_000;
 /**
  * The pose model stays loaded this long after a trial (a session's trials come minutes apart), then
  * its memory is given back. Starting it costs ~1 s idle and several under load, per trial otherwise
@@ -73,7 +70,6 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
   const { trials, sessions, queue, repository, log, now } = deps;
   const running = new Set<string>();
   const poses = new PosePoolKeeper(POSE_POOL_IDLE_MS);
-  let recoveryTimer: NodeJS.Timeout | undefined;
 
   const progressAt = (stage: ProcessingProgress['stage'], expectedS?: number): ProcessingProgress => ({
     stage,
@@ -213,29 +209,26 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     }
   }
 
-  /**
-   * Attempts whose process stopped (a crash, a kill) stay active in the queue: they are failed so that
-   * the queue retries them, or, with no retry left, end in error.
-   */
-  async function recoverInterrupted(atStartup: boolean): Promise<void> {
-    for (const job of await queue.active('process-trial')) {
-      if (running.has(job.id)) continue;
+  /** Attempts whose process stopped: queued again while a retry remains, else ended in error. */
+  const recovery = interruptedJobRecovery(queue, {
+    kind: 'process-trial',
+    running,
+    singleProcess: deps.singleProcess,
+    find: async (job) => {
       const trial = await trials.findById(job.payload.trialId);
-      // Wall-clock time, as updated_at is written: not the rules' clock (which tests move).
-      const silentMs = trial ? Date.now() - trial.updatedAt.getTime() : Infinity;
-      if (!(atStartup && deps.singleProcess) && silentMs < STALE_AFTER_MS) continue;
-      if (trial && job.retryCount >= job.retryLimit)
-        await repository.markError(trial.id, null, processingMessages.internalFailure);
+      return trial && { item: trial, aliveAt: trial.updatedAt };
+    },
+    interrupted: async (trial, _job, lastAttempt) => {
+      if (trial && lastAttempt) await repository.markError(trial.id, null, processingMessages.internalFailure);
       else if (trial)
         await repository.markQueued(
           trial.id,
           trial.status === 'reprocess' ? 'reprocess' : 'processing',
           progressAt('queued'),
         );
-      await queue.failInterrupted('process-trial', job.id);
-      log.info({ trialId: job.payload.trialId, job: job.id }, 'interrupted processing queued again');
-    }
-  }
+    },
+    log,
+  });
 
   /** Trials the owner may queue again: finished ones (done or error) with their videos. */
   const reprocessable = (trial: TrialRow) => !trial.trashed && (trial.status === 'done' || trial.status === 'error');
@@ -245,15 +238,10 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     runJob,
 
     /** Recovers interrupted attempts now and every 30 s until stop(). */
-    async startRecovery(): Promise<void> {
-      await recoverInterrupted(true);
-      recoveryTimer = setInterval(() => {
-        recoverInterrupted(false).catch((error: unknown) => log.error({ err: error }, 'processing recovery failed'));
-      }, RECOVERY_INTERVAL_MS);
-    },
+    startRecovery: () => recovery.start(),
     /** Stops recovery and gives the pose model's memory back (once a still-running attempt ends). */
     async stop(): Promise<void> {
-      clearInterval(recoveryTimer);
+      recovery.stop();
       await poses.close();
     },
 
