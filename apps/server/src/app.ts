@@ -135,6 +135,7 @@ export async function buildApp(
     queue,
     archives,
     sessionService,
+    sessions,
     subjects,
     media,
     now,
@@ -229,7 +230,7 @@ export async function buildApp(
       registerSessionRoutes(api, sessionService, downloadService);
       registerTrialRoutes(api, trialService);
       registerSubjectRoutes(api, subjectService, downloadService);
-      registerMediaRoutes(api, files, media);
+      registerMediaRoutes(api, files, media, downloadService);
       registerRecordingRoutes(api, recordingService, trialService);
       registerCaptureRoutes(api, captureService, now);
       registerProcessingRoutes(api, processing);
