@@ -31,7 +31,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
       }
       return reply.code(400).send(fields);
     }
-    if (request.isMultipart() && error.statusCode === undefined && BROKEN_MULTIPART.test(error.message)) {
+    // Routes outside the API's scope (the tus uploads) have no multipart parser, hence no isMultipart.
+    const multipart = typeof request.isMultipart === 'function' && request.isMultipart();
+    if (multipart && error.statusCode === undefined && BROKEN_MULTIPART.test(error.message)) {
       return reply
         .code(400)
         .send({ non_field_errors: ['The upload is incomplete or malformed. Please send the files again.'] });

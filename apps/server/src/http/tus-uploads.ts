@@ -86,6 +86,9 @@ export function registerTusUploads(
       request: { raw: import('node:http').IncomingMessage },
       reply: { hijack(): void; raw: import('node:http').ServerResponse },
     ) => {
+      // tus's concatenation (an upload in parallel parts) is not offered: a 400 saying so, not tus's 501.
+      if (request.raw.headers['upload-concat'] !== undefined)
+        throw new HttpError(400, { detail: 'Parallel uploads are not supported: send each video as one upload.' });
       reply.hijack();
       await tus.handle(request.raw, reply.raw);
     };
