@@ -253,6 +253,25 @@ export async function newContext(browser: Browser, baseUrl: string): Promise<Bro
 /** A text field by its visible label (required fields add an asterisk to the label, not to the name). */
 export const textbox = (page: Page, name: string) => page.getByRole('textbox', { name, exact: true });
 
+/** The body rows of the table labelled `table` (Sessions, Trials, Subjects …). */
+export const tableRows = (page: Page, table: string) => page.getByRole('table', { name: table }).locator('tbody tr');
+
+/** The row of the table labelled `table` that has a cell reading exactly `cell`. */
+export const tableRow = (page: Page, table: string, cell: string) =>
+  tableRows(page, table).filter({ has: page.getByRole('cell', { name: cell, exact: true }) });
+
+/**
+ * Picks `item` in a row's actions menu (`row` as its button names it: 'trial walk_1', 'subject P01'),
+ * looked for in that menu alone: the previous menu may still be fading out.
+ */
+export async function chooseRowAction(page: Page, row: string, item: string): Promise<void> {
+  await page.getByRole('button', { name: `Actions for ${row}` }).click();
+  await page
+    .getByRole('menu', { name: `Actions for ${row}` })
+    .getByRole('menuitem', { name: item, exact: true })
+    .click();
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(screenshotDir, { recursive: true });
   await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
@@ -377,7 +396,7 @@ export async function signIn(
   await expectSessionListOrFirstSession(page);
   if (new URL(page.url()).pathname !== '/sessions') {
     await page.goto('/sessions');
-    await sessionRowsOf(page).first().waitFor();
+    await tableRows(page, 'Sessions').first().waitFor();
   }
 }
 
@@ -387,11 +406,9 @@ export async function signUpAndSignIn(page: Page, server: RunningServer, user: T
   await signIn(page, server, user);
 }
 
-const sessionRowsOf = (page: Page) => page.getByRole('table', { name: 'Sessions' }).locator('tbody tr');
-
 /** Settled on the session list showing a session, or on the first wizard step showing the session it made. */
 export async function expectSessionListOrFirstSession(page: Page): Promise<void> {
-  await sessionRowsOf(page).or(page.getByTestId('session-qr')).first().waitFor();
+  await tableRows(page, 'Sessions').or(page.getByTestId('session-qr')).first().waitFor();
   await expectPath(page, /^\/(sessions|([0-9a-f-]{36}\/)?connect-devices)$/);
 }
 

@@ -5,6 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   callApi,
+  chooseRowAction,
   eventually,
   expectPath,
   expectToast,
@@ -12,14 +13,11 @@ import {
   screenshot,
   startSignedIn,
   stopSignedIn,
+  tableRow,
   type SeedableServer,
 } from './browser-harness.ts';
 
-const trialRow = (page: Page, name: string) =>
-  page
-    .getByRole('table', { name: 'Trials' })
-    .locator('tbody tr')
-    .filter({ has: page.getByRole('cell', { name, exact: true }) });
+const trialRow = (page: Page, name: string) => tableRow(page, 'Trials', name);
 
 /** Two cameras' videos: enough for the server to accept a trial as reprocessable (these tests never decode them). */
 const videos = ['cam01', 'cam02'].map((deviceId) => ({
@@ -97,11 +95,7 @@ describe('the session screen follows processing: progress in the trial list, rep
     const sent = page.waitForResponse(
       (response) => response.url().endsWith(`/reprocess/`) && response.request().method() === 'POST',
     );
-    await page.getByRole('button', { name: 'Actions for trial walk_2' }).click();
-    await page
-      .getByRole('menu', { name: 'Actions for trial walk_2' })
-      .getByRole('menuitem', { name: 'Reprocess' })
-      .click();
+    await chooseRowAction(page, 'trial walk_2', 'Reprocess');
     const response = await sent;
     expect(response.status()).toBe(200);
     const walk2 = (await callApi<Session>(server.baseUrl, token, `/sessions/${session.id}/`)).trials.find(

@@ -3,6 +3,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   callApi,
+  chooseRowAction,
   eventually,
   expectPath,
   launchBrowser,
@@ -11,23 +12,17 @@ import {
   screenshot,
   signUpAndSignIn,
   startServer,
+  tableRow,
+  tableRows,
   tokenOf,
   type RunningServer,
 } from './browser-harness.ts';
 
-const subjectRows = (page: Page) => page.getByRole('table', { name: 'Subjects' }).locator('tbody tr');
-const subjectRow = (page: Page, name: string) =>
-  subjectRows(page).filter({ has: page.getByRole('cell', { name, exact: true }) });
+const subjectRows = (page: Page) => tableRows(page, 'Subjects');
+const subjectRow = (page: Page, name: string) => tableRow(page, 'Subjects', name);
 const field = (dialog: Locator, name: string) => dialog.getByRole('textbox', { name, exact: true });
 
-async function openSubjectMenu(page: Page, name: string, item: string): Promise<void> {
-  await page.getByRole('button', { name: `Actions for subject ${name}` }).click();
-  // Scoped to this subject's menu: the previous menu may still be fading out.
-  await page
-    .getByRole('menu', { name: `Actions for subject ${name}` })
-    .getByRole('menuitem', { name: item, exact: true })
-    .click();
-}
+const openSubjectMenu = (page: Page, name: string, item: string) => chooseRowAction(page, `subject ${name}`, item);
 
 describe('the Subjects screen and the subject dialog', () => {
   let server: RunningServer;

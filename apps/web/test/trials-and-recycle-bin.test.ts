@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   callApi,
+  chooseRowAction,
   eventually,
   expectPath,
   expectToast,
@@ -11,23 +12,16 @@ import {
   screenshot,
   startSignedIn,
   stopSignedIn,
+  tableRow,
+  tableRows,
   type SeedableServer,
 } from './browser-harness.ts';
 
-const trialRows = (page: Page) => page.getByRole('table', { name: 'Trials' }).locator('tbody tr');
-const trialRow = (page: Page, name: string) =>
-  trialRows(page).filter({ has: page.getByRole('cell', { name, exact: true }) });
-const binSessions = (page: Page) => page.getByRole('table', { name: 'Trashed sessions' }).locator('tbody tr');
-const binTrials = (page: Page) => page.getByRole('table', { name: 'Trashed trials' }).locator('tbody tr');
-
-async function openTrialMenu(page: Page, trial: string, item: string): Promise<void> {
-  await page.getByRole('button', { name: `Actions for trial ${trial}` }).click();
-  // Scoped to this trial's menu: the previous menu may still be fading out.
-  await page
-    .getByRole('menu', { name: `Actions for trial ${trial}` })
-    .getByRole('menuitem', { name: item, exact: true })
-    .click();
-}
+const trialRows = (page: Page) => tableRows(page, 'Trials');
+const trialRow = (page: Page, name: string) => tableRow(page, 'Trials', name);
+const binSessions = (page: Page) => tableRows(page, 'Trashed sessions');
+const binTrials = (page: Page) => tableRows(page, 'Trashed trials');
+const openTrialMenu = (page: Page, trial: string, item: string) => chooseRowAction(page, `trial ${trial}`, item);
 
 describe('trial dialogs on the session screen, and the recycle bin', () => {
   let server: SeedableServer;
