@@ -138,6 +138,7 @@ export async function buildApp(
     sessions,
     subjects,
     media,
+    rateLimiter,
     now,
   });
   const retention = createRetentionService({ trials, sessions, subjects, tasks, files, removal, now });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { DATA_SHARING_OPTIONS, RESULT_TAGS, type Session, type Subject } from '@kinetrace/contracts';
 import { schema } from '@kinetrace/db';
+import { archiveRateRules } from '../src/services/download-service.ts';
 import { sessionWithSubject } from './support/owned-data.ts';
 import { seedTrial } from './support/seed.ts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
@@ -163,5 +164,28 @@ describe('async download links check the asker’s access when fetched', () => {
     expect((await fetched(link)).status).toBe(200);
     expect((await fetched(link)).status).toBe(200);
     expect((await fetched(link.replace(/\/session-[0-9a-f-]+\//, `/subject-${subject.id}/`))).status).toBe(403);
+  });
+
+  // Last: the archives it starts keep the job queue busy for a while.
+  it('lets a visitor’s address prepare at most 30 archives an hour, without holding back other addresses or the owner', async () => {
+    await setPublic(true);
+    try {
+      const start = (address: string, headers: Record<string, string> = {}) =>
+        test.call({
+          method: 'GET',
+          url: `/api/sessions/${session.id}/async-download/`,
+          headers,
+          remoteAddress: address,
+        });
+      const { limit } = archiveRateRules.preparationsPerAsker;
+      for (let attempt = 0; attempt < limit; attempt++) expect((await start('10.50.0.1')).statusCode).toBe(200);
+      const refused = await start('10.50.0.1');
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await start('10.50.0.2')).statusCode).toBe(200);
+      expect((await start('10.50.0.1', ownerHeaders)).statusCode).toBe(200);
+    } finally {
+      await setPublic(false);
+    }
   });
 });

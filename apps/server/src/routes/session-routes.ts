@@ -58,7 +58,7 @@ export function registerArchiveRoutes<Id>(
     tags: string[];
     params: z.ZodType<{ id: Id }>;
     archive: (viewer: Viewer, id: Id) => Promise<Archive>;
-    startArchive: (viewer: Viewer, id: Id) => Promise<string>;
+    startArchive: (viewer: Viewer, id: Id, clientAddress: string) => Promise<string>;
   },
 ): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -75,7 +75,7 @@ export function registerArchiveRoutes<Id>(
       schema: { tags, params, querystring: shareTokenQuerySchema, response: { 200: asyncDownloadResponseSchema } },
     },
     async (request) => ({
-      task_id: await options.startArchive(viewerOf(request, request.query.share_token), request.params.id),
+      task_id: await options.startArchive(viewerOf(request, request.query.share_token), request.params.id, request.ip),
     }),
   );
 }
@@ -185,7 +185,7 @@ export function registerSessionRoutes(
     tags,
     params: uuidIdParams,
     archive: (viewer, id) => downloads.sessionArchive(viewer, id),
-    startArchive: (viewer, id) => downloads.startSessionArchive(viewer, id),
+    startArchive: (viewer, id, clientAddress) => downloads.startSessionArchive(viewer, id, clientAddress),
   });
 
   api.get(

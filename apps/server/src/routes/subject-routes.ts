@@ -79,6 +79,6 @@ export function registerSubjectRoutes(
     tags,
     params: serialIdParams,
     archive: (viewer, id) => downloads.subjectArchive(viewer, id),
-    startArchive: (viewer, id) => downloads.startSubjectArchive(viewer, id),
+    startArchive: (viewer, id, clientAddress) => downloads.startSubjectArchive(viewer, id, clientAddress),
   });
 }

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { messages } from '@kinetrace/contracts';
-import { badRequest, HttpError, notFound } from '../http/http-errors.ts';
+import { badRequest, HttpError, notFound, tooManyRequests } from '../http/http-errors.ts';
 import type { JobPayload } from '../jobs/job-kinds.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { TasksRepository } from '../repositories/tasks-repository.ts';
@@ -11,11 +11,21 @@ import type { MediaUrlSigner } from './media-urls.ts';
 import type { SessionService } from './session-service.ts';
 import type { SessionsRepository } from '../repositories/sessions-repository.ts';
 import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
+import type { RateLimiter, RateRule } from './rate-limiter.ts';
 import { downloadFilesPrefix } from './storage-keys.ts';
 
 export type TaskState = { ready: true; url: string } | { ready: false; status: string; progress: number };
 
 type ArchiveTarget = JobPayload<'archive-download'>['target'];
+
+/**
+ * Each prepared archive is a full copy of what it holds, kept on the server's disk until the recycle
+ * job drops it: a signed-in user, or a client address for visitors, prepares at most this many an hour,
+ * so that nobody can fill the disk by asking for the same public session again and again.
+ */
+export const archiveRateRules = {
+  preparationsPerAsker: { limit: 30, windowMs: 60 * 60_000 },
+} satisfies Record<string, RateRule>;
 
 /**
  * A prepared archive's key names what it was made of: `downloads/<task>/<target>/<share>/<digest>/<file>`,
@@ -40,9 +50,16 @@ export function createDownloadService(deps: {
   sessions: SessionsRepository;
   subjects: SubjectsRepository;
   media: MediaUrlSigner;
+  rateLimiter: RateLimiter;
   now: () => Date;
 }) {
-  const { tasks, files, queue, archives, sessionService, sessions, subjects, media, now } = deps;
+  const { tasks, files, queue, archives, sessionService, sessions, subjects, media, rateLimiter, now } = deps;
+
+  function throttlePreparation(viewer: Viewer, clientAddress: string): void {
+    const asker = viewer.user ? `user:${viewer.user.id}` : `address:${clientAddress}`;
+    const waitS = rateLimiter.hit(`archive:${asker}`, archiveRateRules.preparationsPerAsker);
+    if (waitS > 0) throw tooManyRequests(messages.tooManyAttempts(waitS), waitS);
+  }
 
   async function readableSubject(viewer: Viewer, subjectId: number) {
     const subject = await subjects.findById(subjectId);
@@ -89,8 +106,9 @@ export function createDownloadService(deps: {
     sessionArchive,
     subjectArchive,
 
-    async startSessionArchive(viewer: Viewer, sessionId: string): Promise<string> {
+    async startSessionArchive(viewer: Viewer, sessionId: string, clientAddress: string): Promise<string> {
       await sessionService.access(viewer, sessionId);
+      throttlePreparation(viewer, clientAddress);
       const task = await tasks.insert({ userId: viewer.user?.id ?? null, kind: 'session-archive' });
       await queue.send('archive-download', {
         taskId: task.id,
@@ -100,8 +118,9 @@ export function createDownloadService(deps: {
       return task.id;
     },
 
-    async startSubjectArchive(viewer: Viewer, subjectId: number): Promise<string> {
+    async startSubjectArchive(viewer: Viewer, subjectId: number, clientAddress: string): Promise<string> {
       await readableSubject(viewer, subjectId);
+      throttlePreparation(viewer, clientAddress);
       const task = await tasks.insert({ userId: viewer.user?.id ?? null, kind: 'subject-archive' });
       await queue.send('archive-download', {
         taskId: task.id,
