@@ -1,6 +1,6 @@
 import { CHECKERBOARD_RANGES } from '@kinetrace/contracts';
-import { NumberInput } from '@mantine/core';
-import { Controller, type Control, type FieldValues, type Path } from 'react-hook-form';
+import type { Control, FieldValues, Path } from 'react-hook-form';
+import { NumberField } from './NumberField.tsx';
 
 type BoardNumber = 'cb_rows' | 'cb_cols' | 'cb_square';
 
@@ -13,11 +13,8 @@ const RANGES: Record<BoardNumber, { min: number; max: number }> = {
 
 /** One of a form's checkerboard numbers (the calibration step's settings, a lens calibration's photos). */
 export function BoardNumberField<Form extends FieldValues, Context, Submitted extends FieldValues>({
-  control,
   name,
-  label,
-  description,
-  disabled,
+  ...props
 }: {
   control: Control<Form, Context, Submitted>;
   name: BoardNumber & Path<Form>;
@@ -25,21 +22,5 @@ export function BoardNumberField<Form extends FieldValues, Context, Submitted ex
   description?: string;
   disabled?: boolean;
 }) {
-  return (
-    <Controller
-      control={control}
-      name={name}
-      render={({ field, fieldState }) => (
-        <NumberInput
-          label={label}
-          description={description}
-          min={RANGES[name].min}
-          max={RANGES[name].max}
-          {...field}
-          error={fieldState.error?.message}
-          disabled={disabled}
-        />
-      )}
-    />
-  );
+  return <NumberField {...props} name={name} min={RANGES[name].min} max={RANGES[name].max} />;
 }

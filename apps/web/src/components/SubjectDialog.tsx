@@ -8,25 +8,13 @@ import {
   type SubjectInput,
 } from '@kinetrace/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import {
-  Button,
-  Checkbox,
-  Group,
-  Modal,
-  MultiSelect,
-  NumberInput,
-  Select,
-  Stack,
-  TextInput,
-  Textarea,
-} from '@mantine/core';
+import { Button, Checkbox, Group, Modal, MultiSelect, Select, Stack, TextInput, Textarea } from '@mantine/core';
 import { Controller, useForm } from 'react-hook-form';
 import { useSaveSubject } from '../api/subjects.ts';
 import { useTagList } from '../api/tag-lists.ts';
 import { reportError } from '../app/report-error.ts';
-
-const optionsOf = (options: Record<string, string>) =>
-  Object.entries(options).map(([value, label]) => ({ value, label }));
+import { NumberField } from './NumberField.tsx';
+import { optionsOf } from './select-options.ts';
 
 function initialValues(subject: Subject | null): SubjectInput {
   if (!subject) {
@@ -87,87 +75,51 @@ export function SubjectDialog({ subject, onClose, onSaved }: SubjectDialogProps)
     }
   });
 
+  /** A choice the subject may leave open (cleared back to null). */
+  const choiceField = (name: 'sex_at_birth' | 'gender', label: string, options: Record<string, string>) => (
+    <Controller
+      control={form.control}
+      name={name}
+      render={({ field, fieldState }) => (
+        <Select
+          label={label}
+          data={optionsOf(options)}
+          clearable
+          value={field.value ?? null}
+          onChange={(value) => field.onChange(value)}
+          onBlur={field.onBlur}
+          error={fieldState.error?.message}
+        />
+      )}
+    />
+  );
+
   return (
     <Modal opened onClose={onClose} title={subject ? 'Edit subject' : 'New subject'} size="lg" centered>
       <form onSubmit={(event) => void onSubmit(event)} noValidate>
         <Stack>
           <TextInput label="Name" withAsterisk data-autofocus {...form.register('name')} error={errors.name?.message} />
           <Group grow align="flex-start">
-            <Controller
-              control={form.control}
-              name="weight"
-              render={({ field, fieldState }) => (
-                <NumberInput
-                  label="Weight (kg)"
-                  withAsterisk
-                  decimalScale={2}
-                  {...field}
-                  value={field.value as number | string}
-                  error={fieldState.error?.message}
-                />
-              )}
-            />
-            <Controller
+            <NumberField control={form.control} name="weight" label="Weight (kg)" withAsterisk decimalScale={2} />
+            <NumberField
               control={form.control}
               name="height"
-              render={({ field, fieldState }) => (
-                <NumberInput
-                  label="Height (m)"
-                  withAsterisk
-                  decimalScale={3}
-                  step={0.01}
-                  {...field}
-                  value={field.value as number | string}
-                  error={fieldState.error?.message}
-                />
-              )}
+              label="Height (m)"
+              withAsterisk
+              decimalScale={3}
+              step={0.01}
             />
-            <Controller
+            <NumberField
               control={form.control}
               name="birth_year"
-              render={({ field, fieldState }) => (
-                <NumberInput
-                  label="Birth year"
-                  withAsterisk
-                  allowDecimal={false}
-                  {...field}
-                  value={field.value as number | string}
-                  error={fieldState.error?.message}
-                />
-              )}
+              label="Birth year"
+              withAsterisk
+              allowDecimal={false}
             />
           </Group>
           <Group grow align="flex-start">
-            <Controller
-              control={form.control}
-              name="sex_at_birth"
-              render={({ field, fieldState }) => (
-                <Select
-                  label="Sex at birth"
-                  data={optionsOf(SEX_OPTIONS)}
-                  clearable
-                  value={field.value ?? null}
-                  onChange={(value) => field.onChange(value)}
-                  onBlur={field.onBlur}
-                  error={fieldState.error?.message}
-                />
-              )}
-            />
-            <Controller
-              control={form.control}
-              name="gender"
-              render={({ field, fieldState }) => (
-                <Select
-                  label="Gender"
-                  data={optionsOf(GENDER_OPTIONS)}
-                  clearable
-                  value={field.value ?? null}
-                  onChange={(value) => field.onChange(value)}
-                  onBlur={field.onBlur}
-                  error={fieldState.error?.message}
-                />
-              )}
-            />
+            {choiceField('sex_at_birth', 'Sex at birth', SEX_OPTIONS)}
+            {choiceField('gender', 'Gender', GENDER_OPTIONS)}
           </Group>
           <Controller
             control={form.control}

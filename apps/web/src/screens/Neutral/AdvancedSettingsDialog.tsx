@@ -8,6 +8,7 @@ import {
 } from '@kinetrace/contracts';
 import { Button, Group, Modal, Select, Stack, TextInput } from '@mantine/core';
 import { useState } from 'react';
+import { optionsOf } from '../../components/select-options.ts';
 import { toast } from '../../components/toasts.tsx';
 
 export interface AdvancedSettings {
@@ -19,9 +20,6 @@ export interface AdvancedSettings {
   /** 'default' or Hz, as typed. */
   filter_frequency: string;
 }
-
-const optionsOf = (options: Record<string, string>) =>
-  Object.entries(options).map(([value, label]) => ({ value, label }));
 
 /**
  * §2.11 Advanced Settings: scaling setup, pose model, frame rate (only those the server records at),
