@@ -104,7 +104,7 @@ export async function buildApp(
     trials,
   });
   const rateLimiter = createMemoryRateLimiter(() => now().getTime());
-  const removal = createRemoval({ users, sessions, trials, subjects, files });
+  const removal = createRemoval({ users, sessions, trials, subjects, tasks, files });
   const common = {
     users,
     auth,

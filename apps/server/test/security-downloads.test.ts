@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { DATA_SHARING_OPTIONS, RESULT_TAGS, type Session, type Subject } from '@kinetrace/contracts';
@@ -157,6 +159,11 @@ describe('async download links check the asker’s access when fetched', () => {
     expect(deleted.statusCode).toBe(200);
     expect((await fetched(ownLink)).status).toBe(403);
     expect((await fetched(visitorLink)).status).toBe(403);
+    // Nor are the archives themselves kept: the deleted account's data leaves the disk with it.
+    for (const link of [ownLink, visitorLink]) {
+      const taskId = /\/downloads\/([0-9a-f-]{36})\//.exec(link)![1];
+      expect(existsSync(join(test.dataDir, 'files', 'downloads', taskId))).toBe(false);
+    }
   });
 
   it('keeps serving the owner’s link while nothing changed, and refuses one whose path was altered', async () => {

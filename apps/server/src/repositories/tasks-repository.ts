@@ -1,5 +1,6 @@
-import { and, eq, lt } from 'drizzle-orm';
+import { and, eq, isNotNull, lt, or } from 'drizzle-orm';
 import { schema, type Database } from '@kinetrace/db';
+import { parseDownloadKey } from '../services/storage-keys.ts';
 
 export type TaskRow = typeof schema.tasks.$inferSelect;
 const { tasks } = schema;
@@ -22,6 +23,21 @@ export function createTasksRepository(db: Database) {
         .select()
         .from(tasks)
         .where(and(eq(tasks.status, 'done'), lt(tasks.createdAt, cutoff)));
+    },
+    /** The tasks `userId` asked for, and those whose prepared archive holds one of `sessionIds` (its key names it). */
+    async idsHoldingDataOf(userId: number, sessionIds: string[]): Promise<string[]> {
+      const rows = await db
+        .select({ id: tasks.id, userId: tasks.userId, resultKey: tasks.resultKey })
+        .from(tasks)
+        .where(or(eq(tasks.userId, userId), isNotNull(tasks.resultKey)));
+      const held = new Set(sessionIds);
+      return rows
+        .filter((row) => {
+          if (row.userId === userId) return true;
+          const target = row.resultKey ? parseDownloadKey(row.resultKey)?.target : undefined;
+          return target?.kind === 'session' && held.has(target.sessionId);
+        })
+        .map((row) => row.id);
     },
     async remove(id: string): Promise<void> {
       await db.delete(tasks).where(eq(tasks.id, id));

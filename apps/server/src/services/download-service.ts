@@ -12,11 +12,9 @@ import type { SessionService } from './session-service.ts';
 import type { SessionsRepository } from '../repositories/sessions-repository.ts';
 import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
 import type { RateLimiter, RateRule } from './rate-limiter.ts';
-import { downloadFilesPrefix } from './storage-keys.ts';
+import { downloadFileKey, parseDownloadKey, type ArchiveTarget } from './storage-keys.ts';
 
 export type TaskState = { ready: true; url: string } | { ready: false; status: string; progress: number };
-
-type ArchiveTarget = JobPayload<'archive-download'>['target'];
 
 /**
  * Each prepared archive is a full copy of what it holds, kept on the server's disk until the recycle
@@ -27,18 +25,9 @@ export const archiveRateRules = {
   preparationsPerAsker: { limit: 30, windowMs: 60 * 60_000 },
 } satisfies Record<string, RateRule>;
 
-/**
- * A prepared archive's key names what it was made of: `downloads/<task>/<target>/<share>/<digest>/<file>`,
- * the session or subject, the share token it was asked with (as the digest media URLs carry, `n`
- * without one), and the archive's digest. Serving it checks them against the asker's access now.
- */
-const DOWNLOAD_KEY =
-  /^downloads\/([0-9a-f-]{36})\/(?:session-([0-9a-f-]{36})|subject-(\d{1,10}))\/(n|s[\w-]{22})\/([\w-]{22})\/[^/]+$/;
 const NO_SHARE_TOKEN = 'n';
 const shareCodeOf = (shareToken: string | undefined) =>
   shareToken ? grantCode({ kind: 'share', token: shareToken }) : NO_SHARE_TOKEN;
-const targetSegment = (target: ArchiveTarget) =>
-  target.kind === 'session' ? `session-${target.sessionId}` : `subject-${target.subjectId}`;
 
 /** Async archive downloads: a task row the client polls, and the job that fills it. */
 export function createDownloadService(deps: {
@@ -139,7 +128,13 @@ export function createDownloadService(deps: {
         // The same rules as the sync download, for the viewer who asked, as their access stands now.
         const viewer: Viewer = { user: task.userId === null ? null : { id: task.userId }, shareToken };
         const archive: Archive = await archiveOf(viewer, target);
-        const key = `${downloadFilesPrefix(taskId)}/${targetSegment(target)}/${shareCodeOf(shareToken)}/${archive.digest}/${archive.fileName}`;
+        const key = downloadFileKey({
+          taskId,
+          target,
+          shareCode: shareCodeOf(shareToken),
+          digest: archive.digest,
+          fileName: archive.fileName,
+        });
         const pipe = new PassThrough();
         let lastReport = 0;
         // Progress writes run one after another and end before the final state is written, so a late one
@@ -187,14 +182,11 @@ export function createDownloadService(deps: {
      * change that, and stop the link.
      */
     async stillServes(key: string): Promise<boolean> {
-      const match = DOWNLOAD_KEY.exec(key);
-      if (!match) return false;
-      const [, taskId, sessionId, subjectId, shareCode, digest] = match;
-      const task = await tasks.findById(taskId);
+      const parts = parseDownloadKey(key);
+      if (!parts) return false;
+      const task = await tasks.findById(parts.taskId);
       if (!task || task.status !== 'done' || task.resultKey !== key) return false;
-      const target: ArchiveTarget = sessionId
-        ? { kind: 'session', sessionId }
-        : { kind: 'subject', subjectId: Number(subjectId) };
+      const { target, shareCode, digest } = parts;
       const viewer = await askerNow(task.userId, target, shareCode);
       if (!viewer) return false;
       try {

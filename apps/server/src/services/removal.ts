@@ -1,9 +1,10 @@
 import type { SessionsRepository } from '../repositories/sessions-repository.ts';
 import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
+import type { TasksRepository } from '../repositories/tasks-repository.ts';
 import type { TrialsRepository } from '../repositories/trials-repository.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import type { UsersRepository } from '../repositories/users-repository.ts';
-import { sessionFilesPrefix, trialFilesPrefix, userFilesPrefix } from './storage-keys.ts';
+import { downloadFilesPrefix, sessionFilesPrefix, trialFilesPrefix, userFilesPrefix } from './storage-keys.ts';
 
 /**
  * Permanent removal, rows and files together: used by the owner's "delete permanently", the
@@ -15,9 +16,10 @@ export function createRemoval(deps: {
   sessions: SessionsRepository;
   trials: TrialsRepository;
   subjects: SubjectsRepository;
+  tasks: TasksRepository;
   files: FileStore;
 }) {
-  const { users, sessions, trials, subjects, files } = deps;
+  const { users, sessions, trials, subjects, tasks, files } = deps;
   return {
     async trial(sessionId: string, trialId: string): Promise<void> {
       await trials.remove(trialId);
@@ -31,11 +33,17 @@ export function createRemoval(deps: {
     async subject(subjectId: number): Promise<void> {
       await subjects.remove(subjectId);
     },
-    /** A user with every row (by cascade) and every file: their sessions' and their own. */
+    /**
+     * A user with every row (by cascade) and every file: their sessions', their own, and the archives
+     * prepared of their sessions (theirs and visitors').
+     */
     async user(userId: number): Promise<void> {
       const sessionIds = await sessions.idsOfUser(userId);
+      const taskIds = await tasks.idsHoldingDataOf(userId, sessionIds);
       await users.remove(userId);
+      for (const id of taskIds) await tasks.remove(id);
       for (const id of sessionIds) await files.removeTree(sessionFilesPrefix(id));
+      for (const id of taskIds) await files.removeTree(downloadFilesPrefix(id));
       await files.removeTree(userFilesPrefix(userId));
     },
   };
