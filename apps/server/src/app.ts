@@ -13,7 +13,7 @@ import { createAnalysisService } from './analyses/analysis-service.ts';
 import type { Backends } from './backends.ts';
 import type { ServerConfig } from './config.ts';
 import { registerAuthentication } from './http/authentication.ts';
-import { registerErrorHandler } from './http/error-handler.ts';
+import { answerFrameworkError, registerErrorHandler } from './http/error-handler.ts';
 import { registerTusUploads } from './http/tus-uploads.ts';
 import { serializeRequest } from './http/request-log.ts';
 import { createProcessingRepository } from './processing/processing-repository.ts';
@@ -82,6 +82,7 @@ export async function buildApp(
     },
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
+    frameworkErrors: answerFrameworkError,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

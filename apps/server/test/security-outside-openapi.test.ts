@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messages } from '@kinetrace/contracts';
 import { startTestApp, type TestApp } from './support/test-app.ts';
 
 /**
@@ -6,7 +7,7 @@ import { startTestApp, type TestApp } from './support/test-app.ts';
  * left out of the API document). Every answer is a 4xx in the API's own shape, never a 5xx or a
  * framework's internal text.
  */
-describe('the tus upload endpoint, probed anonymously', () => {
+describe('the tus upload endpoint and the router, probed anonymously', () => {
   let test: TestApp;
   beforeAll(async () => {
     test = await startTestApp('pglite');
@@ -36,5 +37,13 @@ describe('the tus upload endpoint, probed anonymously', () => {
     });
     expect(answer.statusCode).toBe(400);
     expect(answer.json()).toEqual({ detail: 'Parallel uploads are not supported: send each video as one upload.' });
+  });
+
+  it('answers a path it cannot decode, or with a segment longer than any id or token, as not found, without echoing it', async () => {
+    for (const url of ['/api/sessions/%E0%A4%A/', `/api/capture/${'x'.repeat(300)}/state/`]) {
+      const answer = await test.call({ method: 'GET', url });
+      expect(answer.statusCode, url).toBe(404);
+      expect(answer.json()).toEqual({ detail: messages.notFound });
+    }
   });
 });

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { messages, type FieldErrors } from '@kinetrace/contracts';
 import { HttpError } from './http-errors.ts';
@@ -51,4 +51,18 @@ export function registerErrorHandler(app: FastifyInstance): void {
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send({ detail: 'Something went wrong on the server. Please try again.' });
   });
+}
+
+/**
+ * What the router answers before any route runs (Fastify's `frameworkErrors` option): a path that
+ * cannot be decoded or has a segment longer than any id names nothing, so 404 like any such path,
+ * without Fastify's error code or the path echoed back.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply.code(404).send({ detail: messages.notFound });
+    return;
+  }
+  request.log.error({ err: error }, 'request failed');
+  void reply.code(500).send({ detail: 'Something went wrong on the server. Please try again.' });
 }
