@@ -23,6 +23,7 @@ import { createAuthRepository } from './repositories/auth-repository.ts';
 import { createDevicesRepository } from './repositories/devices-repository.ts';
 import { createLensCalibrationsRepository } from './repositories/lens-calibrations-repository.ts';
 import { createSecretsRepository } from './repositories/secrets-repository.ts';
+import { changeCacheFor, SESSION_LIST_CHANGES, SIGN_IN_CHANGES } from './repositories/change-cache.ts';
 import { createSessionsRepository } from './repositories/sessions-repository.ts';
 import { createSubjectsRepository } from './repositories/subjects-repository.ts';
 import { createTasksRepository } from './repositories/tasks-repository.ts';
@@ -91,8 +92,9 @@ export async function buildApp(
   const { db } = backends.database;
   const { files, queue } = backends;
   const users = createUsersRepository(db);
-  const auth = createAuthRepository(db);
-  const sessions = createSessionsRepository(db);
+  // On the embedded database, sign-ins and session lists are kept in memory until the database notifies a change.
+  const auth = createAuthRepository(db, await changeCacheFor(backends.database, SIGN_IN_CHANGES));
+  const sessions = createSessionsRepository(db, await changeCacheFor(backends.database, SESSION_LIST_CHANGES));
   const subjects = createSubjectsRepository(db);
   const trials = createTrialsRepository(db);
   const tasks = createTasksRepository(db);

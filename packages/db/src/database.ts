@@ -18,6 +18,14 @@ export interface DatabaseHandle {
   kind: 'pglite' | 'postgres';
   /** Raw SQL, for libraries that bring their own queries (the pg-boss job queue). */
   executeSql(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  /**
+   * LISTEN on a channel: `onNotify` runs with each payload once the notifying transaction commits, before
+   * the promise of the statement that committed it settles. Only the embedded database has it: one process
+   * owns it and every write passes through it, so a cache this invalidates is never stale. PostgreSQL,
+   * shared by several processes, delivers notifications later than the writer's own answer, so nothing
+   * may be cached on it this way.
+   */
+  listen?(channel: string, onNotify: (payload: string) => void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -121,6 +129,11 @@ async function openPglite(directory: string): Promise<DatabaseHandle> {
       );
       queue = run.catch(() => undefined);
       return run.then((rows) => ({ rows }));
+    },
+    // PGlite calls listeners from the protocol parser of the statement that committed (in a microtask queued
+    // before that statement's promise resolves), so the listener has run when the writer learns of its write.
+    async listen(channel, onNotify) {
+      await client.listen(channel, onNotify);
     },
     close: () => client.close(),
   };

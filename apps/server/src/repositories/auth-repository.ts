@@ -1,32 +1,49 @@
 import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import { schema, type Database } from '@kinetrace/db';
+import type { ChangeCache } from './change-cache.ts';
 
 const { authTokens, otpChallenges, rememberedDevices, passwordResets } = schema;
 
 export type AuthTokenRow = typeof authTokens.$inferSelect;
+export interface SignIn {
+  token: AuthTokenRow;
+  user: typeof schema.users.$inferSelect;
+}
 export type OtpChallengeRow = typeof otpChallenges.$inferSelect;
 
-/** Logins, e-mailed codes, remembered devices and password-reset links: all stored by hash only. */
-export function createAuthRepository(db: Database) {
+/**
+ * Logins, e-mailed codes, remembered devices and password-reset links: all stored by hash only. Live
+ * logins come from `signIns` when there is one (on the embedded database, change-cache.ts).
+ */
+export function createAuthRepository(db: Database, signIns?: ChangeCache<SignIn | undefined>) {
+  /** The login with this hash and its user, in one query, when it was live at `now`. */
+  async function readLiveToken(tokenHash: string, now: Date): Promise<SignIn | undefined> {
+    const [row] = await db
+      .select({ token: authTokens, user: schema.users })
+      .from(authTokens)
+      .innerJoin(schema.users, eq(schema.users.id, authTokens.userId))
+      .where(and(eq(authTokens.tokenHash, tokenHash), isNull(authTokens.revokedAt), gt(authTokens.expiresAt, now)));
+    return row;
+  }
+
   return {
     async insertToken(userId: number, tokenHash: string, expiresAt: Date, verified: boolean): Promise<AuthTokenRow> {
       const [row] = await db.insert(authTokens).values({ userId, tokenHash, expiresAt, verified }).returning();
       return row;
     },
     /**
-     * The live token with this hash (not revoked, not expired) and its user, in one query: every authenticated request asks
-     * this first, and on PGlite each query waits for the one before.
+     * The live token with this hash (not revoked, not expired) and its user: every authenticated request
+     * asks this first. A kept login is dropped when it or its user changes, and its expiry is checked here.
      */
-    async findLiveToken(
-      tokenHash: string,
-      now: Date,
-    ): Promise<{ token: AuthTokenRow; user: typeof schema.users.$inferSelect } | undefined> {
-      const [row] = await db
-        .select({ token: authTokens, user: schema.users })
-        .from(authTokens)
-        .innerJoin(schema.users, eq(schema.users.id, authTokens.userId))
-        .where(and(eq(authTokens.tokenHash, tokenHash), isNull(authTokens.revokedAt), gt(authTokens.expiresAt, now)));
-      return row;
+    async findLiveToken(tokenHash: string, now: Date): Promise<SignIn | undefined> {
+      const found = signIns
+        ? await signIns.get(
+            tokenHash,
+            () => readLiveToken(tokenHash, now),
+            (signIn) => signIn?.user.id,
+          )
+        : await readLiveToken(tokenHash, now);
+      return found && found.token.expiresAt > now ? found : undefined;
     },
     async markTokenVerified(tokenId: number): Promise<void> {
       await db.update(authTokens).set({ verified: true }).where(eq(authTokens.id, tokenId));

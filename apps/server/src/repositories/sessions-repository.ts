@@ -1,6 +1,7 @@
 import { and, asc, eq, ilike, inArray, isNotNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { schema, type Database } from '@kinetrace/db';
 import { RESERVED_TRIAL_NAMES } from '@kinetrace/contracts';
+import type { ChangeCache } from './change-cache.ts';
 
 export type SessionRowDb = typeof schema.sessions.$inferSelect;
 export type NewSession = typeof schema.sessions.$inferInsert;
@@ -55,7 +56,60 @@ export interface SessionListItem {
   trialsCount: number;
 }
 
-export function createSessionsRepository(db: Database) {
+export interface SessionListPage {
+  items: SessionListItem[];
+  total: number;
+}
+
+/** Sessions' rows; a user's own lists come from `listCache` when there is one (on the embedded database, change-cache.ts). */
+export function createSessionsRepository(db: Database, listCache?: ChangeCache<SessionListPage>) {
+  async function readList(filter: SessionListFilter): Promise<SessionListPage> {
+    const conditions: SQL[] = [];
+    if (filter.userId !== undefined) conditions.push(eq(sessions.userId, filter.userId));
+    if (filter.ids) conditions.push(filter.ids.length ? inArray(sessions.id, filter.ids) : sql`false`);
+    if (filter.subjectId !== undefined) conditions.push(eq(sessions.subjectId, filter.subjectId));
+    if (filter.onlyTrashed) conditions.push(eq(sessions.trashed, true));
+    else if (!filter.includeTrashed) conditions.push(eq(sessions.trashed, false));
+    if (filter.skipNoTrials) conditions.push(sql`exists (select 1 from trials t where ${countedTrials})`);
+    if (filter.search) {
+      const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      conditions.push(
+        or(
+          sql`"sessions"."meta"->>'sessionName' ilike ${pattern}`,
+          ilike(subjects.name, pattern),
+          sql`"sessions"."id"::text ilike ${pattern}`,
+        )!,
+      );
+    }
+    const where = and(...conditions);
+    const order = sortExpressions[filter.sort];
+    // The page and the number of matching sessions in one query (a window count over the filtered
+    // rows): the list is the app's most frequent call, and on PGlite every query waits its turn.
+    const query = db
+      .select({
+        session: listedColumns,
+        subjectName: subjects.name,
+        trialsCount,
+        total: sql<number>`(count(*) over ())::int`,
+      })
+      .from(sessions)
+      .leftJoin(subjects, eq(sessions.subjectId, subjects.id))
+      .where(where)
+      .orderBy(filter.sortDesc ? sql`${order} desc nulls last` : sql`${order} asc nulls last`, asc(sessions.id))
+      .offset(filter.start);
+    const rows = filter.quantity === -1 ? await query : await query.limit(filter.quantity);
+    const items = rows.map(({ total: _total, ...item }) => item);
+    if (rows.length > 0) return { items, total: rows[0].total };
+    // A page past the end has no row to carry the count.
+    if (filter.start === 0) return { items, total: 0 };
+    const [{ total }] = await db
+      .select({ total: sql<number>`count(*)::int` })
+      .from(sessions)
+      .leftJoin(subjects, eq(sessions.subjectId, subjects.id))
+      .where(where);
+    return { items, total };
+  }
+
   return {
     async findById(id: string): Promise<SessionRowDb | undefined> {
       const [row] = await db.select().from(sessions).where(eq(sessions.id, id));
@@ -89,51 +143,15 @@ export function createSessionsRepository(db: Database) {
       const [row] = await db.select({ name: subjects.name }).from(subjects).where(eq(subjects.id, subjectId));
       return row?.name ?? null;
     },
-    async list(filter: SessionListFilter): Promise<{ items: SessionListItem[]; total: number }> {
-      const conditions: SQL[] = [];
-      if (filter.userId !== undefined) conditions.push(eq(sessions.userId, filter.userId));
-      if (filter.ids) conditions.push(filter.ids.length ? inArray(sessions.id, filter.ids) : sql`false`);
-      if (filter.subjectId !== undefined) conditions.push(eq(sessions.subjectId, filter.subjectId));
-      if (filter.onlyTrashed) conditions.push(eq(sessions.trashed, true));
-      else if (!filter.includeTrashed) conditions.push(eq(sessions.trashed, false));
-      if (filter.skipNoTrials) conditions.push(sql`exists (select 1 from trials t where ${countedTrials})`);
-      if (filter.search) {
-        const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        conditions.push(
-          or(
-            sql`"sessions"."meta"->>'sessionName' ilike ${pattern}`,
-            ilike(subjects.name, pattern),
-            sql`"sessions"."id"::text ilike ${pattern}`,
-          )!,
-        );
-      }
-      const where = and(...conditions);
-      const order = sortExpressions[filter.sort];
-      // The page and the number of matching sessions in one query (a window count over the filtered
-      // rows): the list is the app's most frequent call, and on PGlite every query waits its turn.
-      const query = db
-        .select({
-          session: listedColumns,
-          subjectName: subjects.name,
-          trialsCount,
-          total: sql<number>`(count(*) over ())::int`,
-        })
-        .from(sessions)
-        .leftJoin(subjects, eq(sessions.subjectId, subjects.id))
-        .where(where)
-        .orderBy(filter.sortDesc ? sql`${order} desc nulls last` : sql`${order} asc nulls last`, asc(sessions.id))
-        .offset(filter.start);
-      const rows = filter.quantity === -1 ? await query : await query.limit(filter.quantity);
-      const items = rows.map(({ total: _total, ...item }) => item);
-      if (rows.length > 0) return { items, total: rows[0].total };
-      // A page past the end has no row to carry the count.
-      if (filter.start === 0) return { items, total: 0 };
-      const [{ total }] = await db
-        .select({ total: sql<number>`count(*)::int` })
-        .from(sessions)
-        .leftJoin(subjects, eq(sessions.subjectId, subjects.id))
-        .where(where);
-      return { items, total };
+    /** A page of sessions and how many match the filter in all. */
+    list(filter: SessionListFilter): Promise<SessionListPage> {
+      const { userId } = filter;
+      if (!listCache || userId === undefined) return readList(filter);
+      return listCache.get(
+        JSON.stringify(filter),
+        () => readList(filter),
+        () => userId,
+      );
     },
     async idsOfUser(userId: number): Promise<string[]> {
       const rows = await db.select({ id: sessions.id }).from(sessions).where(eq(sessions.userId, userId));
