@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -163,6 +163,10 @@ async function measure(backend: Backend): Promise<boolean> {
   }
 }
 
+console.log(
+  `load generator: autocannon in this bench process; the server in a child process of its own (npm start's main.ts), ` +
+    `both on this machine's ${availableParallelism()} cores (load average ${loadavg()[0].toFixed(1)} before the bench)`,
+);
 const backends: Backend[] = (await postgresAvailable()) ? ['pglite', 'postgres'] : ['pglite'];
 if (backends.length === 1) console.log(`PostgreSQL skipped: ${postgresAdminUrl} is not reachable`);
 let allOk = true;

@@ -16,13 +16,21 @@ export type OtpChallengeRow = typeof otpChallenges.$inferSelect;
  * logins come from `signIns` when there is one (on the embedded database, change-cache.ts).
  */
 export function createAuthRepository(db: Database, signIns?: ChangeCache<SignIn | undefined>) {
-  /** The login with this hash and its user, in one query, when it was live at `now`. */
+  /** The login with this hash and its user, in one query built once (every authenticated request asks it), when live at `now`. */
+  const liveToken = db
+    .select({ token: authTokens, user: schema.users })
+    .from(authTokens)
+    .innerJoin(schema.users, eq(schema.users.id, authTokens.userId))
+    .where(
+      and(
+        eq(authTokens.tokenHash, sql.placeholder('tokenHash')),
+        isNull(authTokens.revokedAt),
+        gt(authTokens.expiresAt, sql.placeholder('now')),
+      ),
+    )
+    .prepare('live_token');
   async function readLiveToken(tokenHash: string, now: Date): Promise<SignIn | undefined> {
-    const [row] = await db
-      .select({ token: authTokens, user: schema.users })
-      .from(authTokens)
-      .innerJoin(schema.users, eq(schema.users.id, authTokens.userId))
-      .where(and(eq(authTokens.tokenHash, tokenHash), isNull(authTokens.revokedAt), gt(authTokens.expiresAt, now)));
+    const [row] = await liveToken.execute({ tokenHash, now: now.toISOString() });
     return row;
   }
 

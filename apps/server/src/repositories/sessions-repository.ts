@@ -63,16 +63,25 @@ export interface SessionListPage {
 
 /** Sessions' rows; a user's own lists come from `listCache` when there is one (on the embedded database, change-cache.ts). */
 export function createSessionsRepository(db: Database, listCache?: ChangeCache<SessionListPage>) {
-  async function readList(filter: SessionListFilter): Promise<SessionListPage> {
+  /** The filter's conditions, its values as placeholders (named as in `placeholderValues`). */
+  function conditionsOf(filter: SessionListFilter): SQL | undefined {
     const conditions: SQL[] = [];
-    if (filter.userId !== undefined) conditions.push(eq(sessions.userId, filter.userId));
-    if (filter.ids) conditions.push(filter.ids.length ? inArray(sessions.id, filter.ids) : sql`false`);
-    if (filter.subjectId !== undefined) conditions.push(eq(sessions.subjectId, filter.subjectId));
+    if (filter.userId !== undefined) conditions.push(eq(sessions.userId, sql.placeholder('userId')));
+    if (filter.ids)
+      conditions.push(
+        filter.ids.length
+          ? inArray(
+              sessions.id,
+              filter.ids.map((_, index) => sql.placeholder(`id${index}`)),
+            )
+          : sql`false`,
+      );
+    if (filter.subjectId !== undefined) conditions.push(eq(sessions.subjectId, sql.placeholder('subjectId')));
     if (filter.onlyTrashed) conditions.push(eq(sessions.trashed, true));
     else if (!filter.includeTrashed) conditions.push(eq(sessions.trashed, false));
     if (filter.skipNoTrials) conditions.push(sql`exists (select 1 from trials t where ${countedTrials})`);
     if (filter.search) {
-      const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const pattern = sql.placeholder('pattern');
       conditions.push(
         or(
           sql`"sessions"."meta"->>'sessionName' ilike ${pattern}`,
@@ -81,10 +90,28 @@ export function createSessionsRepository(db: Database, listCache?: ChangeCache<S
         )!,
       );
     }
-    const where = and(...conditions);
+    return and(...conditions);
+  }
+
+  function placeholderValues(filter: SessionListFilter): Record<string, unknown> {
+    return {
+      userId: filter.userId,
+      subjectId: filter.subjectId,
+      pattern: filter.search && `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+      start: filter.start,
+      quantity: filter.quantity,
+      ...Object.fromEntries((filter.ids ?? []).map((id, index) => [`id${index}`, id])),
+    };
+  }
+
+  /**
+   * The page and the number of matching sessions in one query (a window count over the filtered rows), built
+   * once per shape of filter (which conditions, sort, whole list or a page) and prepared: the list is the
+   * app's most frequent call, and building a query costs more than PostgreSQL takes to answer it.
+   */
+  const pageQueries = new Map<string, ReturnType<typeof preparePageQuery>>();
+  function preparePageQuery(filter: SessionListFilter, name: string) {
     const order = sortExpressions[filter.sort];
-    // The page and the number of matching sessions in one query (a window count over the filtered
-    // rows): the list is the app's most frequent call, and on PGlite every query waits its turn.
     const query = db
       .select({
         session: listedColumns,
@@ -94,10 +121,29 @@ export function createSessionsRepository(db: Database, listCache?: ChangeCache<S
       })
       .from(sessions)
       .leftJoin(subjects, eq(sessions.subjectId, subjects.id))
-      .where(where)
+      .where(conditionsOf(filter))
       .orderBy(filter.sortDesc ? sql`${order} desc nulls last` : sql`${order} asc nulls last`, asc(sessions.id))
-      .offset(filter.start);
-    const rows = filter.quantity === -1 ? await query : await query.limit(filter.quantity);
+      .offset(sql.placeholder('start'));
+    return (filter.quantity === -1 ? query : query.limit(sql.placeholder('quantity'))).prepare(name);
+  }
+
+  async function readList(filter: SessionListFilter): Promise<SessionListPage> {
+    const shape = JSON.stringify({
+      ...filter,
+      userId: filter.userId !== undefined,
+      ids: filter.ids?.length,
+      subjectId: filter.subjectId !== undefined,
+      search: Boolean(filter.search),
+      start: undefined,
+      quantity: filter.quantity === -1,
+    });
+    let pageQuery = pageQueries.get(shape);
+    if (!pageQuery) {
+      pageQuery = preparePageQuery(filter, `session_list_${pageQueries.size}`);
+      pageQueries.set(shape, pageQuery);
+    }
+    const values = placeholderValues(filter);
+    const rows = await pageQuery.execute(values);
     const items = rows.map(({ total: _total, ...item }) => item);
     if (rows.length > 0) return { items, total: rows[0].total };
     // A page past the end has no row to carry the count.
@@ -106,7 +152,8 @@ export function createSessionsRepository(db: Database, listCache?: ChangeCache<S
       .select({ total: sql<number>`count(*)::int` })
       .from(sessions)
       .leftJoin(subjects, eq(sessions.subjectId, subjects.id))
-      .where(where);
+      .where(conditionsOf(filter))
+      .execute(values);
     return { items, total };
   }
 
