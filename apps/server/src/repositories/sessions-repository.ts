@@ -39,10 +39,9 @@ export interface SessionListFilter {
   quantity: number;
 }
 
-/** The columns a list row shows (presenters.ts toSessionRow): not the tokens, not the owner. */
+/** The columns a list row shows (presenters.ts toSessionRow): not the tokens, not the owner, not the whole meta. */
 const listedColumns = {
   id: sessions.id,
-  meta: sessions.meta,
   subjectId: sessions.subjectId,
   createdAt: sessions.createdAt,
   trashed: sessions.trashed,
@@ -52,6 +51,8 @@ const listedColumns = {
 
 export interface SessionListItem {
   session: Pick<SessionRowDb, keyof typeof listedColumns>;
+  /** The session's name, or its id when it has none (as presenters.ts sessionNameOf). */
+  sessionName: string;
   subjectName: string | null;
   trialsCount: number;
 }
@@ -115,6 +116,7 @@ export function createSessionsRepository(db: Database, listCache?: ChangeCache<S
     const query = db
       .select({
         session: listedColumns,
+        sessionName,
         subjectName: subjects.name,
         trialsCount,
         total: sql<number>`(count(*) over ())::int`,

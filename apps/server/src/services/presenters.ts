@@ -57,10 +57,10 @@ export function toTrial({ trial, videos, results }: TrialWithFiles, media: Media
   };
 }
 
-export function toSessionRow({ session, subjectName, trialsCount }: SessionListItem): SessionRow {
+export function toSessionRow({ session, sessionName, subjectName, trialsCount }: SessionListItem): SessionRow {
   return {
     id: session.id,
-    sessionName: sessionNameOf(session),
+    sessionName,
     name: subjectName,
     subject: session.subjectId,
     trials_count: trialsCount,
