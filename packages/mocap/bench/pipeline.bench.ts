@@ -70,7 +70,9 @@ async function main(): Promise<void> {
   const demoRssMb = rssMb();
   console.log(`peak RSS after the demo trial: ${demoRssMb.toFixed(0)} MB`);
 
-  // A longer trial: each camera's video looped (stream copy, no re-encoding) to longSeconds.
+  // A longer trial: each camera's video looped to longSeconds and re-encoded, so that every camera has
+  // exactly longSeconds × 60 frames with monotonic timestamps (a stream copy repeats the last GOP's
+  // packets across the seam and gives one camera a frame more than another).
   const loopDir = mkdtempSync(join(tmpdir(), 'kinetrace-bench-'));
   try {
     for (const name of cameraNames) {
@@ -83,8 +85,13 @@ async function main(): Promise<void> {
         String(Math.ceil(longSeconds / 1.6)),
         '-i',
         join(dataDir, `videos/${name}.mp4`),
-        '-c',
-        'copy',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-crf',
+        '18',
+        '-an',
         '-t',
         String(longSeconds),
         join(loopDir, `${name}.mp4`),
