@@ -11,6 +11,7 @@ import { buildApp } from '../../server/src/app.ts';
 import { openBackends, type Backends } from '../../server/src/backends.ts';
 import { loadConfig } from '../../server/src/config.ts';
 import { seedTrial } from '../../server/test/support/seed.ts';
+import { seedEmbeddedDatabase } from '../../server/test/support/pglite-template.ts';
 import type { TestApp } from '../../server/test/support/test-app.ts';
 
 /**
@@ -53,6 +54,7 @@ export async function startServer(): Promise<RunningServer> {
   ensureWebBuilt();
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), 'kinetrace-web-test-'));
+  await seedEmbeddedDatabase(dataDir);
   const baseUrl = `http://127.0.0.1:${port}`;
   const output: string[] = [];
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
@@ -113,6 +115,7 @@ export async function startServerInProcess(): Promise<SeedableServer> {
   ensureWebBuilt();
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), 'kinetrace-web-test-'));
+  await seedEmbeddedDatabase(dataDir);
   const baseUrl = `http://127.0.0.1:${port}`;
   const config = loadConfig({
     PORT: String(port),

@@ -37,13 +37,16 @@ export interface DatabaseOptions {
   onConnectionError?: (error: Error) => void;
 }
 
-const migrationsFolder = fileURLToPath(new URL('../migrations', import.meta.url));
+export const migrationsFolder = fileURLToPath(new URL('../migrations', import.meta.url));
+
+/** Where the embedded database of a data folder lives. */
+export const pgliteDirectoryOf = (dataDir: string) => join(dataDir, 'pglite');
 
 /** Opens the configured database and brings its schema up to date. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, options.onConnectionError ?? (() => undefined))
-    : openPglite(join(options.dataDir, 'pglite'));
+    : openPglite(pgliteDirectoryOf(options.dataDir));
 }
 
 /**

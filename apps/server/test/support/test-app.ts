@@ -9,6 +9,7 @@ import { buildApp } from '../../src/app.ts';
 import { openBackends, type Backends } from '../../src/backends.ts';
 import { loadConfig } from '../../src/config.ts';
 import { codeIn, readOutbox } from './outbox.ts';
+import { seedEmbeddedDatabase } from './pglite-template.ts';
 
 /** Where the tests find a real PostgreSQL server (CI starts one; trust auth). */
 export const postgresAdminUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -77,6 +78,7 @@ export async function scratchDatabase(
 export async function startTestApp(backend: Backend, env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kinetrace-test-'));
   const { databaseUrl, dropDatabase } = await scratchDatabase(backend, 'kinetrace_test');
+  if (!databaseUrl) await seedEmbeddedDatabase(dataDir);
   const config = loadConfig({
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
