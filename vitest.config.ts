@@ -1,16 +1,44 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The engine, contracts, processing and API tests run two files at a time: much of their time is spent
+ * starting servers, databases and pose workers or waiting on PostgreSQL, so a second file uses the idle
+ * core. The browser tests run after them, one file at a time: each drives several chromium processes (four
+ * phones and a researcher) whose timing a second file would starve.
+ */
+const PARALLEL_FILES = 2;
+
 export default defineConfig({
   test: {
     // Real data, real models, real browsers: generous per-test limits, never timing assertions.
     testTimeout: 120_000,
     hookTimeout: 180_000,
     projects: [
-      { extends: true, test: { name: 'mocap', include: ['packages/mocap/test/**/*.test.ts'] } },
-      { extends: true, test: { name: 'contracts', include: ['packages/contracts/test/**/*.test.ts'] } },
-      { extends: true, test: { name: 'processing', include: ['packages/processing/test/**/*.test.ts'] } },
-      { extends: true, test: { name: 'server', include: ['apps/server/test/**/*.test.ts'] } },
-      { extends: true, test: { name: 'web', include: ['apps/web/test/**/*.test.ts'], fileParallelism: false } },
+      {
+        extends: true,
+        test: { name: 'mocap', include: ['packages/mocap/test/**/*.test.ts'], maxWorkers: PARALLEL_FILES },
+      },
+      {
+        extends: true,
+        test: { name: 'contracts', include: ['packages/contracts/test/**/*.test.ts'], maxWorkers: PARALLEL_FILES },
+      },
+      {
+        extends: true,
+        test: { name: 'processing', include: ['packages/processing/test/**/*.test.ts'], maxWorkers: PARALLEL_FILES },
+      },
+      {
+        extends: true,
+        test: { name: 'server', include: ['apps/server/test/**/*.test.ts'], maxWorkers: PARALLEL_FILES },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'web',
+          include: ['apps/web/test/**/*.test.ts'],
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 });
