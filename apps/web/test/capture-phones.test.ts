@@ -125,6 +125,14 @@ describeWithData(
       }
     }
 
+    /** The recorder's Start recording button, which comes back once the recorder is ready again. */
+    const startButton = () => researcher.getByRole('button', { name: 'Start recording' });
+    /** Names the next trial and presses Start recording. */
+    async function startRecording(name: string): Promise<void> {
+      await researcher.getByRole('textbox', { name: 'Trial name' }).fill(name);
+      await startButton().click();
+    }
+
     /** Switches every phone off: processing needs none, and their cameras and encoders would slow it down. */
     const switchPhonesOff = () => Promise.all(phones.map((phone) => phone.close()));
 
@@ -319,12 +327,10 @@ describeWithData(
       'the Session recorder records a trial with every phone; it is processed to results that download',
       async () => {
         await filmWithPhones('trial');
-        const start = researcher.getByRole('button', { name: 'Start recording' });
-        await researcher.getByRole('textbox', { name: 'Trial name' }).fill('walk#1');
-        await start.click();
+        const start = startButton();
+        await startRecording('walk#1');
         await researcher.getByText(messages.alphaDashCustom).waitFor();
-        await researcher.getByRole('textbox', { name: 'Trial name' }).fill('walk_1');
-        await start.click();
+        await startRecording('walk_1');
         const stop = researcher.getByRole('button', { name: /^Stop recording \d\d:\d\d$/ });
         await stop.waitFor();
         await onEveryPhone('phone-recording', /Recording walk_1 00:0[2-9]/);
@@ -387,9 +393,8 @@ describeWithData(
         const [phone, ...others] = pages;
         // The phone's uploads fail (a dead network), so its video stays in the phone's storage.
         await phone.route('**/api/capture/uploads/**', (route) => route.abort('internetdisconnected'));
-        const start = researcher.getByRole('button', { name: 'Start recording' });
-        await researcher.getByRole('textbox', { name: 'Trial name' }).fill('walk_reload');
-        await start.click();
+        const start = startButton();
+        await startRecording('walk_reload');
         // Phones start 1.5 s after the order: stop once all have a second of video.
         await onEveryPhone('phone-recording', /Recording walk_reload 00:0[1-9]/);
         await researcher.getByRole('button', { name: /^Stop recording/ }).click();
@@ -416,9 +421,8 @@ describeWithData(
       'a phone that disappears mid-recording ends the trial with the missing-videos message; the session stays usable',
       async () => {
         await filmWithPhones('trial');
-        const start = researcher.getByRole('button', { name: 'Start recording' });
-        await researcher.getByRole('textbox', { name: 'Trial name' }).fill('walk_2');
-        await start.click();
+        const start = startButton();
+        await startRecording('walk_2');
         await onEveryPhone('phone-recording', /Recording walk_2 00:0[1-9]/);
         await phones[1].close();
         await researcher.getByRole('button', { name: /^Stop recording/ }).click();
@@ -466,9 +470,8 @@ describeWithData(
         await eventually(() => phoneText(pages[0], 'phone-cameras').textContent()).toBe(
           `Cameras connected: ${CAMERAS.length + extras.length}`,
         );
-        const start = researcher.getByRole('button', { name: 'Start recording' });
-        await researcher.getByRole('textbox', { name: 'Trial name' }).fill('walk_3');
-        await start.click();
+        const start = startButton();
+        await startRecording('walk_3');
         await expectToast(researcher, messages.camerasConnectionTimeout);
         await start.waitFor();
         // Stopped and cancelled: the trial went to the recycle bin.
