@@ -13,23 +13,12 @@ export default defineConfig({
     // Real data, real models, real browsers: generous per-test limits, never timing assertions.
     testTimeout: 120_000,
     hookTimeout: 180_000,
+    maxWorkers: PARALLEL_FILES,
     projects: [
-      {
-        extends: true,
-        test: { name: 'mocap', include: ['packages/mocap/test/**/*.test.ts'], maxWorkers: PARALLEL_FILES },
-      },
-      {
-        extends: true,
-        test: { name: 'contracts', include: ['packages/contracts/test/**/*.test.ts'], maxWorkers: PARALLEL_FILES },
-      },
-      {
-        extends: true,
-        test: { name: 'processing', include: ['packages/processing/test/**/*.test.ts'], maxWorkers: PARALLEL_FILES },
-      },
-      {
-        extends: true,
-        test: { name: 'server', include: ['apps/server/test/**/*.test.ts'], maxWorkers: PARALLEL_FILES },
-      },
+      { extends: true, test: { name: 'mocap', include: ['packages/mocap/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'contracts', include: ['packages/contracts/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'processing', include: ['packages/processing/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'server', include: ['apps/server/test/**/*.test.ts'] } },
       {
         extends: true,
         test: {
