@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { messages, processingPaths, RESULT_TAGS, type Session, type Trial } from '@kinetrace/contracts';
 import { schema } from '@kinetrace/db';
 import { eq } from 'drizzle-orm';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
@@ -125,12 +125,12 @@ describeWithData(
       }
     }
 
-    /** The recorder's Start recording button, which comes back once the recorder is ready again. */
-    const startButton = () => researcher.getByRole('button', { name: 'Start recording' });
-    /** Names the next trial and presses Start recording. */
-    async function startRecording(name: string): Promise<void> {
+    /** Names the next trial and presses Start recording; answers that button, which comes back once the recorder is ready again. */
+    async function startRecording(name: string): Promise<Locator> {
+      const start = researcher.getByRole('button', { name: 'Start recording' });
       await researcher.getByRole('textbox', { name: 'Trial name' }).fill(name);
-      await startButton().click();
+      await start.click();
+      return start;
     }
 
     /** Switches every phone off: processing needs none, and their cameras and encoders would slow it down. */
@@ -327,8 +327,7 @@ describeWithData(
       'the Session recorder records a trial with every phone; it is processed to results that download',
       async () => {
         await filmWithPhones('trial');
-        const start = startButton();
-        await startRecording('walk#1');
+        const start = await startRecording('walk#1');
         await researcher.getByText(messages.alphaDashCustom).waitFor();
         await startRecording('walk_1');
         const stop = researcher.getByRole('button', { name: /^Stop recording \d\d:\d\d$/ });
@@ -393,8 +392,7 @@ describeWithData(
         const [phone, ...others] = pages;
         // The phone's uploads fail (a dead network), so its video stays in the phone's storage.
         await phone.route('**/api/capture/uploads/**', (route) => route.abort('internetdisconnected'));
-        const start = startButton();
-        await startRecording('walk_reload');
+        const start = await startRecording('walk_reload');
         // Phones start 1.5 s after the order: stop once all have a second of video.
         await onEveryPhone('phone-recording', /Recording walk_reload 00:0[1-9]/);
         await researcher.getByRole('button', { name: /^Stop recording/ }).click();
@@ -421,8 +419,7 @@ describeWithData(
       'a phone that disappears mid-recording ends the trial with the missing-videos message; the session stays usable',
       async () => {
         await filmWithPhones('trial');
-        const start = startButton();
-        await startRecording('walk_2');
+        const start = await startRecording('walk_2');
         await onEveryPhone('phone-recording', /Recording walk_2 00:0[1-9]/);
         await phones[1].close();
         await researcher.getByRole('button', { name: /^Stop recording/ }).click();
@@ -470,8 +467,7 @@ describeWithData(
         await eventually(() => phoneText(pages[0], 'phone-cameras').textContent()).toBe(
           `Cameras connected: ${CAMERAS.length + extras.length}`,
         );
-        const start = startButton();
-        await startRecording('walk_3');
+        const start = await startRecording('walk_3');
         await expectToast(researcher, messages.camerasConnectionTimeout);
         await start.waitFor();
         // Stopped and cancelled: the trial went to the recycle bin.
