@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +34,6 @@ function migratedTemplate(): Promise<string> {
     // Built aside and renamed into place, so that a test process running beside this one never copies a half-made one.
     const building = `${dataDir}.building-${process.pid}`;
     rmSync(building, { recursive: true, force: true });
-    mkdirSync(building, { recursive: true });
     await (await openDatabase({ dataDir: building })).close();
     try {
       renameSync(building, dataDir);
