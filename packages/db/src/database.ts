@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/node-postgres';
 import { migrate as migratePostgres } from 'drizzle-orm/node-postgres/migrator';
@@ -105,6 +106,24 @@ function createPgliteDatabase(directory: string): Promise<void> {
   });
 }
 
+/**
+ * Runs `start` with V8 compiling new WebAssembly by its baseline compiler (Liftoff) only. PostgreSQL's
+ * code is branchy and rarely hot in one place: measured on the session-list query, PGlite compiled this
+ * way answered as fast or faster (4.9 s against 5.2 s for 15 000 queries) and the server held about
+ * 45 MB less, the optimising compiler's code and its compile threads' memory. The flags are restored
+ * afterwards, so the pose model's WebAssembly, compiled later, is optimised as before; code compiled
+ * meanwhile keeps the tier it was given.
+ */
+async function compiledByBaselineCompiler<T>(start: () => Promise<T>): Promise<T> {
+  v8.setFlagsFromString('--liftoff-only');
+  try {
+    return await start();
+  } finally {
+    v8.setFlagsFromString('--no-liftoff-only');
+    v8.setFlagsFromString('--wasm-tier-up');
+  }
+}
+
 async function openPglite(directory: string): Promise<DatabaseHandle> {
   mkdirSync(directory, { recursive: true });
   // Loaded only for the embedded database: the module alone holds about 40 MB.
@@ -115,7 +134,11 @@ async function openPglite(directory: string): Promise<DatabaseHandle> {
   ]);
   const options = { startParams: PGLITE_START_PARAMS };
   if (!existsSync(join(directory, 'PG_VERSION'))) await createPgliteDatabase(directory);
-  const client = new PGlite(directory, options);
+  const client = await compiledByBaselineCompiler(async () => {
+    const opened = new PGlite(directory, options);
+    await opened.waitReady;
+    return opened;
+  });
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
   // PGlite runs one query at a time; chaining keeps callers that don't await in order.
