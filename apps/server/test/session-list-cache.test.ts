@@ -2,7 +2,7 @@
  * The session list and the sign-in lookup are kept in memory on the embedded database (issue 13 "Load",
  * repositories/change-cache.ts). Each test reads the list (or calls with a token) before a write, so
  * that a kept copy exists, and again after it: a copy kept past the write fails the test. The same
- * checks run on PostgreSQL, where nothing is kept.
+ * checks run on PostgreSQL, where reads are only shared while they run (shared-reads.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Session, SessionRow } from '@kinetrace/contracts';

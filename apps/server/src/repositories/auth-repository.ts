@@ -13,7 +13,7 @@ export type OtpChallengeRow = typeof otpChallenges.$inferSelect;
 
 /**
  * Logins, e-mailed codes, remembered devices and password-reset links: all stored by hash only. Live
- * logins come from `signIns` when there is one (on the embedded database, change-cache.ts).
+ * logins come through `signIns` when there is one (change-cache.ts).
  */
 export function createAuthRepository(db: Database, signIns?: ChangeCache<SignIn | undefined>) {
   /** The login with this hash and its user, in one query built once (every authenticated request asks it), when live at `now`. */

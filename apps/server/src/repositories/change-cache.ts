@@ -11,10 +11,8 @@ export const SIGN_IN_CHANGES = 'sign_in_changed';
 const MAX_ENTRIES = 2000;
 
 /**
- * Reads kept in memory, each belonging to one user and dropped when the database says something of that
- * user changed. An entry holds the read's promise, so that concurrent reads of one key share one query.
- * A change also drops every read still under way (whose user may not be known yet): whatever such a read
- * answers, a read that starts after the change reads again. Reads owned by no one, or failed, are not kept.
+ * Frequent reads of one user's rows, answered by fewer queries: kept until the user's rows change
+ * (`createChangeCache`) or shared while they run (`createSharedReads`).
  */
 export interface ChangeCache<T> {
   get(key: string, read: () => Promise<T>, ownerOf: (value: T) => number | undefined): Promise<T>;
@@ -28,6 +26,12 @@ interface Entry<T> {
   owner?: number;
 }
 
+/**
+ * Reads kept in memory, each belonging to one user and dropped when the database says something of that
+ * user changed. An entry holds the read's promise, so that concurrent reads of one key share one query.
+ * A change also drops every read still under way (whose user may not be known yet): whatever such a read
+ * answers, a read that starts after the change reads again. Reads owned by no one, or failed, are not kept.
+ */
 export function createChangeCache<T>(): ChangeCache<T> {
   const entries = new Map<string, Entry<T>>();
   return {
@@ -58,16 +62,45 @@ export function createChangeCache<T>(): ChangeCache<T> {
 }
 
 /**
- * A cache dropped by a channel's notifications, on a database that notifies this process of every change
- * before the writer goes on (the embedded PGlite database, which this process alone writes). Undefined on
- * PostgreSQL: other processes write to it too and their notifications arrive after their answers, so
- * nothing is cached there.
+ * Reads shared while they run, and kept no longer: a caller that finds an identical read under way waits for
+ * the next one, which starts when that one ends, because the read under way may have begun before the
+ * caller's request and miss a write the caller has already seen. Fifty clients polling one list cost at most
+ * two queries at a time instead of fifty, and every answer is read after its request arrived.
  */
-export async function changeCacheFor<T>(
-  database: DatabaseHandle,
-  channel: string,
-): Promise<ChangeCache<T> | undefined> {
-  if (!database.listen) return undefined;
+export function createSharedReads<T>(): ChangeCache<T> {
+  const flights = new Map<string, { running: Promise<T>; next?: Promise<T> }>();
+  function start(key: string, read: () => Promise<T>): Promise<T> {
+    const flight: { running: Promise<T>; next?: Promise<T> } = { running: read() };
+    flights.set(key, flight);
+    const ended = () => {
+      if (flights.get(key) === flight && !flight.next) flights.delete(key);
+    };
+    flight.running.then(ended, ended);
+    return flight.running;
+  }
+  return {
+    get(key, read) {
+      const flight = flights.get(key);
+      if (!flight) return start(key, read);
+      flight.next ??= flight.running.then(
+        () => start(key, read),
+        () => start(key, read),
+      );
+      return flight.next;
+    },
+    // Nothing outlives its read.
+    changed() {},
+  };
+}
+
+/**
+ * A cache dropped by a channel's notifications, on a database that notifies this process of every change
+ * before the writer goes on (the embedded PGlite database, which this process alone writes). On PostgreSQL,
+ * which other processes write too and whose notifications arrive after the writer's answer, reads are only
+ * shared while they run.
+ */
+export async function changeCacheFor<T>(database: DatabaseHandle, channel: string): Promise<ChangeCache<T>> {
+  if (!database.listen) return createSharedReads<T>();
   const cache = createChangeCache<T>();
   await database.listen(channel, (payload) => cache.changed(Number(payload)));
   return cache;

@@ -62,7 +62,7 @@ export interface SessionListPage {
   total: number;
 }
 
-/** Sessions' rows; a user's own lists come from `listCache` when there is one (on the embedded database, change-cache.ts). */
+/** Sessions' rows; a user's own lists come through `listCache` when there is one (change-cache.ts). */
 export function createSessionsRepository(db: Database, listCache?: ChangeCache<SessionListPage>) {
   /** The filter's conditions, its values as placeholders (named as in `placeholderValues`). */
   function conditionsOf(filter: SessionListFilter): SQL | undefined {
