@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import selfsigned from 'selfsigned';
 
 /** The machine's first LAN IPv4 address: phones on the same network reach the server there. */
 export function lanAddress(): string | undefined {
@@ -25,6 +24,8 @@ export async function selfSignedCertificate(tlsDir: string, host: string): Promi
   if (existsSync(keyPath) && existsSync(certPath))
     return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8') };
   const isIp = /^\d+\.\d+\.\d+\.\d+$/.test(host);
+  // Loaded only when a certificate is made: a server without HTTPS never holds it.
+  const { default: selfsigned } = await import('selfsigned');
   const pems = await selfsigned.generate([{ name: 'commonName', value: host }], {
     keySize: 2048,
     algorithm: 'sha256',

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
-import { ZipArchive } from 'archiver';
 import { stringify } from 'yaml';
 import type { SessionRowDb, SessionsRepository } from '../repositories/sessions-repository.ts';
 import type { SubjectRow, SubjectsRepository } from '../repositories/subjects-repository.ts';
@@ -145,6 +144,8 @@ export function createArchiveService(deps: {
       totalBytes,
       digest: digest.digest('base64url').slice(0, 22),
       async write(output, onProgress) {
+        // Loaded at the first download: an idle server does not hold the zip library (issue 13, memory).
+        const { ZipArchive } = await import('archiver');
         const archive = new ZipArchive({ zlib: { level: 6 } });
         const failed = new Promise<never>((_, reject) => archive.once('error', reject));
         failed.catch(() => undefined);
