@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Run before `npm start`, `npm test` and `npm run bench`, so that a fresh clone needs no other step:
 // installs the dependencies when they are missing or older than the lock file, and (re)builds the
-// web app when its sources are newer than the last complete build.
+// web app and the server bundle when their sources are newer than the last complete build.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -72,3 +72,19 @@ const webSources = [
 const newestSource = Math.max(...webSources.map((path) => newestMtime(join(root, path))));
 const buildMarker = join(webDist, BUILD_COMPLETE);
 if (!existsSync(buildMarker) || statSync(buildMarker).mtimeMs < newestSource) buildWebApp();
+
+/** The server's code and the workspace packages it bundles (scripts/build-server.mjs). */
+const serverSources = [
+  'apps/server/src',
+  ...(existsSync(join(root, 'packages'))
+    ? readdirSync(join(root, 'packages')).map((name) => `packages/${name}/src`)
+    : []),
+  'scripts/build-server.mjs',
+];
+const serverBundle = join(root, 'apps/server/dist/main.mjs');
+/** A bundle names the checkout it was built from on its first line: the module paths inside it are that checkout's. */
+const bundleIsOfThisCheckout = () => readFileSync(serverBundle, 'utf8').split('\n', 1)[0].endsWith(` of ${root}`);
+const newestServerSource = Math.max(...serverSources.map((path) => newestMtime(join(root, path))));
+if (!existsSync(serverBundle) || statSync(serverBundle).mtimeMs < newestServerSource || !bundleIsOfThisCheckout()) {
+  run('npm', ['run', 'build:server']);
+}

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import { npmStartNodeArgs } from '../test/support/npm-start.ts';
 import { codeIn, readOutbox } from '../test/support/outbox.ts';
 import {
   newUserPayload,
@@ -68,7 +69,7 @@ async function startServer(
   };
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+  const child = spawn(process.execPath, npmStartNodeArgs(), {
     cwd: root,
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -164,7 +165,7 @@ async function measure(backend: Backend): Promise<boolean> {
 }
 
 console.log(
-  `load generator: autocannon in this bench process; the server in a child process of its own (npm start's main.ts), ` +
+  `load generator: autocannon in this bench process; the server in a child process of its own (npm start's server bundle), ` +
     `both on this machine's ${availableParallelism()} cores (load average ${loadavg()[0].toFixed(1)} before the bench)`,
 );
 const backends: Backend[] = (await postgresAvailable()) ? ['pglite', 'postgres'] : ['pglite'];

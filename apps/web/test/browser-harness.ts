@@ -1,5 +1,4 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,6 +9,7 @@ import { expect } from 'vitest';
 import { buildApp } from '../../server/src/app.ts';
 import { openBackends, type Backends } from '../../server/src/backends.ts';
 import { loadConfig } from '../../server/src/config.ts';
+import { npmStartNodeArgs } from '../../server/test/support/npm-start.ts';
 import { seedTrial } from '../../server/test/support/seed.ts';
 import { seedEmbeddedDatabase } from '../../server/test/support/pglite-template.ts';
 import type { TestApp } from '../../server/test/support/test-app.ts';
@@ -21,13 +21,15 @@ import type { TestApp } from '../../server/test/support/test-app.ts';
  */
 
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const webDist = join(repoRoot, 'apps/web/dist/index.html');
 /** Screenshots for a person to look at; `.tmp/` is ignored by git. */
 export const screenshotDir = join(repoRoot, '.tmp/web-screenshots');
 
-export function ensureWebBuilt(): void {
-  if (existsSync(webDist)) return;
-  execFileSync(join(repoRoot, 'node_modules/.bin/vite'), ['build', 'apps/web'], { cwd: repoRoot, stdio: 'inherit' });
+let built = false;
+/** The web app and the server bundle as `npm start` makes them, rebuilt when their sources changed. */
+export function ensureBuilt(): void {
+  if (built) return;
+  execFileSync(process.execPath, ['scripts/ensure-ready.mjs'], { cwd: repoRoot, stdio: 'inherit' });
+  built = true;
 }
 
 function freePort(): Promise<number> {
@@ -51,13 +53,13 @@ export interface RunningServer {
 }
 
 export async function startServer(): Promise<RunningServer> {
-  ensureWebBuilt();
+  ensureBuilt();
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), 'kinetrace-web-test-'));
   await seedEmbeddedDatabase(dataDir);
   const baseUrl = `http://127.0.0.1:${port}`;
   const output: string[] = [];
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, npmStartNodeArgs(), {
     cwd: repoRoot,
     env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, PUBLIC_URL: baseUrl, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -112,7 +114,7 @@ export interface SeedableServer extends RunningServer {
  * admits one process, so the rows are written through the server's own backends (the lead's seed helper).
  */
 export async function startServerInProcess(): Promise<SeedableServer> {
-  ensureWebBuilt();
+  ensureBuilt();
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), 'kinetrace-web-test-'));
   await seedEmbeddedDatabase(dataDir);
