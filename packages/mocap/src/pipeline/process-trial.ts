@@ -129,39 +129,47 @@ async function detectAll(videos: readonly TrialVideo[], options: ProcessTrialOpt
   const pool =
     options.pool ??
     (await PoseWorkerPool.start({ model: options.poseModel ?? DEFAULT_POSE_MODEL, workers: options.workers }));
-  let framesBefore = 0;
-  try {
-    const results: Keypoints2D[] = [];
-    for (const [i, video] of videos.entries()) {
-      const info = infos[i];
-      const frames = decodeFrames(video.path, {
-        info,
-        pixelFormat: 'rgb24',
-        maxWidth: POSE_INPUT_MAX_SIDE_PX,
-        maxHeight: POSE_INPUT_MAX_SIDE_PX,
+  // Every camera at once: the pool's workers take frames from whichever camera has one ready, so one
+  // camera's decoder starting up or its last frames draining leave no worker idle. Each camera tracks
+  // its person over its own frames in order, so its keypoints do not depend on the others' timing.
+  const doneFrames = videos.map(() => 0);
+  const detectCamera = async (video: TrialVideo, info: VideoInfo, camera: number): Promise<Keypoints2D> => {
+    const frames = decodeFrames(video.path, {
+      info,
+      pixelFormat: 'rgb24',
+      maxWidth: POSE_INPUT_MAX_SIDE_PX,
+      maxHeight: POSE_INPUT_MAX_SIDE_PX,
+    });
+    try {
+      return await detectPose2D(frames, {
+        pool,
+        imageSize: { width: info.width, height: info.height },
+        fps: info.fps,
+        frameCount: info.frameCount,
+        cameraName: video.cameraName,
+        onProgress: (done) => {
+          doneFrames[camera] = Math.min(done, info.frameCount);
+          options.onProgress?.(
+            'pose',
+            doneFrames.reduce((sum, frames) => sum + frames, 0),
+            totalFrames,
+          );
+        },
       });
-      try {
-        results.push(
-          await detectPose2D(frames, {
-            pool,
-            imageSize: { width: info.width, height: info.height },
-            fps: info.fps,
-            frameCount: info.frameCount,
-            cameraName: video.cameraName,
-            onProgress: (done) =>
-              options.onProgress?.('pose', framesBefore + Math.min(done, info.frameCount), totalFrames),
-          }),
-        );
-      } catch (error) {
-        if (error instanceof VideoReadError)
-          throw new ProcessingError('VIDEO_UNREADABLE', error.message, [video.cameraName]);
-        if (!(error instanceof NoPersonFoundError)) throw error;
-        // Nobody in this camera: keep it as an empty series; reconstruction decides whether the others suffice.
-        results.push(emptyKeypoints(info));
-      }
-      framesBefore += info.frameCount;
+    } catch (error) {
+      if (error instanceof VideoReadError)
+        throw new ProcessingError('VIDEO_UNREADABLE', error.message, [video.cameraName]);
+      if (!(error instanceof NoPersonFoundError)) throw error;
+      // Nobody in this camera: keep it as an empty series; reconstruction decides whether the others suffice.
+      return emptyKeypoints(info);
     }
-    return results;
+  };
+  try {
+    // Settled, not raced: the pool closes only once no camera uses it any more.
+    const settled = await Promise.allSettled(videos.map((video, camera) => detectCamera(video, infos[camera], camera)));
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.map((result) => (result as PromiseFulfilledResult<Keypoints2D>).value);
   } finally {
     if (!options.pool) await pool.close();
   }
