@@ -61,6 +61,13 @@ export function createChangeCache<T>(): ChangeCache<T> {
   };
 }
 
+interface Flight<T> {
+  /** The read under way. */
+  running: Promise<T>;
+  /** The read that callers who came during `running` share, started when it ends. */
+  next?: Promise<T>;
+}
+
 /**
  * Reads shared while they run, and kept no longer: a caller that finds an identical read under way waits for
  * the next one, which starts when that one ends, because the read under way may have begun before the
@@ -68,9 +75,9 @@ export function createChangeCache<T>(): ChangeCache<T> {
  * two queries at a time instead of fifty, and every answer is read after its request arrived.
  */
 export function createSharedReads<T>(): ChangeCache<T> {
-  const flights = new Map<string, { running: Promise<T>; next?: Promise<T> }>();
+  const flights = new Map<string, Flight<T>>();
   function start(key: string, read: () => Promise<T>): Promise<T> {
-    const flight: { running: Promise<T>; next?: Promise<T> } = { running: read() };
+    const flight: Flight<T> = { running: read() };
     flights.set(key, flight);
     const ended = () => {
       if (flights.get(key) === flight && !flight.next) flights.delete(key);
