@@ -133,7 +133,8 @@ async function detectAll(videos: readonly TrialVideo[], options: ProcessTrialOpt
   // camera's decoder starting up or its last frames draining leave no worker idle. Each camera tracks
   // its person over its own frames in order, so its keypoints do not depend on the others' timing.
   const doneFrames = videos.map(() => 0);
-  const detectCamera = async (video: TrialVideo, info: VideoInfo, camera: number): Promise<Keypoints2D> => {
+  const detectCamera = async (camera: number): Promise<Keypoints2D> => {
+    const [video, info] = [videos[camera], infos[camera]];
     const frames = decodeFrames(video.path, {
       info,
       pixelFormat: 'rgb24',
@@ -166,7 +167,7 @@ async function detectAll(videos: readonly TrialVideo[], options: ProcessTrialOpt
   };
   try {
     // Settled, not raced: the pool closes only once no camera uses it any more.
-    const settled = await Promise.allSettled(videos.map((video, camera) => detectCamera(video, infos[camera], camera)));
+    const settled = await Promise.allSettled(videos.map((_, camera) => detectCamera(camera)));
     const failed = settled.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
     return settled.map((result) => (result as PromiseFulfilledResult<Keypoints2D>).value);
