@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import {
   DEMO_FILES,
   formatComparison,
+  pose2SimSpread,
   runDemoChain,
   runOnTheirKeypoints,
 } from '../test/model-fitting/pose2sim-demo-chain.ts';
@@ -20,6 +21,14 @@ const missing = Object.values(DEMO_FILES).filter((path) => !existsSync(reference
 if (missing.length > 0) {
   console.log(`joint angles: skipped, reference data missing: ${missing.join(', ')} under ${sharedDataDir}`);
 } else {
+  console.log(
+    [
+      'joint angles, Pose2Sim’s IK through its augmenter’s markers vs through its body25b markers, same keypoints (RMS difference without offset, deg):',
+      ...pose2SimSpread().map(
+        (c) => `  ${c.coordinate.padEnd(16)}  ${c.rmsDifferenceWithoutOffsetDeg.toFixed(1).padStart(5)}`,
+      ),
+    ].join('\n'),
+  );
   console.log(formatComparison('joint angles, our model on Pose2Sim’s .trc', runOnTheirKeypoints()));
   const root = mkdtempSync(join(tmpdir(), 'kinetrace-joint-angles-bench-'));
   try {

@@ -6,6 +6,8 @@ import { promisify } from 'node:util';
 import { readStorage, type StorageTable } from '../../src/formats/mot.ts';
 import { type MarkerTrajectories, readTrc } from '../../src/formats/trc.ts';
 import { bestFrameLag, type CoordinateComparison, compareMotions } from '../../src/ik/compare-motions.ts';
+import { loadAnalysisInput } from '../../src/analyses/analysis-input.ts';
+import { TrialKinematics } from '../../src/analyses/trial-kinematics.ts';
 import { fitNeutral } from '../../src/model-fitting/fit-neutral.ts';
 import { fitTrial } from '../../src/model-fitting/fit-trial.ts';
 import { motionFromCoordinates } from '../../src/model/motion.ts';
@@ -28,6 +30,9 @@ export const DEMO_FILES = {
   theirStaticTrc: `${session}/S00_P00_T00_StaticTrial/pose-3d/S00_P00_T00_StaticTrial_0-12_filt_butterworth.trc`,
   theirBalancingTrc: `${session}/S00_P00_T01_BalancingTrial/pose-3d/S00_P00_T01_BalancingTrial_0-100_filt_butterworth.trc`,
   theirMot: `${openSim}/S00_P00_T01_BalancingTrial_filt_butterworth_0-100_body25b.mot`,
+  theirModel: `${openSim}/Model_Pose2Sim_body25b_scaled.osim`,
+  /** Pose2Sim's IK of the same keypoints through its marker augmenter's markers: a second result of the same tool. */
+  theirLstmMot: `${openSim}/S00_P00_T01_BalancingTrial_filt_butterworth_0-100_LSTM.mot`,
 };
 const CAMERAS = ['cam01', 'cam02', 'cam03', 'cam04'];
 /** The demo's participant, as Pose2Sim's Config.toml and the issue give them. */
@@ -83,8 +88,26 @@ export interface KeypointGeometry {
    * left hip and knee angles step away from ours while the right side's stay.
    */
   offsetStepDeg: { coordinate: string; stepDeg: number }[];
+  /**
+   * Per side, the hip flexion difference to Pose2Sim split where it arises, by forward kinematics
+   * of both scaled models: hip flexion as the thigh's (hip to knee centre) sagittal angle in the
+   * pelvis frame; the thigh part is our thigh in Pose2Sim's pelvis minus Pose2Sim's, the pelvis
+   * part our angle minus our thigh in Pose2Sim's pelvis (the two add up to the whole). RMS with the
+   * offset removed, degrees. Keypoints see the thigh; the pelvis's tilt about the line of its three
+   * keypoints they do not, and each tool's model decides it.
+   */
+  hipFlexionParts: { side: 'r' | 'l'; wholeDeg: number; thighDeg: number; pelvisDeg: number }[];
+  /**
+   * While both feet are down (frames 0-8), the hip keypoints' right-to-left line against the
+   * perpendicular to the feet (mean heel-to-big-toe heading of both feet) in the horizontal plane,
+   * degrees: a subject standing on both feet faces roughly where the feet point. The two tools'
+   * feet agree in heading there, within 4°.
+   */
+  hipLineToFeetDeg: { ours: number; theirs: number };
 }
 
+/** Frames 0-8 of the balancing trial (ours): the subject stands on both feet before lifting one. */
+const BOTH_FEET_DOWN: [number, number] = [0, 8];
 /** Frames 36-64 of the balancing trial (ours), where Pose2Sim's left knee keypoint sits on the thigh. */
 const LEFT_KNEE_WINDOW: [number, number] = [36, 64];
 const inWindow = (frame: number) => frame >= LEFT_KNEE_WINDOW[0] && frame <= LEFT_KNEE_WINDOW[1];
@@ -182,6 +205,7 @@ export async function scaleAndSolve(staticTrc: string, balancingTrc: string, roo
       readStorage(readFileSync(motPath, 'utf8')),
       reference.mot,
       lagFrames,
+      hipFlexionParts(scaledOsim, motPath, lagFrames),
     ),
   };
 }
@@ -235,6 +259,7 @@ function keypointGeometry(
   ourMot: StorageTable,
   theirMot: StorageTable,
   lagFrames: number,
+  hipParts: KeypointGeometry['hipFlexionParts'],
 ): KeypointGeometry {
   const coordinates = Object.keys(GEOMETRY_ANGLES);
   const ourAngles = geometryMotion(ours);
@@ -264,7 +289,71 @@ function keypointGeometry(
     })),
     leftShankM: { ours: shankRange(ours, 0), theirs: shankRange(theirs, lagFrames) },
     offsetStepDeg: inside.map((c, i) => ({ coordinate: c.coordinate, stepDeg: c.offsetDeg - outside[i].offsetDeg })),
+    hipFlexionParts: hipParts,
+    hipLineToFeetDeg: { ours: hipLineToFeetDeg(ours, 0), theirs: hipLineToFeetDeg(theirs, lagFrames) },
   };
+}
+
+/** Mean over BOTH_FEET_DOWN of the hip line's heading minus the heading across the feet, degrees (KeypointGeometry.hipLineToFeetDeg). */
+function hipLineToFeetDeg(trc: MarkerTrajectories, lagFrames: number): number {
+  const headingDeg = (from: Vec, to: Vec) => (Math.atan2(to[2] - from[2], to[0] - from[0]) * 180) / Math.PI;
+  const wrapDeg = (angle: number) => ((angle + 540) % 360) - 180;
+  const differences: number[] = [];
+  for (let f = BOTH_FEET_DOWN[0]; f <= BOTH_FEET_DOWN[1]; f++) {
+    const g = Math.max(0, f + lagFrames);
+    const foot = (side: 'R' | 'L') => headingDeg(at(trc, `${side}Heel`, g), at(trc, `${side}BigToe`, g));
+    const acrossFeet = (foot('R') + foot('L')) / 2 - 90;
+    differences.push(wrapDeg(headingDeg(at(trc, 'RHip', g), at(trc, 'LHip', g)) - acrossFeet));
+  }
+  return differences.reduce((sum, d) => sum + d, 0) / differences.length;
+}
+
+const trialKinematics = (osimPath: string, motPath: string) =>
+  new TrialKinematics(
+    loadAnalysisInput({ modelXml: readFileSync(osimPath, 'utf8'), motionText: readFileSync(motPath, 'utf8') }),
+  );
+const vectorAt = (series: Float64Array, frame: number): Vec => [
+  series[3 * frame],
+  series[3 * frame + 1],
+  series[3 * frame + 2],
+];
+const dot = (a: Vec, b: Vec) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+const rmsWithoutOffset = (values: number[]) => {
+  const mean = values.reduce((sum, v) => sum + v, 0) / values.length;
+  return Math.sqrt(values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / values.length);
+};
+
+function hipFlexionParts(ourOsim: string, ourMot: string, lagFrames: number): KeypointGeometry['hipFlexionParts'] {
+  const ours = trialKinematics(ourOsim, ourMot);
+  const theirs = trialKinematics(referencePath(DEMO_FILES.theirModel), referencePath(DEMO_FILES.theirMot));
+  const pelvis = (k: TrialKinematics) => ({ forward: k.axis('pelvis', 0), up: k.axis('pelvis', 1) });
+  const [ourPelvis, theirPelvis] = [pelvis(ours), pelvis(theirs)];
+  // The thigh's sagittal angle in a pelvis frame: 0 hanging down, positive forward.
+  const flexionDeg = (p: ReturnType<typeof pelvis>, frame: number, thigh: Vec) =>
+    (Math.atan2(dot(thigh, vectorAt(p.forward, frame)), -dot(thigh, vectorAt(p.up, frame))) * 180) / Math.PI;
+  return (['r', 'l'] as const).map((side) => {
+    const thigh = (k: TrialKinematics) => {
+      const [hip, knee] = [k.point(`femur_${side}`), k.point(`tibia_${side}`)];
+      return (frame: number) => minus(vectorAt(knee, frame), vectorAt(hip, frame));
+    };
+    const [ourThigh, theirThigh] = [thigh(ours), thigh(theirs)];
+    const whole: number[] = [];
+    const thighPart: number[] = [];
+    for (let f = 0; f < ours.frameCount; f++) {
+      const g = f + lagFrames;
+      if (g < 0 || g >= theirs.frameCount) continue;
+      const ourThighInTheirPelvis = flexionDeg(theirPelvis, g, ourThigh(f));
+      const theirAngle = flexionDeg(theirPelvis, g, theirThigh(g));
+      whole.push(flexionDeg(ourPelvis, f, ourThigh(f)) - theirAngle);
+      thighPart.push(ourThighInTheirPelvis - theirAngle);
+    }
+    return {
+      side,
+      wholeDeg: rmsWithoutOffset(whole),
+      thighDeg: rmsWithoutOffset(thighPart),
+      pelvisDeg: rmsWithoutOffset(whole.map((w, i) => w - thighPart[i])),
+    };
+  });
 }
 
 /** Our default model scaled on Pose2Sim's static .trc and solved on its balancing .trc: IK and scaling without our triangulation. */
@@ -299,6 +388,16 @@ export function runOnTheirKeypoints(): ChainResult {
   };
 }
 
+/**
+ * Pose2Sim's two IK results of the balancing trial, from the same triangulated keypoints: through its
+ * body25b marker set and through its marker augmenter's (LSTM) markers. How far one tool's answers
+ * part with only the marker set changed.
+ */
+export function pose2SimSpread(): CoordinateComparison[] {
+  const motion = (path: string) => readStorage(readFileSync(referencePath(path), 'utf8'));
+  return compareMotions(motion(DEMO_FILES.theirLstmMot), motion(DEMO_FILES.theirMot), FLEXION_COORDINATES);
+}
+
 export function formatComparison(title: string, result: ChainResult): string {
   const { scaling, geometry } = result;
   const cm = ([min, max]: [number, number]) => `${(min * 100).toFixed(1)}-${(max * 100).toFixed(1)} cm`;
@@ -318,6 +417,12 @@ export function formatComparison(title: string, result: ChainResult): string {
           ),
           `  left shank length, frames 36-64: ours ${cm(geometry.leftShankM.ours)}, Pose2Sim’s ${cm(geometry.leftShankM.theirs)}`,
           `  offset to Pose2Sim in frames 36-64 minus in the others (deg): ${geometry.offsetStepDeg.map((o) => `${o.coordinate} ${o.stepDeg.toFixed(1)}`).join(', ')}`,
+          `  hip line against the feet while both are down (frames 0-8): ours ${geometry.hipLineToFeetDeg.ours.toFixed(1)}°, Pose2Sim’s ${geometry.hipLineToFeetDeg.theirs.toFixed(1)}°`,
+          '  hip flexion difference to Pose2Sim, from the thigh and from the pelvis (RMS without offset, deg): whole; our thigh in its pelvis; our pelvis',
+          ...geometry.hipFlexionParts.map(
+            (p) =>
+              `  hip_flexion_${p.side}     ${p.wholeDeg.toFixed(1).padStart(5)}   ${p.thighDeg.toFixed(1).padStart(5)}   ${p.pelvisDeg.toFixed(1).padStart(5)}`,
+          ),
         ]
       : []),
   ].join('\n');
