@@ -44,18 +44,30 @@ const STUDY_MARKERS: FootMarkers = {
 };
 /** The video keypoints our own chain starts from. */
 
-function referenceGait(trc: MarkerTrajectories, names: FootMarkers) {
+/** A marker's positions over the trial (frames x [x, y, z], m). */
+function markerTrajectory(trc: MarkerTrajectories, name: string): number[][] {
   const width = trc.markerNames.length * 3;
-  const frames = trc.timesS.length;
-  const marker = (name: string) => {
-    const m = trc.markerNames.indexOf(name);
-    if (m < 0) throw new Error(`walk.trc has no marker ${name}`);
-    return Array.from({ length: frames }, (_, f) => [0, 1, 2].map((i) => trc.positionsM[f * width + 3 * m + i]));
-  };
-  const pelvisMarkers = names.pelvis.map(marker);
-  const pelvis = Array.from({ length: frames }, (_, f) =>
+  const m = trc.markerNames.indexOf(name);
+  if (m < 0) throw new Error(`walk.trc has no marker ${name}`);
+  return Array.from({ length: trc.timesS.length }, (_, f) =>
+    [0, 1, 2].map((i) => trc.positionsM[f * width + 3 * m + i]),
+  );
+}
+
+/** The pelvis point: the mean of the pelvis markers, per frame. */
+function pelvisTrajectory(trc: MarkerTrajectories, names: FootMarkers): number[][] {
+  const pelvisMarkers = names.pelvis.map((name) => markerTrajectory(trc, name));
+  return Array.from({ length: trc.timesS.length }, (_, f) =>
     [0, 1, 2].map((i) => pelvisMarkers.reduce((sum, m) => sum + m[f][i], 0) / pelvisMarkers.length),
   );
+}
+
+const distance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+function referenceGait(trc: MarkerTrajectories, names: FootMarkers) {
+  const frames = trc.timesS.length;
+  const marker = (name: string) => markerTrajectory(trc, name);
+  const pelvis = pelvisTrajectory(trc, names);
   const dx = pelvis[frames - 1][0] - pelvis[0][0];
   const dz = pelvis[frames - 1][2] - pelvis[0][2];
   const length = Math.hypot(dx, dz);
@@ -295,41 +307,25 @@ describeWithData(
 
       it('has that one event where the keypoints and the study markers disagree with themselves', () => {
         // Written out from walk.trc, as the reference: hip keypoint distance, thigh lengths and the study pelvis's travel per frame.
-        const width = trc.markerNames.length * 3;
-        const position = (name: string, frame: number) => {
-          const m = trc.markerNames.indexOf(name);
-          return [0, 1, 2].map((i) => trc.positionsM[frame * width + 3 * m + i]);
+        const apart = (a: string, b: string) => {
+          const [p, q] = [markerTrajectory(trc, a), markerTrajectory(trc, b)];
+          return p.map((position, f) => distance(position, q[f]));
         };
-        const distance = (a: string, b: string, frame: number) => {
-          const [p, q] = [position(a, frame), position(b, frame)];
-          return Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
-        };
-        const usual = (a: string, b: string) => {
-          const values = trc.timesS.map((_, f) => distance(a, b, f)).sort((x, y) => x - y);
-          return values[Math.floor(values.length / 2)];
-        };
+        const usual = (distances: number[]) => [...distances].sort((x, y) => x - y)[Math.floor(distances.length / 2)];
         const event = reference.events.toeOff.r[0];
         expect(event).toBe(15);
         // Through frames 12-18 the hip keypoints are more than twice their usual distance apart...
-        for (let f = 12; f <= 18; f++)
-          expect(distance('RHip', 'LHip', f), `frame ${f}`).toBeGreaterThan(2 * usual('RHip', 'LHip'));
+        const hipWidth = apart('RHip', 'LHip');
+        for (let f = 12; f <= 18; f++) expect(hipWidth[f], `frame ${f}`).toBeGreaterThan(2 * usual(hipWidth));
         // ...while each thigh keeps its usual length: the two legs, not one keypoint, are apart.
-        for (const side of ['R', 'L'])
+        for (const side of ['R', 'L']) {
+          const thigh = apart(`${side}Hip`, `${side}Knee`);
           for (let f = 12; f <= 18; f++)
-            expect(
-              Math.abs(distance(`${side}Hip`, `${side}Knee`, f) / usual(`${side}Hip`, `${side}Knee`) - 1),
-            ).toBeLessThan(0.15);
+            expect(Math.abs(thigh[f] / usual(thigh) - 1), `${side} thigh, frame ${f}`).toBeLessThan(0.15);
+        }
         // The reference's pelvis moves over 25 cm in one frame (15 m/s) within eight frames of the event.
-        const pelvis = (frame: number) =>
-          [0, 1, 2].map(
-            (i) =>
-              STUDY_MARKERS.pelvis.reduce((sum, name) => sum + position(name, frame)[i], 0) /
-              STUDY_MARKERS.pelvis.length,
-          );
-        const steps = Array.from({ length: 16 }, (_, k) => {
-          const [p, q] = [pelvis(event - 8 + k), pelvis(event - 7 + k)];
-          return Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
-        });
+        const pelvis = pelvisTrajectory(trc, STUDY_MARKERS);
+        const steps = Array.from({ length: 16 }, (_, k) => distance(pelvis[event - 8 + k], pelvis[event - 7 + k]));
         expect(Math.max(...steps)).toBeGreaterThan(0.25);
       });
     }
