@@ -300,7 +300,8 @@ function hipLineToFeetDeg(trc: MarkerTrajectories, lagFrames: number): number {
   const wrapDeg = (angle: number) => ((angle + 540) % 360) - 180;
   const differences: number[] = [];
   for (let f = BOTH_FEET_DOWN[0]; f <= BOTH_FEET_DOWN[1]; f++) {
-    const g = Math.max(0, f + lagFrames);
+    const g = f + lagFrames;
+    if (g < 0) continue;
     const foot = (side: 'R' | 'L') => headingDeg(at(trc, `${side}Heel`, g), at(trc, `${side}BigToe`, g));
     const acrossFeet = (foot('R') + foot('L')) / 2 - 90;
     differences.push(wrapDeg(headingDeg(at(trc, 'RHip', g), at(trc, 'LHip', g)) - acrossFeet));
