@@ -1,5 +1,5 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -31,10 +31,23 @@ export function createLocalFileStore(rootDir: string): FileStore {
       else await pipeline(data as Readable, createWriteStream(partial));
       await rename(partial, path);
     },
+    // Opened before it is measured: a file removed meanwhile (a replaced result) is either absent
+    // or read whole from the open handle, never a stream that fails after the reply has begun.
     async read(key, range) {
-      const size = await sizeOf(pathOf(key));
-      if (size === null) return null;
-      return { stream: createReadStream(pathOf(key), range), sizeBytes: size };
+      const handle = await open(pathOf(key), 'r').catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return null;
+        throw error;
+      });
+      if (!handle) return null;
+      const info = await handle.stat().catch(async (error: unknown) => {
+        await handle.close();
+        throw error;
+      });
+      if (!info.isFile()) {
+        await handle.close();
+        return null;
+      }
+      return { stream: handle.createReadStream(range), sizeBytes: info.size };
     },
     size: (key) => sizeOf(pathOf(key)),
     async remove(key) {
