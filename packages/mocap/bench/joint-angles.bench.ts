@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  degreeRow,
   DEMO_FILES,
   formatComparison,
   pose2SimSpread,
@@ -24,9 +25,7 @@ if (missing.length > 0) {
   console.log(
     [
       'joint angles, Pose2Sim’s IK through its augmenter’s markers vs through its body25b markers, same keypoints (RMS difference without offset, deg):',
-      ...pose2SimSpread().map(
-        (c) => `  ${c.coordinate.padEnd(16)}  ${c.rmsDifferenceWithoutOffsetDeg.toFixed(1).padStart(5)}`,
-      ),
+      ...pose2SimSpread().map((c) => degreeRow(c.coordinate, [c.rmsDifferenceWithoutOffsetDeg])),
     ].join('\n'),
   );
   console.log(formatComparison('joint angles, our model on Pose2Sim’s .trc', runOnTheirKeypoints()));

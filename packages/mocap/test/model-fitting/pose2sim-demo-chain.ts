@@ -399,6 +399,10 @@ export function pose2SimSpread(): CoordinateComparison[] {
   return compareMotions(motion(DEMO_FILES.theirLstmMot), motion(DEMO_FILES.theirMot), FLEXION_COORDINATES);
 }
 
+/** One printed row of a coordinate's figures in degrees, in the columns of formatComparison's tables. */
+export const degreeRow = (coordinate: string, degrees: number[]) =>
+  `  ${coordinate.padEnd(16)}  ${degrees.map((value) => value.toFixed(1).padStart(5)).join('   ')}`;
+
 export function formatComparison(title: string, result: ChainResult): string {
   const { scaling, geometry } = result;
   const cm = ([min, max]: [number, number]) => `${(min * 100).toFixed(1)}-${(max * 100).toFixed(1)} cm`;
@@ -412,17 +416,15 @@ export function formatComparison(title: string, result: ChainResult): string {
     ...(geometry
       ? [
           '  angles off the keypoints (RMS difference without offset, deg): our keypoints vs Pose2Sim’s; our IK vs our keypoints; Pose2Sim’s IK vs its keypoints',
-          ...geometry.angles.map(
-            (g) =>
-              `  ${g.coordinate.padEnd(16)}  ${g.keypointsDeg.toFixed(1).padStart(5)}   ${g.ourIkToOurKeypointsDeg.toFixed(1).padStart(5)}   ${g.theirIkToTheirKeypointsDeg.toFixed(1).padStart(5)}`,
+          ...geometry.angles.map((g) =>
+            degreeRow(g.coordinate, [g.keypointsDeg, g.ourIkToOurKeypointsDeg, g.theirIkToTheirKeypointsDeg]),
           ),
           `  left shank length, frames 36-64: ours ${cm(geometry.leftShankM.ours)}, Pose2Sim’s ${cm(geometry.leftShankM.theirs)}`,
           `  offset to Pose2Sim in frames 36-64 minus in the others (deg): ${geometry.offsetStepDeg.map((o) => `${o.coordinate} ${o.stepDeg.toFixed(1)}`).join(', ')}`,
           `  hip line against the feet while both are down (frames 0-8): ours ${geometry.hipLineToFeetDeg.ours.toFixed(1)}°, Pose2Sim’s ${geometry.hipLineToFeetDeg.theirs.toFixed(1)}°`,
           '  hip flexion difference to Pose2Sim, from the thigh and from the pelvis (RMS without offset, deg): whole; our thigh in its pelvis; our pelvis',
-          ...geometry.hipFlexionParts.map(
-            (p) =>
-              `  hip_flexion_${p.side}     ${p.wholeDeg.toFixed(1).padStart(5)}   ${p.thighDeg.toFixed(1).padStart(5)}   ${p.pelvisDeg.toFixed(1).padStart(5)}`,
+          ...geometry.hipFlexionParts.map((p) =>
+            degreeRow(`hip_flexion_${p.side}`, [p.wholeDeg, p.thighDeg, p.pelvisDeg]),
           ),
         ]
       : []),
