@@ -363,13 +363,17 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
       expect(existsSync(join(test.dataDir, 'files', 'sessions', old.id))).toBe(true);
 
       await test.backends.queue.send('purge-trash', {});
+      // The job removes each item's rows before its files, and one item after another: wait for all of it.
+      const purged = async () => ({
+        session: (await get(`/api/sessions/${old.id}/`, user)).statusCode,
+        sessionFiles: existsSync(join(test.dataDir, 'files', 'sessions', old.id)),
+        subject: (await get(`/api/subjects/${oldSubject.id}/`, user)).statusCode,
+        trial: (await get(`/api/trials/${oldTrial}/`, user)).statusCode,
+      });
       await expect
-        .poll(async () => (await get(`/api/sessions/${old.id}/`, user)).statusCode, { timeout: 30_000, interval: 500 })
-        .toBe(404);
-      expect(existsSync(join(test.dataDir, 'files', 'sessions', old.id))).toBe(false);
+        .poll(purged, { timeout: 30_000, interval: 500 })
+        .toEqual({ session: 404, sessionFiles: false, subject: 404, trial: 404 });
       expect((await get(`/api/sessions/${recent.id}/`, user)).statusCode).toBe(200);
-      expect((await get(`/api/subjects/${oldSubject.id}/`, user)).statusCode).toBe(404);
-      expect((await get(`/api/trials/${oldTrial}/`, user)).statusCode).toBe(404);
     });
   });
 
