@@ -6,14 +6,19 @@ import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { assertSafeKey, type FileStore } from './file-store.ts';
 
-async function sizeOf(path: string): Promise<number | null> {
+/** What the file operation gives, or null where the file does not exist. */
+async function unlessMissing<T>(operation: Promise<T>): Promise<T | null> {
   try {
-    const info = await stat(path);
-    return info.isFile() ? info.size : null;
+    return await operation;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+}
+
+async function sizeOf(path: string): Promise<number | null> {
+  const info = await unlessMissing(stat(path));
+  return info?.isFile() ? info.size : null;
 }
 
 /** Files under one folder on local disk; writes go to a temporary name first so a reader never sees half a file. */
@@ -34,10 +39,7 @@ export function createLocalFileStore(rootDir: string): FileStore {
     // Opened before it is measured: a file removed meanwhile (a replaced result) is either absent
     // or read whole from the open handle, never a stream that fails after the reply has begun.
     async read(key, range) {
-      const handle = await open(pathOf(key), 'r').catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return null;
-        throw error;
-      });
+      const handle = await unlessMissing(open(pathOf(key), 'r'));
       if (!handle) return null;
       const info = await handle.stat().catch(async (error: unknown) => {
         await handle.close();
