@@ -10,6 +10,7 @@ import { KinematicModel } from '../../src/model/kinematic-model.ts';
 import { coordinatesFromMotion } from '../../src/model/motion.ts';
 import { readOsim } from '../../src/model/read-osim.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
+import { median } from '../calibration/pose2sim-reference.ts';
 
 const OPENCAP = 'opencap_outputs';
 const SCALED = `${OPENCAP}/opencap-processing@eb5fa1d90a/Examples/ExampleData/LaiUhlrich2022_scaled.osim`;
@@ -73,8 +74,6 @@ function comHeight(
     (Math.max(trajectories.values[f * width + kneeR], trajectories.values[f * width + kneeL]) * 180) / Math.PI;
   return { com, model, kneeDeg };
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function markerHeights(trc: MarkerTrajectories, name: string): number[] {
   const m = trc.markerNames.indexOf(name);

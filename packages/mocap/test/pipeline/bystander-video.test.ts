@@ -13,6 +13,7 @@ import type { Keypoints2D } from '../../src/pose/types.ts';
 import { detectPoseInVideo } from '../../src/pose/video-pose.ts';
 import { ffmpegPath } from '../../src/video/binaries.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
+import { median } from '../calibration/pose2sim-reference.ts';
 
 const demo = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson';
 const cameraNames = ['cam01', 'cam02', 'cam03', 'cam04'];
@@ -21,7 +22,6 @@ const composited = [2, 3];
 /** One second at 60 fps keeps pose time low. */
 const CLIP_FRAMES = 60;
 const run = promisify(execFile);
-const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 /** Width of the panel holding the second person beside a camera's own image. */
 const PANEL_PX = 1400;
@@ -138,14 +138,14 @@ describeWithData(
       const trackedOnlyM = Math.max(...frameDistances(trackedOnly.keypoints.positionsM).map((frame) => frame.median));
       console.log(
         `composited bystander in ${composited.map((c) => cameraNames[c]).join(' and ')} (${names.length} keypoints x ${frames} frames): median distance to the clean ` +
-          `reconstruction ${(medianOf(perFrame.map((frame) => frame.median)) * 1000).toFixed(1)} mm over the frames, at most ${(worstMedianM * 1000).toFixed(1)} mm in a frame, worst keypoint ${(worstM * 1000).toFixed(0)} mm; tracked person only: ${(trackedOnlyM * 1000).toFixed(0)} mm; ` +
+          `reconstruction ${(median(perFrame.map((frame) => frame.median)) * 1000).toFixed(1)} mm over the frames, at most ${(worstMedianM * 1000).toFixed(1)} mm in a frame, worst keypoint ${(worstM * 1000).toFixed(0)} mm; tracked person only: ${(trackedOnlyM * 1000).toFixed(0)} mm; ` +
           `frames with others ${result.report.cameras.map((camera) => camera.framesWithOtherPeople).join('/')}, reassigned ${result.report.cameras.map((camera) => camera.framesPersonReassigned).join('/')}`,
       );
       // Measured: 2-14 mm in all frames but the second (37 mm: both of its first two frames are
       // detected afresh, the subject in an odd rotated region); the bystander is metres away.
       expect(trackedOnlyM).toBeGreaterThan(1);
       expect(worstMedianM).toBeLessThan(0.05);
-      expect(medianOf(perFrame.map((frame) => frame.median))).toBeLessThan(0.01);
+      expect(median(perFrame.map((frame) => frame.median))).toBeLessThan(0.01);
       for (const c of composited)
         expect(result.report.cameras[c].framesWithOtherPeople).toBeGreaterThan(CLIP_FRAMES / 2);
       expect(result.report.warnings.some((warning) => warning.startsWith('Other people were seen by'))).toBe(true);

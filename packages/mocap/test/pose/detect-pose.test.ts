@@ -13,6 +13,7 @@ import { probeVideo } from '../../src/video/probe.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
 import { VideoFixtures } from '../video/video-fixtures.ts';
 import { COCO_AS_VIDEO_KEYPOINTS, cocoPck } from './coco-pck.ts';
+import { median } from '../calibration/pose2sim-reference.ts';
 
 const COCO_ANNOTATIONS = 'people_2d/mmpose@759b39c13f/tests/data/coco/test_coco.json';
 const DEMO_VIDEOS = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson/videos';
@@ -28,11 +29,6 @@ function point(
 ): { x: number; y: number; confidence: number } {
   const offset = (frame * keypoints.keypointNames.length + keypointIndex(name)) * KEYPOINT_VALUES;
   return { x: keypoints.data[offset], y: keypoints.data[offset + 1], confidence: keypoints.data[offset + 2] };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 describe('2D pose with the default model', () => {
