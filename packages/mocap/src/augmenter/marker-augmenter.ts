@@ -47,7 +47,7 @@ export function markerTrack(trajectories: MarkerTrajectories, name: string): Flo
     }
     return track;
   }
-  const pair = MIDPOINT_MARKERS[name];
+  const pair = Object.hasOwn(MIDPOINT_MARKERS, name) ? MIDPOINT_MARKERS[name] : undefined;
   if (!pair) return undefined;
   const left = markerNames.indexOf(pair[0]);
   const right = markerNames.indexOf(pair[1]);

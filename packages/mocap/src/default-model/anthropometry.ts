@@ -23,6 +23,7 @@ export const WINTER_2009 = {
   handLength: 0.108,
   footLength: 0.152,
   footBreadth: 0.055,
+  shoulderBreadth: 0.259,
 } as const;
 
 /**

@@ -9,7 +9,10 @@ import type {
   Vec3,
 } from '../model/osim-model.ts';
 import { FOOT_PROPORTIONS, HEAD_PROPORTIONS, RAJAGOPAL_2016, WINTER_2009 } from './anthropometry.ts';
+import { writeOsim } from '../formats/osim-writer.ts';
+import { parseXmlDocument, type XmlDocument } from '../model/xml-tree.ts';
 import { VIDEO_KEYPOINTS } from '../pose/keypoints.ts';
+import { segmentMassesKg } from './segment-masses.ts';
 
 /**
  * Kinetrace's default full-body kinematic model, authored from published proportions (see
@@ -414,4 +417,20 @@ export function createDefaultModel(options: DefaultModelOptions = {}): OsimModel
   const order = new Map<string, number>(DEFAULT_MODEL_MARKERS.map((name, i) => [name, i]));
   markers.sort((a, b) => order.get(a.name)! - order.get(b.name)!);
   return { name: DEFAULT_MODEL_NAME, bodies, joints, coordinates, markers, couplers: [] };
+}
+
+/**
+ * Mass of the written generic model, kg: scaling keeps only the proportions (de Leva 1996,
+ * segment-masses.ts) and sets the total to the subject's, so any total would do.
+ */
+const GENERIC_MASS_KG = 75;
+
+/** The default model as an .osim document, with de Leva's segment masses, ready to be scaled. */
+export function defaultModelDocument(options: DefaultModelOptions = {}): XmlDocument {
+  const model = createDefaultModel(options);
+  const bodyMassesKg = segmentMassesKg(
+    model.bodies.map((body) => body.name),
+    GENERIC_MASS_KG,
+  );
+  return parseXmlDocument(writeOsim(model, { bodyMassesKg, credits: 'Kinetrace default full-body model' }));
 }

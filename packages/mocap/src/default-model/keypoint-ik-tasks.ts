@@ -115,3 +115,15 @@ export const MOTION_PRIOR_TASKS: readonly CoordinateTask[] = [...TRUNK_AND_FOREA
  * as much as a 16 cm one.
  */
 export const KEYPOINT_IK_ROBUSTNESS: Readonly<IkRobustness> = { cauchyScaleM: 0.05, continuityWeight: 0.01 };
+
+/**
+ * A keypoint more than this from the model standing in the neutral pose, after the marker placer's
+ * IK, is not one a standing body has there: its marker keeps the model's place (at the joint centre,
+ * or on the foot) instead of freezing that error into the model as the subject's zero. 5 cm is over
+ * twice the keypoints' own noise standing still (1.5-2 cm, above) and above every leg keypoint's
+ * error with four cameras on the Pose2Sim demo (at most 4.7 cm, a big toe; the ears, 5.1-5.9 cm,
+ * stay at the model's places); two cameras behind the subject put a knee 7.5 cm and the big toes
+ * 7-10 cm off there (cam01+cam02), which gave the knee and ankle angles offsets of 19-31° on the
+ * demo's balancing trial.
+ */
+export const NEUTRAL_MAX_MARKER_MOVE_M = 0.05;

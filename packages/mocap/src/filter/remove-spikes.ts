@@ -3,8 +3,11 @@
  * filling and low-pass filtering: a point that leaves the path of its neighbours for a frame or two
  * and comes back (a mis-detection that reached triangulation). A point is a spike when it lies
  * farther from the median of the 5 frames around it than the body can move it away from that
- * path, and farther than the trajectory's own noise allows; spikes become missing, for the gap
- * filling to bridge.
+ * path, and farther than the trajectory's own noise allows. A point seen alone, with no other frame
+ * of it within two frames either side, cannot be checked against a path and is taken as a spike too:
+ * with two cameras a mis-detection along the epipolar line reprojects perfectly, and such lone
+ * samples are where it shows (a heel 25 cm off between two gaps on the Pose2Sim demo's cam01+cam02).
+ * Spikes become missing, for the gap filling to bridge.
  */
 export interface SpikeRemoval {
   /** The trajectories with spikes set to NaN. */
@@ -55,6 +58,10 @@ export function removeSpikes(
         for (let axis = 0; axis < 3; axis++) window[axis][count] = positions[from + axis];
         count++;
       }
+      if (count === 1 && frameCount > 2 * HALF_WINDOW && alone(positions, stride, point, frame, frameCount)) {
+        deviations[frame] = Number.POSITIVE_INFINITY;
+        continue;
+      }
       if (count < 3) continue;
       const median = window.map((values) => medianOf(values.subarray(0, count)));
       deviations[frame] = Math.hypot(
@@ -64,8 +71,8 @@ export function removeSpikes(
       );
       valid.push(deviations[frame]);
     }
-    if (valid.length === 0) continue;
-    const limitM = Math.max(physicalLimitM, NOISE_FACTOR * medianOf(Float64Array.from(valid)));
+    const limitM =
+      valid.length > 0 ? Math.max(physicalLimitM, NOISE_FACTOR * medianOf(Float64Array.from(valid))) : physicalLimitM;
     for (let frame = 0; frame < frameCount; frame++) {
       if (!(deviations[frame] > limitM)) continue;
       cleaned.fill(Number.NaN, frame * stride + point * 3, frame * stride + point * 3 + 3);
@@ -73,6 +80,13 @@ export function removeSpikes(
     }
   }
   return { positions: cleaned, removedPerPoint };
+}
+
+/** Whether no other frame within HALF_WINDOW of `frame` has the point. */
+function alone(positions: Float64Array, stride: number, point: number, frame: number, frameCount: number): boolean {
+  for (let other = Math.max(0, frame - HALF_WINDOW); other <= Math.min(frameCount - 1, frame + HALF_WINDOW); other++)
+    if (other !== frame && !Number.isNaN(positions[other * stride + point * 3])) return false;
+  return true;
 }
 
 /** Median of a small array (sorted in place). */

@@ -3,9 +3,11 @@
  * written and read by us because no C3D library installs from the npm registry. The layout follows
  * the C3D User Guide (c3d.org, "The C3D File Format"); the sections cited below are its pages.
  *
- * What we write: one 512-byte header block, a parameter section (groups POINT, ANALOG,
+ * What we write: one 512-byte header block, a parameter section (groups POINT, ANALOG, TRIAL,
  * MANUFACTURER) and the 3D data as 32-bit IEEE floats in Intel (little-endian) byte order, with a
  * negative POINT:SCALE flagging the floating-point format. No analog channels, no header events.
+ * The points are in OpenSim's frame (x forward, y up, z to the right), which POINT:X_SCREEN and
+ * POINT:Y_SCREEN tell viewers, so Mokka and Visual3D show the subject upright.
  */
 import { METRES_PER_UNIT, type MarkerTrajectories } from './trc.ts';
 
@@ -32,6 +34,11 @@ const SCALE_DIVISOR = 32000;
 const MAX_POINTS = 255;
 /** Header frame numbers are unsigned 16-bit words (User Guide, "POINT:FRAMES"). */
 const MAX_FRAME_NUMBER = 65535;
+/**
+ * The screen axes of Y-up data: +X to the right, +Y up (User Guide, "POINT:X_SCREEN" and
+ * "POINT:Y_SCREEN"; a lab's Z-up data would say +X and +Z).
+ */
+const SCREEN_AXES = { x: '+X', y: '+Y' } as const;
 
 /** Parameter data element size codes (User Guide, "Parameter Format", Figure 14). */
 const ParameterType = { Char: -1, Byte: 1, Int16: 2, Float32: 4 } as const;
@@ -92,6 +99,18 @@ function int16Parameter(name: string, description: string, value: number): Param
   const data = new Uint8Array(2);
   new DataView(data.buffer).setUint16(0, value, true);
   return { name, description, type: ParameterType.Int16, dimensions: [], data };
+}
+
+/**
+ * A frame number as TRIAL:ACTUAL_START_FIELD and ACTUAL_END_FIELD hold it: two unsigned 16-bit words,
+ * low word first, so a trial may be numbered past 65535 (User Guide, "TRIAL group").
+ */
+function frameNumberParameter(name: string, description: string, frame: number): ParameterSpec {
+  const data = new Uint8Array(4);
+  const view = new DataView(data.buffer);
+  view.setUint16(0, frame & 0xffff, true);
+  view.setUint16(2, Math.floor(frame / 0x10000), true);
+  return { name, description, type: ParameterType.Int16, dimensions: [2], data };
 }
 
 function floatParameter(name: string, description: string, value: number): ParameterSpec {
@@ -198,14 +217,26 @@ export function writeC3d(trajectories: MarkerTrajectories, units: C3dUnits = 'mm
           true,
         ),
         charParameter('UNITS', 'Units of the 3D points', [units.padEnd(4)], false),
+        charParameter('X_SCREEN', 'Axis drawn to the right', [SCREEN_AXES.x], false),
+        charParameter('Y_SCREEN', 'Axis drawn upwards', [SCREEN_AXES.y], false),
       ],
     },
     {
       name: 'ANALOG',
       description: 'Analog data parameters',
+      // No analog channels, so no analog rate: a rate with zero samples per frame in the header is a contradiction strict readers refuse.
       parameters: [
         int16Parameter('USED', 'Number of analog channels', 0),
-        floatParameter('RATE', 'Analog sample rate in Hz', frameRateHz),
+        floatParameter('RATE', 'Analog sample rate in Hz', 0),
+      ],
+    },
+    {
+      name: 'TRIAL',
+      description: 'Trial parameters',
+      parameters: [
+        frameNumberParameter('ACTUAL_START_FIELD', 'First frame of the trial', firstFrame),
+        frameNumberParameter('ACTUAL_END_FIELD', 'Last frame of the trial', lastFrame),
+        floatParameter('CAMERA_RATE', 'Frame rate of the cameras in Hz', frameRateHz),
       ],
     },
     {
@@ -351,7 +382,7 @@ export function readC3d(bytes: Uint8Array): C3dFile {
   const dataStartBlock = numberParameter(parameters, 'POINT:DATA_START') & 0xffff;
   const labels = (parameters.get('POINT:LABELS')?.values ?? []) as string[];
   const units = String(parameters.get('POINT:UNITS')?.values[0] ?? 'mm').toLowerCase();
-  const metresPerUnit = METRES_PER_UNIT[units];
+  const metresPerUnit = Object.hasOwn(METRES_PER_UNIT, units) ? METRES_PER_UNIT[units] : undefined;
   if (metresPerUnit === undefined)
     throw new C3dFormatError(
       `Unknown C3D POINT:UNITS "${units}": expected one of ${Object.keys(METRES_PER_UNIT).join(', ')}.`,

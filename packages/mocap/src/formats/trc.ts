@@ -42,7 +42,7 @@ export function readTrc(text: string): MarkerTrajectories {
 
   const frameRateHz = Number(metadata.get('DataRate') ?? metadata.get('CameraRate'));
   const units = (metadata.get('Units') ?? 'm').toLowerCase();
-  const metresPerUnit = METRES_PER_UNIT[units];
+  const metresPerUnit = Object.hasOwn(METRES_PER_UNIT, units) ? METRES_PER_UNIT[units] : undefined;
   if (metresPerUnit === undefined) {
     throw new TrcFormatError(
       `Unknown .trc Units "${units}": expected one of ${Object.keys(METRES_PER_UNIT).join(', ')}.`,

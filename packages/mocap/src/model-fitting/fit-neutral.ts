@@ -1,15 +1,21 @@
 import { augmentMarkers, type MarkerAugmenter } from '../augmenter/marker-augmenter.ts';
-import { createDefaultModel } from '../default-model/default-model.ts';
+import { defaultModelDocument } from '../default-model/default-model.ts';
 import {
   DEFAULT_KEYPOINT_WEIGHTS,
   KEYPOINT_IK_ROBUSTNESS,
   MOTION_PRIOR_TASKS,
+  NEUTRAL_MAX_MARKER_MOVE_M,
   NEUTRAL_POSE_TASKS,
 } from '../default-model/keypoint-ik-tasks.ts';
 import type { IkSettings } from '../ik/ik-problem.ts';
 import type { MarkerTrajectories } from '../formats/trc.ts';
-import type { OsimModel } from '../model/osim-model.ts';
-import { KEYPOINT_MEASUREMENT_MARKERS, KEYPOINT_MEASUREMENTS } from '../scaling/keypoint-measurements.ts';
+import type { XmlDocument } from '../model/xml-tree.ts';
+import { ProcessingError } from '../pipeline/processing-error.ts';
+import {
+  ESSENTIAL_KEYPOINT_MEASUREMENTS,
+  KEYPOINT_MEASUREMENT_MARKERS,
+  KEYPOINT_MEASUREMENTS,
+} from '../scaling/keypoint-measurements.ts';
 import { type ScaledModel, type ScaleSettings, scaleModelToSubject } from '../scaling/scale-model-to-subject.ts';
 import { mergeMarkerTrajectories, withMidHip } from './merge-markers.ts';
 
@@ -28,8 +34,8 @@ export interface SubjectMeasures {
 export interface NeutralFitInput {
   neutral: MarkerTrajectories;
   subject: SubjectMeasures;
-  /** Kinetrace's default model when omitted. */
-  model?: OsimModel;
+  /** The generic model's .osim document, with the markers it is scaled with; Kinetrace's default model when omitted. */
+  model?: XmlDocument;
   /** OpenSim scale settings (scaleSettingsFromSetup); keypoint measurements when omitted. */
   settings?: ScaleSettings;
   augmenter?: MarkerAugmenter;
@@ -53,10 +59,12 @@ export function keypointScaleSettings(): ScaleSettings {
     measurements: KEYPOINT_MEASUREMENTS,
     stillWindowS: 1,
     stillWindowMarkers: KEYPOINT_MEASUREMENT_MARKERS,
+    essentialMeasurements: ESSENTIAL_KEYPOINT_MEASUREMENTS,
     placer: {
       apply: true,
       markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)),
       coordinateTasks: NEUTRAL_POSE_TASKS,
+      maxMoveM: NEUTRAL_MAX_MARKER_MOVE_M,
     },
   };
 }
@@ -83,10 +91,14 @@ export function markersForModel(
 export function fitNeutral(input: NeutralFitInput): NeutralFit {
   const { subject } = input;
   if (!(subject.heightM > 0.5 && subject.heightM < 2.8))
-    throw new RangeError(`Subject height must be in metres, between 0.5 and 2.8 (got ${subject.heightM}).`);
+    throw new ProcessingError(
+      'SUBJECT_OUT_OF_RANGE',
+      `The subject's height, ${subject.heightM} m, is outside what the model can be scaled to (0.5 to 2.8 m). ` +
+        "Check the subject's height (in metres), then reprocess the neutral trial.",
+    );
   const markers = markersForModel(input.neutral, subject, input.augmenter);
   const usedDefaultModel = input.model === undefined;
-  const model = input.model ?? createDefaultModel({ heightM: subject.heightM });
+  const model = input.model ?? defaultModelDocument({ heightM: subject.heightM });
   const settings = input.settings ?? keypointScaleSettings();
   // Markers the still window is judged on must exist in the trial.
   const stillWindowMarkers = settings.stillWindowMarkers?.filter((name) => markers.markerNames.includes(name));

@@ -1,6 +1,5 @@
 import type { MarkerAugmenter } from '../augmenter/marker-augmenter.ts';
 import { writeStorage, type StorageTable } from '../formats/mot.ts';
-import { writeOsim } from '../formats/osim-writer.ts';
 import { type MarkerTrajectories, writeTrc } from '../formats/trc.ts';
 import type { IkSettings } from '../ik/ik-problem.ts';
 import {
@@ -22,14 +21,13 @@ import { markersForModel, type SubjectMeasures } from './fit-neutral.ts';
  */
 export interface TrialFitInput {
   trial: MarkerTrajectories;
-  /** The scaled model (NeutralFit.scaled.model). */
+  /** The scaled model (NeutralFit.scaled.model) and its .osim file (NeutralFit.scaled.osim), written with the trial's results. */
   model: OsimModel;
+  osim: string;
   subject: SubjectMeasures;
   augmenter?: MarkerAugmenter;
   /** IK marker weights, coordinate tasks and robustness (NeutralFit.ikTasks). */
   ikTasks?: IkSettings;
-  /** For the .osim output (NeutralFit.scaled.bodyMassesKg). */
-  bodyMassesKg?: ReadonlyMap<string, number>;
   timeRangeS?: [number, number];
   /** Trial name used inside the output files. */
   name?: string;
@@ -87,7 +85,7 @@ export function fitTrial(input: TrialFitInput): TrialFit {
     files: {
       mot: writeStorage(motion),
       trc: writeTrc(markers, `${input.name ?? 'markers'}.trc`),
-      osim: writeOsim(input.model, { bodyMassesKg: input.bodyMassesKg }),
+      osim: input.osim,
       visualizerJson: formatVisualizerJson(visualizer),
     },
   };

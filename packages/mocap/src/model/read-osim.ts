@@ -124,30 +124,31 @@ function parseFunction(node: XmlNode, owner: string): KinematicFunction {
 }
 
 /**
- * The function held by an element: OpenSim 4 writes it as a direct child (<LinearFunction name="function">),
+ * The function element held by an element: OpenSim 4 writes it as a direct child (<LinearFunction name="function">),
  * OpenSim 3 wraps it in <function>...</function> (or <coupled_coordinates_function>).
  */
-function findFunction(parent: XmlNode, owner: string): KinematicFunction | undefined {
-  for (const child of parent.children) {
-    if (FUNCTION_TYPES.has(child.name) || UNSUPPORTED_FUNCTION_TYPES.has(child.name))
-      return parseFunction(child, owner);
-  }
+export function functionElement(parent: XmlNode): XmlNode | undefined {
+  const direct = parent.children.find(
+    (child) => FUNCTION_TYPES.has(child.name) || UNSUPPORTED_FUNCTION_TYPES.has(child.name),
+  );
+  if (direct) return direct;
   for (const wrapperName of ['function', 'coupled_coordinates_function']) {
     const wrapper = childNamed(parent, wrapperName);
-    if (wrapper && wrapper.children.length > 0) return parseFunction(wrapper.children[0], owner);
+    if (wrapper && wrapper.children.length > 0) return wrapper.children[0];
   }
   return undefined;
+}
+
+export function findFunction(parent: XmlNode, owner: string): KinematicFunction | undefined {
+  const element = functionElement(parent);
+  return element && parseFunction(element, owner);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Frames
 // ---------------------------------------------------------------------------------------------
 
-interface ResolvedFrame {
-  body: string;
-  rotation: Float64Array;
-  translationM: Vec3;
-}
+type ResolvedFrame = ModelFrame;
 
 interface FrameScope {
   bodyNames: Set<string>;
@@ -486,7 +487,7 @@ function parseMarkers(model: XmlNode, scope: FrameScope): MarkerDescription[] {
 // Model
 // ---------------------------------------------------------------------------------------------
 
-function objectsOf(model: XmlNode, setName: string): XmlNode[] {
+export function objectsOf(model: XmlNode, setName: string): XmlNode[] {
   const set = childNamed(model, setName);
   const objects = set ? childNamed(set, 'objects') : undefined;
   return objects?.children ?? [];
@@ -542,19 +543,24 @@ function readOpenSim3(model: XmlNode): { joints: ParsedJoint[] } {
   return { joints };
 }
 
-/** Reads the kinematic content of an OpenSim 3.3 or 4.x .osim document. */
-export function readOsim(text: string): OsimModel {
-  const root = parseXmlTree(text);
+/** The <Model> element of a parsed .osim document. */
+export function modelElement(root: XmlNode): XmlNode {
   const model = root.name === 'Model' ? root : childNamed(root, 'Model');
   if (!model) throw new ModelFormatError('Not an OpenSim model: no <Model> element under <OpenSimDocument>.');
+  return model;
+}
 
-  const bodyNodes = objectsOf(model, 'BodySet');
-  const isOpenSim4 = childNamed(model, 'JointSet') !== undefined;
-  const groundName = isOpenSim4 ? 'ground' : (bodyNodes[0]?.attributes.name ?? 'ground');
-  const bodies = bodyNodes
-    .filter((node) => node.attributes.name !== groundName && node.attributes.name !== 'ground')
-    .map(parseBody);
+/** OpenSim 4 documents have a <JointSet>; OpenSim 3.3 ones keep each joint in its child body. */
+export function isOpenSim4(model: XmlNode): boolean {
+  return childNamed(model, 'JointSet') !== undefined;
+}
 
+/** The name of the ground body: "ground" in OpenSim 4, the first body of the BodySet in OpenSim 3.3. */
+function groundNameOf(model: XmlNode): string {
+  return isOpenSim4(model) ? 'ground' : (objectsOf(model, 'BodySet')[0]?.attributes.name ?? 'ground');
+}
+
+function frameScope(model: XmlNode, bodyNames: Set<string>): FrameScope {
   const jointFrames = new Map<string, Map<string, XmlNode>>();
   for (const joint of objectsOf(model, 'JointSet')) {
     const frames = childNamed(joint, 'frames');
@@ -569,9 +575,51 @@ export function readOsim(text: string): OsimModel {
       .flatMap((child) => descendants(child, (node) => node.name === 'PhysicalOffsetFrame'))
       .map((frame) => [frame.attributes.name, frame]),
   );
-  const scope: FrameScope = { bodyNames: new Set(bodies.map((b) => b.name)), jointFrames, otherFrames };
+  return { bodyNames, jointFrames, otherFrames };
+}
 
-  const { joints } = isOpenSim4 ? readOpenSim4(model, scope) : readOpenSim3(model);
+/** A frame of the model as its body ("ground" for ground) and its fixed transform in that body. */
+export interface ModelFrame {
+  body: string;
+  /** Row-major rotation of the frame in the body frame. */
+  rotation: Float64Array;
+  translationM: Vec3;
+}
+
+/**
+ * Resolves frame references of a model (a socket path such as "/bodyset/femur_r" or
+ * "/jointset/hip_r/pelvis_offset", or an OpenSim 3.3 body name) to their body and offset.
+ * `jointName` resolves paths relative to a joint (its own <frames>).
+ */
+export type FrameResolver = (path: string, owner: string, jointName?: string) => ModelFrame;
+
+export function modelFrames(model: XmlNode): FrameResolver {
+  const groundName = groundNameOf(model);
+  const bodyNames = new Set(objectsOf(model, 'BodySet').map((body) => body.attributes.name));
+  bodyNames.add(groundName);
+  const scope = frameScope(model, bodyNames);
+  return (path, owner, jointName) => {
+    const frame = resolveFramePath(path, scope, jointName, owner);
+    return frame.body === groundName ? { ...frame, body: 'ground' } : frame;
+  };
+}
+
+/** Reads the kinematic content of an OpenSim 3.3 or 4.x .osim document. */
+export function readOsim(text: string): OsimModel {
+  return readOsimTree(parseXmlTree(text));
+}
+
+/** readOsim on an already parsed document (or its <Model> element). */
+export function readOsimTree(root: XmlNode): OsimModel {
+  const model = modelElement(root);
+  const bodyNodes = objectsOf(model, 'BodySet');
+  const groundName = groundNameOf(model);
+  const bodies = bodyNodes
+    .filter((node) => node.attributes.name !== groundName && node.attributes.name !== 'ground')
+    .map(parseBody);
+  const scope = frameScope(model, new Set(bodies.map((b) => b.name)));
+
+  const { joints } = isOpenSim4(model) ? readOpenSim4(model, scope) : readOpenSim3(model);
   for (const parsed of joints) {
     if (parsed.joint.parentBody === groundName) parsed.joint.parentBody = 'ground';
   }

@@ -6,9 +6,10 @@ import {
   type FilterFrequencySetting,
 } from '../filter/cutoff.ts';
 import { filterTrajectories } from '../filter/filter-trajectories.ts';
+import { removeSegmentOutliers } from '../filter/remove-segment-outliers.ts';
 import { removeSpikes } from '../filter/remove-spikes.ts';
 import type { MarkerTrajectories } from '../formats/trc.ts';
-import { associatePerson } from '../pose/associate-person.ts';
+import { associatePerson, type PersonAssociation } from '../people/associate-person.ts';
 import { buildQualityReport, type QualityReport } from '../report/quality-report.ts';
 import { alignToTimeBase, sharedTimeBase } from '../sync/align-to-time-base.ts';
 import type { KeypointSeries } from '../sync/keypoint-series.ts';
@@ -17,6 +18,7 @@ import { synchronise, type SyncResult } from '../sync/synchronise.ts';
 import { fillShortGaps } from '../triangulation/fill-gaps.ts';
 import { summariseReprojectionErrors } from '../triangulation/reprojection-summary.ts';
 import { sideGroups } from '../triangulation/side-consistency.ts';
+import { bodyLandmarks } from '../triangulation/side-orientation.ts';
 import { DEFAULT_MIN_CONFIDENCE, triangulate, type Triangulation } from '../triangulation/triangulate.ts';
 import { chooseCameraSolutions } from './choose-camera-solutions.ts';
 import { ProcessingError } from './processing-error.ts';
@@ -56,6 +58,8 @@ export interface ReconstructOptions {
    * returned as `cameras`. Without it the `cameras` given are used as they are.
    */
   cameraSolutions?: readonly (readonly { camera: CameraModel; boardRmsPx: number }[])[];
+  /** The neutral trial: with other people in view, the subject is the person standing still. */
+  neutral?: boolean;
   /** Per camera: 1 where the pose model found the person (Keypoints2D.personFound). */
   personFound?: readonly (Uint8Array | undefined)[];
   onProgress?: StageProgress;
@@ -100,7 +104,8 @@ export function reconstructTrial(
       used.length === 0 ? 'NO_PERSON_FOUND' : 'TOO_FEW_CAMERAS',
       used.length === 0
         ? 'No person was found in any video. Check that the subject is in view of the cameras, with the whole body visible and well lit.'
-        : `Only ${used.length} camera saw the person (${cameras[used[0]].name}); at least 2 are needed. Check that the subject is in view of every camera.`,
+        : `No person was found in the video of ${unusable.length === 1 ? `camera ${unusable[0]}` : `cameras ${unusable.join(', ')}`}, so only camera ${cameras[used[0]].name} saw the subject, and 3D needs two cameras. ` +
+            `Turn ${unusable.length === 1 ? 'that camera' : 'those cameras'} so that the subject is in view, the whole body from head to feet and well lit, then record the trial again.`,
       unusable,
     );
   }
@@ -132,48 +137,11 @@ export function reconstructTrial(
   }
   const usedCameras = used.map((c) => chosenCameras[c]);
 
-  // One person across cameras, when other people were seen.
-  const people = associatePerson(
-    usedCameras,
-    tracked,
-    initialOffsetsS,
-    referenceCamera,
-    options.minConfidence ?? DEFAULT_MIN_CONFIDENCE,
-  );
+  // The subject, when other people were seen; then synchronisation on the subject's keypoints.
+  const people = subjectAmongPeople(usedCameras, tracked, initialOffsetsS, referenceCamera, options);
+  warnings.push(...peopleWarnings(people, cameraNames, tracked[referenceCamera].fps));
   const series = people.series;
-  const seenWithOthers = people.framesWithOthers.flatMap((frames, i) =>
-    frames > 0 ? [`${cameraNames[i]} (${frames} frames)`] : [],
-  );
-  if (seenWithOthers.length > 0) {
-    const reassigned = people.framesReassigned.reduce((sum, frames) => sum + frames, 0);
-    warnings.push(
-      `Other people were seen by ${seenWithOthers.join(', ')}: the subject was kept as the person the cameras agree on` +
-        (reassigned > 0 ? ` (taken from another detection than the tracked one in ${reassigned} camera frames).` : '.'),
-    );
-  }
-  const sync: SyncResult =
-    options.synchronise === false
-      ? {
-          referenceCamera,
-          offsetsS: Float64Array.from(initialOffsetsS),
-          cameras: initialOffsetsS.map((offsetS, i) => ({
-            offsetS,
-            lagS: 0,
-            lagFrames: 0,
-            correlation: 0,
-            confidence: 0,
-            signal: i === referenceCamera ? 'reference' : 'initial',
-            refined: false,
-          })),
-        }
-      : synchronise(series, {
-          initialOffsetsS,
-          referenceCamera,
-          cameraNames,
-          maxLagS: options.maxSyncLagS,
-          fallbackToInitialOffsets: options.requireSync === false,
-          reprojectionErrorPx: reprojectionErrorAtOffset(usedCameras, series, initialOffsetsS, referenceCamera),
-        });
+  const sync = synchroniseCameras(usedCameras, series, initialOffsetsS, referenceCamera, cameraNames, options);
   for (const [i, camera] of sync.cameras.entries()) {
     if (i === referenceCamera || options.synchronise === false) continue;
     if (camera.signal === 'initial')
@@ -199,6 +167,7 @@ export function reconstructTrial(
     minConfidence: options.minConfidence,
     maxReprojectionErrorPx: options.maxReprojectionErrorPx,
     sideGroups: sideGroups(keypointNames),
+    bodyLandmarks: bodyLandmarks(keypointNames),
     onProgress: (done, total) => options.onProgress?.('triangulate', done, total),
   });
   const keypointCount = keypointNames.length;
@@ -214,8 +183,14 @@ export function reconstructTrial(
 
   // Short gaps (up to fps/5 frames, DESIGN §2 step 5), then the zero-lag low-pass filter.
   options.onProgress?.('filter', 0, 1);
-  const spikes = removeSpikes(triangulation.pointsWorldM, aligned.frameCount, keypointCount, frameRateHz);
-  const { filled } = fillShortGaps(spikes.positions, aligned.frameCount, keypointCount, Math.round(frameRateHz / 5));
+  const offBody = removeSegmentOutliers(triangulation.pointsWorldM, aligned.frameCount, keypointNames);
+  const spikes = removeSpikes(offBody.positions, aligned.frameCount, keypointCount, frameRateHz);
+  const { filled } = fillShortGaps(
+    spikes.positions,
+    aligned.frameCount,
+    keypointCount,
+    maxFilledGapFrames(frameRateHz),
+  );
   const isGait = options.isGait ?? isGaitTrialName(options.trialName);
   const cutoff = resolveCutoffHz(options.filterFrequency, frameRateHz, isGait);
   if (cutoff.warning) warnings.push(cutoff.warning);
@@ -244,9 +219,11 @@ export function reconstructTrial(
       framesSeen: people.framesWithOthers[i],
       framesReassigned: people.framesReassigned[i],
     })),
+    people: { found: people.peopleFound, subjectNotToldApart: people.subjectNotToldApart },
     reprojection: summariseReprojectionErrors(triangulation),
     triangulation,
     spikesRemovedPerKeypoint: spikes.removedPerPoint,
+    offBodyPerKeypoint: offBody.removedPerPoint,
     triangulatedM: spikes.positions,
     filledM: filled,
     outputM: filtered,
@@ -262,6 +239,83 @@ export function reconstructTrial(
     cutoff,
     report,
   };
+}
+
+/** The subject among the people the cameras saw (associatePerson): the one standing still in the neutral trial. */
+function subjectAmongPeople(
+  cameras: readonly CameraModel[],
+  series: readonly KeypointSeries[],
+  initialOffsetsS: readonly number[],
+  referenceCamera: number,
+  options: ReconstructOptions,
+): PersonAssociation {
+  return associatePerson(
+    cameras,
+    series,
+    initialOffsetsS,
+    referenceCamera,
+    options.minConfidence ?? DEFAULT_MIN_CONFIDENCE,
+    options.neutral ?? false,
+  );
+}
+
+/** What the report says of other people: who saw them, and where the subject was lost among them for longer than gap filling bridges. */
+function peopleWarnings(people: PersonAssociation, cameraNames: readonly string[], frameRateHz: number): string[] {
+  const warnings: string[] = [];
+  const seenWithOthers = people.framesWithOthers.flatMap((frames, i) =>
+    frames > 0 ? [`${cameraNames[i]} (${frames} frames)`] : [],
+  );
+  if (seenWithOthers.length > 0) {
+    const reassigned = people.framesReassigned.reduce((sum, frames) => sum + frames, 0);
+    warnings.push(
+      `Other people were seen by ${seenWithOthers.join(', ')}: the subject was kept as the person the cameras agree on` +
+        (reassigned > 0 ? ` (taken from another detection than the tracked one in ${reassigned} camera frames).` : '.'),
+    );
+  }
+  const long = people.subjectNotToldApart.filter((stretch) => stretch.frames > maxFilledGapFrames(frameRateHz));
+  if (long.length > 0)
+    warnings.push(
+      `The subject could not be told apart from the other people ${long.map((stretch) => `from ${stretch.startS.toFixed(2)} s to ${stretch.endS.toFixed(2)} s`).join(', ')}: those frames have no keypoints.`,
+    );
+  return warnings;
+}
+
+/** Synchronisation on the subject's keypoints, or the start times as they are when the cameras are synchronised already. */
+function synchroniseCameras(
+  cameras: readonly CameraModel[],
+  series: readonly KeypointSeries[],
+  initialOffsetsS: readonly number[],
+  referenceCamera: number,
+  cameraNames: readonly string[],
+  options: ReconstructOptions,
+): SyncResult {
+  if (options.synchronise === false)
+    return {
+      referenceCamera,
+      offsetsS: Float64Array.from(initialOffsetsS),
+      cameras: initialOffsetsS.map((offsetS, i) => ({
+        offsetS,
+        lagS: 0,
+        lagFrames: 0,
+        correlation: 0,
+        confidence: 0,
+        signal: i === referenceCamera ? 'reference' : 'initial',
+        refined: false,
+      })),
+    };
+  return synchronise(series, {
+    initialOffsetsS,
+    referenceCamera,
+    cameraNames,
+    maxLagS: options.maxSyncLagS,
+    fallbackToInitialOffsets: options.requireSync === false,
+    reprojectionErrorPx: reprojectionErrorAtOffset(cameras, series, initialOffsetsS, referenceCamera),
+  });
+}
+
+/** Gaps of up to fps/5 frames are filled (DESIGN §2 step 5). */
+function maxFilledGapFrames(frameRateHz: number): number {
+  return Math.round(frameRateHz / 5);
 }
 
 function hasDetections(series: KeypointSeries): boolean {

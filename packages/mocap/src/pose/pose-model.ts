@@ -5,6 +5,13 @@ import type { RgbImage } from './region-sampler.ts';
 export const POSE_MODEL_NAMES = ['blazepose-lite', 'blazepose-full', 'blazepose-heavy'] as const;
 export type PoseModelName = (typeof POSE_MODEL_NAMES)[number];
 
+/** Each model as users read its name (the trial page, Advanced Settings). */
+export const POSE_MODEL_LABELS: Record<PoseModelName, string> = {
+  'blazepose-lite': 'BlazePose lite',
+  'blazepose-full': 'BlazePose full',
+  'blazepose-heavy': 'BlazePose heavy',
+};
+
 /**
  * The default model: BlazePose full, the most accurate one that keeps the pipeline above 20 camera
  * frames per second on 2 cores (see docs/pose.md for the measurements).

@@ -3,7 +3,9 @@ import type { SyncResult } from '../sync/synchronise.ts';
 import type { ErrorStatistics, ReprojectionSummary } from '../triangulation/reprojection-summary.ts';
 import type { Triangulation } from '../triangulation/triangulate.ts';
 import { frameMotion } from './keypoint-motion.ts';
-import { segmentLengths, type SegmentLength } from './segment-lengths.ts';
+import type { TrialQuality } from '@kinetrace/contracts';
+import { CHECKED_SEGMENTS, segmentLengths, type SegmentLength } from './segment-lengths.ts';
+import { judgeTrialQuality } from './trial-quality.ts';
 
 /**
  * The quality report of a processed trial (DESIGN §2 step 10), written as `<trial>_report.json`:
@@ -18,6 +20,8 @@ export interface QualityReport {
   durationS: number;
   /** Frames of the trial where no keypoint could be triangulated (nobody seen by two cameras). */
   framesWithoutPerson: number;
+  /** Other people in view (see QualityReportPeople). */
+  people: QualityReportPeople;
   reprojectionErrorPx: ErrorStatistics | null;
   cameras: CameraQuality[];
   keypoints: KeypointQuality[];
@@ -35,6 +39,8 @@ export interface QualityReport {
   pointsRejected: number;
   filter: { cutoffHz: number; applied: boolean };
   warnings: string[];
+  /** The quality gate: good, or poor with the reasons and what is to blame (trialQualitySchema in packages/contracts). */
+  quality: TrialQuality;
 }
 
 /**
@@ -76,6 +82,18 @@ export interface CameraQuality {
   reprojectionErrorPx: ErrorStatistics | null;
 }
 
+/**
+ * When other people were in view: how many people the cameras saw together (the subject among
+ * them; 0 when no camera saw anyone else), and the stretches where two cameras or more saw
+ * someone but the subject could not be told apart. Those frames have no 2D keypoints of the
+ * subject: a stretch up to fps/5 frames is filled, a longer one stays without keypoints.
+ */
+export interface QualityReportPeople {
+  found: number;
+  /** Seconds from the start of the trial, on the cameras' start times (before synchronisation). */
+  subjectNotToldApart: { startS: number; endS: number; frames: number }[];
+}
+
 export interface KeypointQuality {
   name: string;
   reprojectionErrorPx: ErrorStatistics | null;
@@ -87,6 +105,8 @@ export interface KeypointQuality {
   framesFilled: number;
   /** Frames removed as isolated spikes before gap filling. */
   framesSpikeRemoved: number;
+  /** Frames removed before gap filling because its links to its skeleton neighbours put it off the body (removeSegmentOutliers). */
+  framesOffBody: number;
   /** Largest displacement between two consecutive frames of the output, metres (null when never seen twice in a row). */
   largestFrameJumpM: number | null;
 }
@@ -101,6 +121,7 @@ export interface QualityReportInput {
   sync: SyncResult;
   personFramesPerCamera: readonly { withoutPerson: number; total: number }[];
   otherPeoplePerCamera: readonly { framesSeen: number; framesReassigned: number }[];
+  people: QualityReportPeople;
   reprojection: ReprojectionSummary;
   triangulation: Pick<
     Triangulation,
@@ -108,6 +129,8 @@ export interface QualityReportInput {
   >;
   /** Per keypoint: frames removed as spikes. */
   spikesRemovedPerKeypoint: Uint32Array;
+  /** Per keypoint: frames removed as off the body. */
+  offBodyPerKeypoint: Uint32Array;
   /** frames × keypoints × 3 before gap filling (spikes removed), after it, and the output (filtered). */
   triangulatedM: Float64Array;
   filledM: Float64Array;
@@ -133,6 +156,22 @@ export function buildQualityReport(input: QualityReportInput): QualityReport {
     return count;
   };
   const segments = segmentLengths(input.outputM, input.keypointNames, frameCount);
+  const cameraEvidence = input.cameraNames.map((name, c) => ({
+    name,
+    framesTotal: input.personFramesPerCamera[c].total,
+    framesWithoutPerson: input.personFramesPerCamera[c].withoutPerson,
+    framesPersonReassigned: input.otherPeoplePerCamera[c].framesReassigned,
+    detectionsLeftOut: input.triangulation.excludedPerCamera[c],
+    reprojectionMedianPx: input.reprojection.perCamera[c]?.medianPx ?? null,
+  }));
+  const quality = judgeTrialQuality({
+    segments,
+    segmentDefinitions: CHECKED_SEGMENTS,
+    positionsM: input.outputM,
+    keypointNames: input.keypointNames,
+    timesS: input.timesS,
+    cameras: cameraEvidence,
+  });
   const unsteady = segments.filter((segment) => segment.sdM > SEGMENT_SD_LIMIT_M);
   const warnings = [...input.warnings];
   if (unsteady.length > 0) {
@@ -149,6 +188,7 @@ export function buildQualityReport(input: QualityReportInput): QualityReport {
     frameCount,
     durationS: frameCount > 1 ? input.timesS[frameCount - 1] - input.timesS[0] : 0,
     framesWithoutPerson,
+    people: input.people,
     reprojectionErrorPx: input.reprojection.overall,
     cameras: input.cameraNames.map((name, c) => {
       const sync = input.sync.cameras[c];
@@ -181,6 +221,7 @@ export function buildQualityReport(input: QualityReportInput): QualityReport {
       framesMissing: countFrames(input.filledM, k, true),
       framesFilled: countFrames(input.filledM, k, false) - countFrames(input.triangulatedM, k, false),
       framesSpikeRemoved: input.spikesRemovedPerKeypoint[k],
+      framesOffBody: input.offBodyPerKeypoint[k],
       largestFrameJumpM: frameMotion(input.outputM, keypointCount, k, frameCount)?.largestJumpM ?? null,
     })),
     segments,
@@ -188,6 +229,7 @@ export function buildQualityReport(input: QualityReportInput): QualityReport {
     outlierThresholdPx: input.triangulation.maxReprojectionErrorPx,
     pointsRejected: input.triangulation.rejectedPoints,
     filter: { cutoffHz: input.cutoff.cutoffHz, applied: !input.cutoff.passThrough },
-    warnings,
+    warnings: quality.rating === 'poor' ? [...warnings, ...quality.reasons.map((reason) => reason.message)] : warnings,
+    quality,
   };
 }

@@ -76,3 +76,13 @@ export const KEYPOINT_MEASUREMENTS: Measurement[] = [
 
 /** The keypoints the measurements use: the still window is searched on these. */
 export const KEYPOINT_MEASUREMENT_MARKERS = [...new Set(KEYPOINT_MEASUREMENTS.flatMap((m) => m.markerPairs.flat()))];
+
+/**
+ * The measurements scaling cannot do without: thigh and shank lengths place the hip, knee and ankle
+ * joint centres the lower-limb angles are read from, and the height alone gives only a population's
+ * average leg (segment lengths as fractions of height, Winter, Biomechanics and Motor Control of Human
+ * Movement, 4th ed., 2009, ch. 4, are averages), not this subject's. Either side measured is enough
+ * (both are averaged when seen). The other bodies keep the model's proportions at the subject's height when
+ * their keypoints are not seen (an ear hidden throughout leaves the head as it is).
+ */
+export const ESSENTIAL_KEYPOINT_MEASUREMENTS: readonly string[] = ['thigh', 'shank'];

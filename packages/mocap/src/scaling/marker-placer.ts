@@ -1,9 +1,9 @@
 import type { MarkerTrajectories } from '../formats/trc.ts';
 import { solveInverseKinematics } from '../ik/inverse-kinematics.ts';
 import { KinematicModel } from '../model/kinematic-model.ts';
-import type { OsimModel, Vec3 } from '../model/osim-model.ts';
+import type { MarkerDescription, OsimModel, Vec3 } from '../model/osim-model.ts';
 import { withPelvisPlacedOnMarkers } from './initial-placement.ts';
-import type { StaticPose } from './static-pose.ts';
+import { type StaticPose, staticMarker } from './static-pose.ts';
 
 /**
  * OpenSim's MarkerPlacer: solve IK for the (scaled) model on the static pose, then move every
@@ -17,6 +17,12 @@ export interface MarkerPlacementOptions {
   coordinateTasks?: readonly { coordinate: string; weight: number; value: number }[];
   /** Markers that keep their model location (OpenSim's <fixed>true</fixed>). */
   fixedMarkers?: ReadonlySet<string>;
+  /**
+   * A measured marker farther than this from its model marker after the placer's IK (m) keeps its
+   * model location instead of moving onto the measurement: no body in the static pose could have put
+   * it there. Every measured marker moves when omitted (OpenSim's MarkerPlacer).
+   */
+  maxMoveM?: number;
 }
 
 export interface MarkerPlacementError {
@@ -35,6 +41,8 @@ export interface MarkerPlacementResult {
   rmsErrorM: number;
   maxErrorM: number;
   movedMarkers: string[];
+  /** Measured markers left at their model location because they were farther than `maxMoveM` from it. */
+  implausibleMarkers: string[];
 }
 
 function poseAsTrajectories(pose: StaticPose): MarkerTrajectories {
@@ -59,32 +67,76 @@ export function placeMarkers(
     maxIterations: 100,
   });
   const staticCoordinates = solved.trajectories.values.slice(0, model.coordinates.length);
-
-  const kinematics = new KinematicModel(model);
-  const q = Float64Array.from(staticCoordinates);
-  kinematics.applyCouplers(q);
-  kinematics.setCoordinates(q);
-  const modelPositions = new Float64Array(kinematics.markerNames.length * 3);
-  kinematics.markerPositions(modelPositions);
-
   const trackedWeights = new Map(
     solved.trackedMarkerNames.map((name) => [name, options.markerWeights?.get(name) ?? 1]),
   );
-  const markerErrors: MarkerPlacementError[] = [];
+  const { markers, movedMarkers, errorsM, implausibleMarkers } = moveMarkersOntoPose(
+    model,
+    pose,
+    staticCoordinates,
+    options.fixedMarkers,
+    options.maxMoveM,
+  );
+  const markerErrors: MarkerPlacementError[] = [...errorsM]
+    .filter(([name]) => trackedWeights.has(name))
+    .map(([name, errorM]) => ({ name, errorM, weight: trackedWeights.get(name)! }));
+  const rmsErrorM =
+    markerErrors.length > 0
+      ? Math.sqrt(markerErrors.reduce((sum, e) => sum + e.errorM * e.errorM, 0) / markerErrors.length)
+      : Number.NaN;
+  const maxErrorM = markerErrors.reduce((max, e) => Math.max(max, e.errorM), 0);
+  return {
+    model: { ...model, markers },
+    staticCoordinates,
+    markerErrors,
+    rmsErrorM,
+    maxErrorM,
+    movedMarkers,
+    implausibleMarkers,
+  };
+}
+
+/**
+ * MarkerPlacer::moveModelMarkersToPose: with the model at coordinates q, every marker that is not
+ * fixed (nor on ground) and was measured moves onto its measured position, in its body's frame,
+ * unless it lies farther than `maxMoveM` from it. Also each measured marker's distance from the
+ * measurement before moving.
+ */
+export function moveMarkersOntoPose(
+  model: OsimModel,
+  pose: StaticPose,
+  q: Float64Array,
+  fixedMarkers?: ReadonlySet<string>,
+  maxMoveM = Number.POSITIVE_INFINITY,
+): {
+  markers: MarkerDescription[];
+  movedMarkers: string[];
+  errorsM: Map<string, number>;
+  implausibleMarkers: string[];
+} {
+  const kinematics = new KinematicModel(model);
+  const coordinates = Float64Array.from(q);
+  kinematics.applyCouplers(coordinates);
+  kinematics.setCoordinates(coordinates);
+  const modelPositions = new Float64Array(kinematics.markerNames.length * 3);
+  kinematics.markerPositions(modelPositions);
+  const errorsM = new Map<string, number>();
   const movedMarkers: string[] = [];
+  const implausibleMarkers: string[] = [];
   const markers = model.markers.map((marker, m) => {
-    const d = pose.markerNames.indexOf(marker.name);
-    const measured =
-      d >= 0 ? [pose.positionsM[d * 3], pose.positionsM[d * 3 + 1], pose.positionsM[d * 3 + 2]] : undefined;
-    if (!measured || measured.some(Number.isNaN)) return { ...marker };
+    const measured = staticMarker(pose, marker.name);
+    if (!measured) return { ...marker };
     const errorM = Math.hypot(
       modelPositions[m * 3] - measured[0],
       modelPositions[m * 3 + 1] - measured[1],
       modelPositions[m * 3 + 2] - measured[2],
     );
-    if (trackedWeights.has(marker.name))
-      markerErrors.push({ name: marker.name, errorM, weight: trackedWeights.get(marker.name)! });
-    if (options.fixedMarkers?.has(marker.name) || marker.body === 'ground') return { ...marker };
+    errorsM.set(marker.name, errorM);
+    if (fixedMarkers?.has(marker.name) || marker.body === 'ground') return { ...marker };
+    if (errorM > maxMoveM) {
+      implausibleMarkers.push(marker.name);
+      return { ...marker };
+    }
     // location in body = Rᵀ (measured − body origin), R row-major body-to-ground.
     const b = kinematics.bodyNames.indexOf(marker.body);
     const R = kinematics.bodyRotation.subarray(b * 9, b * 9 + 9);
@@ -97,11 +149,5 @@ export function placeMarkers(
     movedMarkers.push(marker.name);
     return { ...marker, locationM };
   });
-
-  const rmsErrorM =
-    markerErrors.length > 0
-      ? Math.sqrt(markerErrors.reduce((sum, e) => sum + e.errorM * e.errorM, 0) / markerErrors.length)
-      : Number.NaN;
-  const maxErrorM = markerErrors.reduce((max, e) => Math.max(max, e.errorM), 0);
-  return { model: { ...model, markers }, staticCoordinates, markerErrors, rmsErrorM, maxErrorM, movedMarkers };
+  return { markers, movedMarkers, errorsM, implausibleMarkers };
 }

@@ -1,13 +1,15 @@
 import type { ManualScale, Measurement, ScalingStep } from '../formats/scale-setup.ts';
 import { KinematicModel } from '../model/kinematic-model.ts';
 import type { OsimModel, Vec3 } from '../model/osim-model.ts';
-import { type StaticPose, staticMarker } from './static-pose.ts';
+import { type StaticPose, staticMarkerPair } from './static-pose.ts';
 
 /**
  * Measurement-based scale factors, as OpenSim's ModelScaler computes them: for each measurement,
  * the mean over its marker pairs of (measured distance / model distance), the measured distance
  * taken between the static pose's averaged markers and the model distance between the model's
- * markers in its default pose; that factor is written to the listed axes of the listed bodies.
+ * markers in its default pose; that factor is written to the listed axes of the listed bodies. A
+ * pair is measured over the frames of the static pose where both its markers are seen, and skipped
+ * when no frame shows both.
  * Manual scales replace a body's factors when their step comes later in the scaling order.
  */
 export interface MarkerPairResult {
@@ -70,16 +72,15 @@ export function measureScaleFactors(
         for (const [a, b] of measurement.markerPairs) {
           const modelA = modelMarkers.get(a);
           const modelB = modelMarkers.get(b);
-          const measuredA = staticMarker(pose, a);
-          const measuredB = staticMarker(pose, b);
-          if (!modelA || !modelB || !measuredA || !measuredB) {
+          const measured = staticMarkerPair(pose, a, b);
+          if (!modelA || !modelB || !measured) {
             skippedPairs.push([a, b]);
             continue;
           }
           pairs.push({
             markers: [a, b],
             modelDistanceM: distance(modelA, modelB),
-            measuredDistanceM: distance(measuredA, measuredB),
+            measuredDistanceM: distance(...measured),
           });
         }
         const factor =

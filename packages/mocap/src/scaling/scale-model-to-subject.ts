@@ -2,19 +2,24 @@ import type { ManualScale, Measurement, ScaleSetup, ScalingStep } from '../forma
 import { ikTasksFromSetup } from '../ik/setup-tasks.ts';
 import { KinematicModel } from '../model/kinematic-model.ts';
 import type { MarkerTrajectories } from '../formats/trc.ts';
+import { fixedMarkerNames, setMarkerLocations } from '../model/osim-markers.ts';
 import type { OsimModel, Vec3 } from '../model/osim-model.ts';
-import { segmentMassesKg } from '../default-model/segment-masses.ts';
-import { applyScaleFactors } from './apply-scale-factors.ts';
+import { readOsimTree } from '../model/read-osim.ts';
+import { cloneXmlDocument, serializeXml, type XmlDocument } from '../model/xml-tree.ts';
 import { type MarkerPlacementResult, placeMarkers } from './marker-placer.ts';
 import { type MeasurementResult, measureScaleFactors } from './scale-factors.ts';
 import { averageMarkerFrames, framesInTimeRange, StaticTrialError } from './static-pose.ts';
+import { scaleOsimDocument } from './scale-osim.ts';
 import { findStillestWindow } from './stillest-window.ts';
+import { KeypointsMissingError } from '../pipeline/processing-error.ts';
+import { missingKeypoints, missingKeypointsText } from './keypoint-presence.ts';
 
 /**
  * OpenSim's ScaleTool as one stage: measure segment scale factors on the static trial, scale the
- * model, then place its markers on the static pose. Works from an OpenSim setup file
- * (`scaleSettingsFromSetup`) or from settings built in code (keypoint measurements for the default
- * model); when no time range is given, the stillest window of the trial is used.
+ * model's .osim document (scale-osim.ts: masses to the subject's, preserving their distribution,
+ * and every muscle with it), then place its markers on the static pose. Works from an OpenSim
+ * setup file (`scaleSettingsFromSetup`) or from settings built in code (keypoint measurements for
+ * the default model); when no time range is given, the stillest window of the trial is used.
  */
 export interface SubjectBody {
   massKg: number;
@@ -25,26 +30,36 @@ export interface ScaleSettings {
   measurements: Measurement[];
   manualScales?: ManualScale[];
   scalingOrder?: ScalingStep[];
+  /** ScaleTool's <preserve_mass_distribution>: true (the default) keeps the generic model's mass proportions. */
+  preserveMassDistribution?: boolean;
   /** Frames averaged for the measurements; the stillest window of `stillWindowS` when omitted. */
   timeRangeS?: [number, number];
   stillWindowS?: number;
   /** Markers the stillest window is judged on (all of the trial's when omitted). */
   stillWindowMarkers?: readonly string[];
-  /** Uniform factor for bodies no measurement reached (e.g. subject height / model height); 1 when omitted. */
-  unmeasuredBodyFactor?: number;
+  /**
+   * Measurements without which the model is not the subject's: scaling stops with a
+   * KeypointsMissingError naming their keypoints when one cannot be measured at all. Any other
+   * measurement that cannot be made leaves its bodies as they are (listed in `measurements`).
+   */
+  essentialMeasurements?: readonly string[];
   placer?: {
     apply: boolean;
     /** Frames averaged for the placer's IK; the measurement window when omitted. */
     timeRangeS?: [number, number];
     markerWeights?: ReadonlyMap<string, number>;
     coordinateTasks?: readonly { coordinate: string; weight: number; value: number }[];
-    fixedMarkers?: ReadonlySet<string>;
+    /** Measured markers farther than this from the model in the static pose keep the model's places (placeMarkers). */
+    maxMoveM?: number;
   };
 }
 
 export interface ScaledModel {
+  /** The scaled model's kinematics, read back from `osim`. */
   model: OsimModel;
-  /** Body masses for the subject (de Leva 1996 proportions of the subject mass), for the .osim writer. */
+  /** The scaled .osim file: the generic model's document with its values scaled and its markers placed. */
+  osim: string;
+  /** Body masses after scaling, kg: the generic model's proportions of the subject's mass. */
   bodyMassesKg: Map<string, number>;
   scaleFactors: Map<string, Vec3>;
   measurements: MeasurementResult[];
@@ -58,28 +73,49 @@ export interface ScaledModel {
   placement?: MarkerPlacementResult;
 }
 
+/**
+ * An essential measurement that no frame of the measurement window could make: a user error naming
+ * the keypoints of its pairs that were missing there, and how often each was seen.
+ */
+function essentialNotMeasured(
+  measurements: readonly MeasurementResult[],
+  staticTrial: MarkerTrajectories,
+  window: ScaledModel['measurementWindow'],
+): KeypointsMissingError {
+  const names = [...new Set(measurements.flatMap((m) => m.skippedPairs.flat()))];
+  const missing = missingKeypoints(staticTrial, names, window.firstFrame, window.lastFrame);
+  const frames = window.lastFrame - window.firstFrame + 1;
+  return new KeypointsMissingError(
+    `The ${measurements.map((m) => m.name).join(' and ')} cannot be measured: no frame of the still stretch the model is scaled on ` +
+      `(${frames} frames) shows both ends of ${measurements.length > 1 ? 'them' : 'it'}. Missing: ${missingKeypointsText(missing, frames)}.`,
+    missing,
+    frames,
+  );
+}
+
 export class ScalingError extends Error {
   override name = 'ScalingError';
 }
 
 /** Settings from an OpenSim Setup_Scale.xml; coordinate tasks with default_value take the model's defaults. */
-export function scaleSettingsFromSetup(
-  setup: ScaleSetup,
-  model: OsimModel,
-  fixedMarkers?: ReadonlySet<string>,
-): ScaleSettings {
+export function scaleSettingsFromSetup(setup: ScaleSetup, model: OsimModel): ScaleSettings {
   const placerTasks = ikTasksFromSetup(new KinematicModel(model), setup.placer);
   return {
     measurements: setup.scaler.apply ? setup.scaler.measurements : [],
     manualScales: setup.scaler.apply ? setup.scaler.manualScales : [],
     scalingOrder: setup.scaler.scalingOrder,
     timeRangeS: setup.scaler.timeRangeS,
-    placer: { apply: setup.placer.apply, timeRangeS: setup.placer.timeRangeS, ...placerTasks, fixedMarkers },
+    preserveMassDistribution: setup.scaler.preserveMassDistribution,
+    placer: { apply: setup.placer.apply, timeRangeS: setup.placer.timeRangeS, ...placerTasks },
   };
 }
 
+/**
+ * Scales a generic model (its .osim document, with the marker set it is scaled with; left as it
+ * is) to the subject on a static trial.
+ */
 export function scaleModelToSubject(
-  model: OsimModel,
+  generic: XmlDocument,
   staticTrial: MarkerTrajectories,
   subject: SubjectBody,
   settings: ScaleSettings,
@@ -109,11 +145,14 @@ export function scaleModelToSubject(
     };
   }
   const measurementPose = averageMarkerFrames(staticTrial, window.firstFrame, window.lastFrame);
+  const document = cloneXmlDocument(generic);
+  const model = readOsimTree(document.root);
   const { factors, measurements } = measureScaleFactors(model, measurementPose, settings);
-  const unmeasured = settings.unmeasuredBodyFactor ?? 1;
-  for (const body of model.bodies)
-    if (!factors.has(body.name) && unmeasured !== 1) factors.set(body.name, [unmeasured, unmeasured, unmeasured]);
   const failed = measurements.filter((m) => Number.isNaN(m.factor)).map((m) => m.name);
+  const essentialFailed = measurements.filter(
+    (m) => Number.isNaN(m.factor) && settings.essentialMeasurements?.includes(m.name),
+  );
+  if (essentialFailed.length > 0) throw essentialNotMeasured(essentialFailed, staticTrial, window);
   if (settings.measurements.length > 0 && failed.length === measurements.length) {
     throw new ScalingError(
       `No measurement could be made: the static trial and the model share none of the measurement marker pairs (${failed.join(', ')}). ` +
@@ -121,7 +160,12 @@ export function scaleModelToSubject(
     );
   }
   onProgress?.(1, steps);
-  let scaled = applyScaleFactors(model, factors);
+  const { bodyMassesKg } = scaleOsimDocument(document, {
+    factors,
+    massKg: subject.massKg,
+    preserveMassDistribution: settings.preserveMassDistribution ?? true,
+  });
+  let scaled = readOsimTree(document.root);
   onProgress?.(2, steps);
 
   let placement: MarkerPlacementResult | undefined;
@@ -129,17 +173,20 @@ export function scaleModelToSubject(
     const placerPose = settings.placer?.timeRangeS
       ? averageMarkerFrames(staticTrial, ...framesInTimeRange(staticTrial.timesS, ...settings.placer.timeRangeS))
       : measurementPose;
-    placement = placeMarkers(scaled, placerPose, settings.placer ?? {});
+    placement = placeMarkers(scaled, placerPose, { ...settings.placer, fixedMarkers: fixedMarkerNames(document) });
+    const moved = new Set(placement.movedMarkers);
+    setMarkerLocations(
+      document,
+      new Map(placement.model.markers.filter((marker) => moved.has(marker.name)).map((m) => [m.name, m.locationM])),
+    );
     scaled = placement.model;
     onProgress?.(3, steps);
   }
 
   return {
     model: scaled,
-    bodyMassesKg: segmentMassesKg(
-      model.bodies.map((body) => body.name),
-      subject.massKg,
-    ),
+    osim: serializeXml(document),
+    bodyMassesKg,
     scaleFactors: factors,
     measurements,
     measurementWindow: window,

@@ -3,6 +3,8 @@ import type { MarkerTrajectories } from '../formats/trc.ts';
 /**
  * The measured markers of a static trial reduced to one pose: each marker's position averaged
  * over the frames of a time range (OpenSim's MarkerData::averageFrames), missing samples ignored.
+ * A distance between two markers is taken over the frames where both are seen (`staticMarkerPair`):
+ * with two cameras one end of a segment can be missing in frames where the other is not.
  */
 export interface StaticPose {
   markerNames: string[];
@@ -12,6 +14,8 @@ export interface StaticPose {
   firstFrame: number;
   lastFrame: number;
   timeRangeS: [number, number];
+  /** The trial the pose was averaged from, for averages over the frames where two markers are both seen. */
+  trajectories?: MarkerTrajectories;
 }
 
 export class StaticTrialError extends Error {
@@ -77,6 +81,7 @@ export function averageMarkerFrames(
     firstFrame,
     lastFrame,
     timeRangeS: [timesS[firstFrame], timesS[lastFrame]],
+    trajectories,
   };
 }
 
@@ -86,4 +91,44 @@ export function staticMarker(pose: StaticPose, name: string): [number, number, n
   if (m < 0) return undefined;
   const p: [number, number, number] = [pose.positionsM[m * 3], pose.positionsM[m * 3 + 1], pose.positionsM[m * 3 + 2]];
   return p.some(Number.isNaN) ? undefined : p;
+}
+
+/**
+ * Two markers' positions averaged over the frames of the pose where both are seen, or undefined when
+ * no frame shows both. Where both are seen in every frame, the same as `staticMarker` of each (as
+ * OpenSim measures).
+ */
+export function staticMarkerPair(
+  pose: StaticPose,
+  a: string,
+  b: string,
+): [[number, number, number], [number, number, number]] | undefined {
+  const trajectories = pose.trajectories;
+  if (!trajectories) {
+    const [first, second] = [staticMarker(pose, a), staticMarker(pose, b)];
+    return first && second ? [first, second] : undefined;
+  }
+  const markerCount = trajectories.markerNames.length;
+  const [ia, ib] = [trajectories.markerNames.indexOf(a), trajectories.markerNames.indexOf(b)];
+  if (ia < 0 || ib < 0) return undefined;
+  const sum = new Float64Array(6);
+  let count = 0;
+  for (let f = pose.firstFrame; f <= pose.lastFrame; f++) {
+    const [pa, pb] = [(f * markerCount + ia) * 3, (f * markerCount + ib) * 3];
+    const values = [0, 1, 2].flatMap((axis) => [
+      trajectories.positionsM[pa + axis],
+      trajectories.positionsM[pb + axis],
+    ]);
+    if (values.some(Number.isNaN)) continue;
+    for (let axis = 0; axis < 3; axis++) {
+      sum[axis] += trajectories.positionsM[pa + axis];
+      sum[3 + axis] += trajectories.positionsM[pb + axis];
+    }
+    count++;
+  }
+  if (count === 0) return undefined;
+  return [
+    [sum[0] / count, sum[1] / count, sum[2] / count],
+    [sum[3] / count, sum[4] / count, sum[5] / count],
+  ];
 }

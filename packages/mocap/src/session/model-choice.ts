@@ -3,10 +3,12 @@ import { basename } from 'node:path';
 import { loadMarkerAugmenter } from '../augmenter/load-augmenter.ts';
 import type { MarkerAugmenter } from '../augmenter/marker-augmenter.ts';
 import { createDefaultModel } from '../default-model/default-model.ts';
-import { DEFAULT_KEYPOINT_WEIGHTS, MOTION_PRIOR_TASKS } from '../default-model/keypoint-ik-tasks.ts';
-import type { IkTaskWeights } from '../ik/ik-problem.ts';
+import { KEYPOINT_IK_ROBUSTNESS } from '../default-model/keypoint-ik-tasks.ts';
+import type { IkSettings } from '../ik/ik-problem.ts';
+import { defaultModelIkSettings } from '../model-fitting/fit-neutral.ts';
 import type { OsimModel } from '../model/osim-model.ts';
-import { readOsim } from '../model/read-osim.ts';
+import { readOsimTree } from '../model/read-osim.ts';
+import { parseXmlDocument, type XmlDocument } from '../model/xml-tree.ts';
 import type { ProcessingSettings } from './types.ts';
 
 /**
@@ -21,7 +23,7 @@ export interface Choice {
   reason: string;
 }
 
-export async function chooseModel(settings: ProcessingSettings): Promise<{ model?: OsimModel; choice: Choice }> {
+export async function chooseModel(settings: ProcessingSettings): Promise<{ model?: XmlDocument; choice: Choice }> {
   const requested = settings.requestedModel ?? null;
   if (!settings.modelPath) {
     return {
@@ -35,7 +37,8 @@ export async function chooseModel(settings: ProcessingSettings): Promise<{ model
     };
   }
   try {
-    const model = readOsim(await readFile(settings.modelPath, 'utf8'));
+    const model = parseXmlDocument(await readFile(settings.modelPath, 'utf8'));
+    readOsimTree(model.root);
     return {
       model,
       choice: { requested, used: basename(settings.modelPath), reason: 'The model installed by the operator.' },
@@ -55,7 +58,7 @@ export async function chooseAugmenter(
   settings: ProcessingSettings,
 ): Promise<{ augmenter?: MarkerAugmenter; choice: Choice }> {
   const requested = settings.requestedAugmenter ?? null;
-  const none = (reason: string) => ({ choice: { requested, used: 'none (keypoint IK)', reason } });
+  const none = (reason: string) => ({ choice: { requested, used: KEYPOINT_IK_LABEL, reason } });
   if (!settings.augmenterDir) {
     return none(
       requested
@@ -86,17 +89,18 @@ export function scaledModelChoice(settings: ProcessingSettings, scaled: OsimMode
   };
 }
 
-const DEFAULT_MODEL_LABEL = 'Kinetrace default full-body model';
+/** What runs without an installed model file, and without augmenter weights (main_settings' `used`, Advanced Settings). */
+export const DEFAULT_MODEL_LABEL = 'Kinetrace default full-body model';
+export const KEYPOINT_IK_LABEL = 'none (keypoint IK)';
 
 /** The default model's name as its .osim carries it, to recognise a scaled default model. */
 const DEFAULT_MODEL_NAME = createDefaultModel().name;
 
 /**
- * IK tasks for a scaled model read back from its .osim: the default model's keypoint weights and
- * motion priors (as fitNeutral chose them), every common marker at weight 1 for any other model.
+ * IK settings for a scaled model read back from its .osim, as fitNeutral chose them (and `kinetrace
+ * ik` uses): the default model's keypoint weights and motion priors, every common marker at weight 1
+ * for any other model; with the robustness video keypoints need either way.
  */
-export function ikTasksForModel(model: OsimModel): IkTaskWeights {
-  return model.name === DEFAULT_MODEL_NAME
-    ? { markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)), coordinateTasks: MOTION_PRIOR_TASKS }
-    : {};
+export function ikTasksForModel(model: OsimModel): IkSettings {
+  return model.name === DEFAULT_MODEL_NAME ? defaultModelIkSettings() : { ...KEYPOINT_IK_ROBUSTNESS };
 }

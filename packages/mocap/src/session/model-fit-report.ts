@@ -3,6 +3,7 @@ import type { TrialFit } from '../model-fitting/fit-trial.ts';
 import { KinematicModel } from '../model/kinematic-model.ts';
 import type { OsimModel } from '../model/osim-model.ts';
 import type { QualityReport } from '../report/quality-report.ts';
+import { missingKeypoints } from '../scaling/keypoint-presence.ts';
 
 /**
  * The model-fit part of a trial's quality report (`quality_report`, next to the reconstruction's
@@ -18,6 +19,14 @@ export interface ScalingFigures {
   markerErrorMaxMm: number | null;
   markerErrorsMm: Record<string, number>;
   scaleFactors: Record<string, [number, number, number]>;
+  /** Keypoints not seen in any frame of the window: left out, their markers keep the model's places. */
+  keypointsNotSeen: string[];
+  /** Measurements no keypoint pair could make: their bodies keep the model's proportions at the subject's height. */
+  measurementsNotMade: string[];
+  /** Keypoint pairs no frame of the window showed both ends of (a measurement made from its other pairs, or not at all). */
+  pairsNotMeasured: [string, string][];
+  /** Keypoints too far from the model standing in the neutral pose to be a body's: their markers keep the model's places. */
+  markersNotPlaced: string[];
 }
 
 export interface InverseKinematicsFigures {
@@ -44,6 +53,10 @@ export function scalingFigures(fit: NeutralFit): ScalingFigures {
     markerErrorRmsMm: placement ? mm(placement.rmsErrorM) : null,
     markerErrorMaxMm: placement ? mm(placement.maxErrorM) : null,
     markerErrorsMm: Object.fromEntries((placement?.markerErrors ?? []).map((error) => [error.name, mm(error.errorM)])),
+    keypointsNotSeen: keypointsNotSeen(fit),
+    measurementsNotMade: scaled.measurements.filter((m) => Number.isNaN(m.factor)).map((m) => m.name),
+    pairsNotMeasured: scaled.measurements.flatMap((m) => m.skippedPairs),
+    markersNotPlaced: placement?.implausibleMarkers ?? [],
     scaleFactors: Object.fromEntries(
       [...scaled.scaleFactors].map(([body, factors]) => [
         body,
@@ -51,6 +64,14 @@ export function scalingFigures(fit: NeutralFit): ScalingFigures {
       ]),
     ),
   };
+}
+
+/** The neutral's keypoints missing in every frame of the window the model was measured on. */
+export function keypointsNotSeen(fit: NeutralFit): string[] {
+  const { firstFrame, lastFrame } = fit.scaled.measurementWindow;
+  return missingKeypoints(fit.markers, fit.markers.markerNames, firstFrame, lastFrame)
+    .filter((keypoint) => keypoint.framesSeen === 0)
+    .map((keypoint) => keypoint.name);
 }
 
 /** IK marker errors per marker: the model posed at each solved frame against that frame's markers. */

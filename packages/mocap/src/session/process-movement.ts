@@ -1,6 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { segmentMassesKg } from '../default-model/segment-masses.ts';
 import { writeC3d } from '../formats/c3d.ts';
 import { storageToCsv } from '../formats/csv.ts';
 import { isGaitTrialName } from '../filter/cutoff.ts';
@@ -21,7 +20,7 @@ import type { MovementInput, MovementOutcome, OutputFile, RunOptions } from './t
 /**
  * A movement trial (spec §4.2): 3D keypoints with the neutral's cameras → inverse kinematics of
  * the session's scaled model → the motion (.mot, degrees, and as JSON), markers, model, viewer
- * JSON, one synchronised video per camera, settings and quality report, written to outDir.
+ * JSON, one synchronised video per camera (and its de-identified twin), settings and quality report, written to outDir.
  */
 export async function processMovement(input: MovementInput, options: RunOptions = {}): Promise<MovementOutcome> {
   const progress = stageProgress(MOVEMENT_STAGES, options.onProgress);
@@ -47,12 +46,8 @@ export async function processMovement(input: MovementInput, options: RunOptions 
     model,
     subject: input.subject,
     augmenter,
+    osim: input.scaledModelOsim,
     ikTasks: ikTasksForModel(model),
-    // The .osim keeps no masses our writer reads back; the same de Leva proportions scaling used.
-    bodyMassesKg: segmentMassesKg(
-      model.bodies.map((body) => body.name),
-      input.subject.massKg,
-    ),
     name: input.trialName,
     onProgress: (done, total) => progress('scale_ik', done, total),
   });
@@ -87,8 +82,13 @@ export async function processMovement(input: MovementInput, options: RunOptions 
   ];
   await Promise.all(written.map(([file, text]) => writeFile(file.path, text)));
   progress('outputs', 1, 10);
-  const videos = await writeSyncVideos(trialClock(result), input.videos, input.trialName, input.outDir, (done, total) =>
-    progress('outputs', 1 + (9 * done) / total, 10),
+  const videos = await writeSyncVideos(
+    trialClock(result),
+    input.videos,
+    result.keypoints2D,
+    input.trialName,
+    input.outDir,
+    (done, total) => progress('outputs', 1 + (9 * done) / total, 10),
   );
   progress('outputs', 1, 1);
   return { files: [...written.map(([file]) => file), ...videos] };

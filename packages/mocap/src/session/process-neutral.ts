@@ -1,6 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeOsim } from '../formats/osim-writer.ts';
 import { writeTrc } from '../formats/trc.ts';
 import { fitNeutral, keypointScaleSettings } from '../model-fitting/fit-neutral.ts';
 import type { ScaleSettings } from '../scaling/scale-model-to-subject.ts';
@@ -8,6 +7,8 @@ import { fileSafe } from './file-names.ts';
 import { buildMainSettings } from './main-settings.ts';
 import { chooseAugmenter, chooseModel } from './model-choice.ts';
 import { type ReportWithModelFit, scalingFigures } from './model-fit-report.ts';
+import { KeypointsMissingError } from '../pipeline/processing-error.ts';
+import { neutralKeypointsLeftOut, neutralKeypointsMissing } from './missing-keypoints.ts';
 import { writeNeutralImages } from './neutral-images.ts';
 import { NEUTRAL_STAGES, stageProgress } from './progress.ts';
 import { reconstructSessionTrial } from './reconstruct-session-trial.ts';
@@ -44,8 +45,12 @@ export async function processNeutral(input: NeutralInput, options: RunOptions = 
           )
         : undefined,
       calibrationErrorsPx: input.cameraSolutions.map((_, c) => input.boardRmsPx?.[c]?.[0]),
-      settings: input.settings,
+      // The subject stands still: no lag changes what the cameras see, so the phones' start times
+      // stand and no frame is cut (a lag "found" on a still person is noise: 3 of the demo's 11
+      // static frames were lost to one).
+      settings: { ...input.settings, synchronise: false },
       isGait: false,
+      neutral: true,
     },
     options,
     progress,
@@ -56,22 +61,30 @@ export async function processNeutral(input: NeutralInput, options: RunOptions = 
     chooseModel(input.settings),
     chooseAugmenter(input.settings),
   ]);
-  const fit = fitNeutral({
-    neutral: result.keypoints,
-    subject: input.subject,
-    model,
-    settings: scaleSettingsFor(input.settings.scalingSetup),
-    augmenter,
-    onProgress: (done, total) => progress('scale_ik', done, total),
-  });
+  let fit: ReturnType<typeof fitNeutral>;
+  try {
+    fit = fitNeutral({
+      neutral: result.keypoints,
+      subject: input.subject,
+      model,
+      settings: scaleSettingsFor(input.settings.scalingSetup),
+      augmenter,
+      onProgress: (done, total) => progress('scale_ik', done, total),
+    });
+  } catch (error) {
+    if (!(error instanceof KeypointsMissingError)) throw error;
+    throw neutralKeypointsMissing(
+      error,
+      result.keypoints2D,
+      input.videos.map((video) => video.cameraName),
+      input.settings.minConfidence,
+    );
+  }
 
   progress('outputs', 0, 1);
   await mkdir(input.outDir, { recursive: true });
   const base = join(input.outDir, fileSafe(TRIAL_NAME));
-  const scaledModelOsim = writeOsim(fit.scaled.model, {
-    bodyMassesKg: fit.scaled.bodyMassesKg,
-    credits: 'Scaled by Kinetrace',
-  });
+  const scaledModelOsim = fit.scaled.osim;
   const mainSettings = buildMainSettings({
     trialName: TRIAL_NAME,
     kind: 'neutral',
@@ -82,7 +95,19 @@ export async function processNeutral(input: NeutralInput, options: RunOptions = 
     result,
     isGait: false,
   });
-  const report: ReportWithModelFit = { ...result.report, modelFit: { scaling: scalingFigures(fit) } };
+  const scaling = scalingFigures(fit);
+  const leftOut = neutralKeypointsLeftOut(
+    scaling.keypointsNotSeen,
+    scaling.measurementsNotMade,
+    result.keypoints2D,
+    input.videos.map((video) => video.cameraName),
+    input.settings.minConfidence,
+  );
+  const report: ReportWithModelFit = {
+    ...result.report,
+    warnings: leftOut ? [...result.report.warnings, leftOut] : result.report.warnings,
+    modelFit: { scaling },
+  };
   const files: OutputFile[] = [
     { tag: RESULT_TAG.markerData, path: `${base}.trc` },
     { tag: RESULT_TAG.opensimModel, path: `${base}_scaled.osim` },

@@ -15,6 +15,8 @@ export function reconstructSessionTrial(
     calibrationErrorsPx?: readonly (number | null | undefined)[];
     settings: ProcessingSettings;
     isGait: boolean;
+    /** The neutral trial: among other people, the subject is the one standing still. */
+    neutral?: boolean;
   },
   options: RunOptions,
   onProgress: (stage: PipelineStage, done: number, total: number) => void,
@@ -38,6 +40,7 @@ export function reconstructSessionTrial(
         maxSyncLagS: input.settings.maxSyncLagS,
         minConfidence: input.settings.minConfidence,
         cameraSolutions: input.cameraSolutions,
+        neutral: input.neutral,
         onProgress,
       },
     ),

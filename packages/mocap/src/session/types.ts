@@ -134,7 +134,8 @@ export interface MovementInput {
 export interface MovementOutcome {
   /**
    * visualizerTransforms-json, ik_results (.mot, degrees), IK-json, marker_data (.trc),
-   * opensim_model (.osim), video-sync (one H.264 mp4 per camera, cameraName set), main_settings,
+   * opensim_model (.osim), video-sync (one H.264 mp4 per camera, cameraName set) and video-sync-deidentified
+   * (the same with faces blurred), main_settings,
    * quality_report.
    */
   files: OutputFile[];

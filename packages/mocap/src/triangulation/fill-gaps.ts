@@ -1,8 +1,12 @@
 /**
- * Fills short gaps in 3D trajectories (frames × points × 3, NaN where missing) with a natural cubic
- * spline through every valid sample of that coordinate, as Pose2Sim does with a cubic interpolation
- * limited to short gaps. Only interior gaps of at most `maxGapFrames` frames are filled: longer
- * gaps, and missing frames at the start or end, are left missing rather than invented.
+ * Fills short gaps in 3D trajectories (frames × points × 3, NaN where missing) with a
+ * shape-preserving piecewise cubic (PCHIP: Fritsch & Carlson, SIAM J. Numer. Anal. 17(2), 1980, with
+ * SciPy's PchipInterpolator derivatives) through every valid sample of that coordinate. Only interior
+ * gaps of at most `maxGapFrames` frames are filled: longer gaps, and missing frames at the start or
+ * end, are left missing rather than invented. Shape-preserving rather than the natural spline Pose2Sim
+ * uses: with two cameras, gaps come many and long with lone samples between them, and a spline
+ * through those swings half a metre away between two foot positions a few centimetres apart, where
+ * PCHIP stays between the samples on either side of the gap.
  */
 export function fillShortGaps(
   positions: Float64Array,
@@ -15,8 +19,7 @@ export function fillShortGaps(
   const stride = pointCount * 3;
   const knotFrames = new Float64Array(frameCount);
   const knotValues = new Float64Array(frameCount);
-  const secondDerivatives = new Float64Array(frameCount);
-  const work = new Float64Array(frameCount);
+  const derivatives = new Float64Array(frameCount);
   let filledFrames = 0;
 
   for (let point = 0; point < pointCount; point++) {
@@ -33,12 +36,12 @@ export function fillShortGaps(
         knotCount++;
       }
       if (knotCount < 2) continue;
-      naturalSplineSecondDerivatives(knotFrames, knotValues, knotCount, secondDerivatives, work);
+      pchipDerivatives(knotFrames, knotValues, knotCount, derivatives);
       for (let k = 0; k + 1 < knotCount; k++) {
         const gap = knotFrames[k + 1] - knotFrames[k] - 1;
         if (gap < 1 || gap > maxGapFrames) continue;
         for (let frame = knotFrames[k] + 1; frame < knotFrames[k + 1]; frame++) {
-          filled[frame * stride + channel] = evaluateSpline(knotFrames, knotValues, secondDerivatives, k, frame);
+          filled[frame * stride + channel] = evaluateHermite(knotFrames, knotValues, derivatives, k, frame);
           if (axis === 0) filledFrames++;
         }
       }
@@ -64,32 +67,49 @@ function hasFillableGap(
   return false;
 }
 
-/** Second derivatives of the natural cubic spline through (t, y) by the tridiagonal (Thomas) solve. */
-function naturalSplineSecondDerivatives(
-  t: Float64Array,
-  y: Float64Array,
-  n: number,
-  m: Float64Array,
-  work: Float64Array,
-): void {
-  m[0] = 0;
-  m[n - 1] = 0;
-  work[0] = 0;
-  // Forward sweep of h_{i-1} m_{i-1} + 2(h_{i-1} + h_i) m_i + h_i m_{i+1} = 6 (slope_i − slope_{i-1}).
-  for (let i = 1; i < n - 1; i++) {
-    const hPrev = t[i] - t[i - 1];
-    const h = t[i + 1] - t[i];
-    const rhs = 6 * ((y[i + 1] - y[i]) / h - (y[i] - y[i - 1]) / hPrev);
-    const diagonal = 2 * (hPrev + h) - hPrev * work[i - 1];
-    work[i] = h / diagonal;
-    m[i] = (rhs - hPrev * m[i - 1]) / diagonal;
+/**
+ * PCHIP's derivative at each knot (SciPy's PchipInterpolator): 0 where the slopes on either side
+ * differ in sign (a local extremum stays at the knot), else their weighted harmonic mean; at the ends,
+ * the one-sided three-point estimate kept to the shape of the data.
+ */
+function pchipDerivatives(t: Float64Array, y: Float64Array, n: number, d: Float64Array): void {
+  const slope = (k: number) => (y[k + 1] - y[k]) / (t[k + 1] - t[k]);
+  const width = (k: number) => t[k + 1] - t[k];
+  if (n === 2) {
+    d[0] = d[1] = slope(0);
+    return;
   }
-  for (let i = n - 2; i >= 1; i--) m[i] -= work[i] * m[i + 1];
+  for (let k = 1; k < n - 1; k++) {
+    const [before, after] = [slope(k - 1), slope(k)];
+    if (before === 0 || after === 0 || Math.sign(before) !== Math.sign(after)) {
+      d[k] = 0;
+      continue;
+    }
+    const w1 = 2 * width(k) + width(k - 1);
+    const w2 = width(k) + 2 * width(k - 1);
+    d[k] = (w1 + w2) / (w1 / before + w2 / after);
+  }
+  d[0] = endDerivative(width(0), width(1), slope(0), slope(1));
+  d[n - 1] = endDerivative(width(n - 2), width(n - 3), slope(n - 2), slope(n - 3));
 }
 
-function evaluateSpline(t: Float64Array, y: Float64Array, m: Float64Array, k: number, at: number): number {
+function endDerivative(h0: number, h1: number, m0: number, m1: number): number {
+  const d = ((2 * h0 + h1) * m0 - h0 * m1) / (h0 + h1);
+  if (Math.sign(d) !== Math.sign(m0)) return 0;
+  if (Math.sign(m0) !== Math.sign(m1) && Math.abs(d) > 3 * Math.abs(m0)) return 3 * m0;
+  return d;
+}
+
+/** The cubic Hermite between knots k and k+1 at `at`. */
+function evaluateHermite(t: Float64Array, y: Float64Array, d: Float64Array, k: number, at: number): number {
   const h = t[k + 1] - t[k];
-  const a = (t[k + 1] - at) / h;
-  const b = (at - t[k]) / h;
-  return a * y[k] + b * y[k + 1] + (((a * a * a - a) * m[k] + (b * b * b - b) * m[k + 1]) * (h * h)) / 6;
+  const s = (at - t[k]) / h;
+  const s2 = s * s;
+  const s3 = s2 * s;
+  return (
+    (2 * s3 - 3 * s2 + 1) * y[k] +
+    (s3 - 2 * s2 + s) * h * d[k] +
+    (-2 * s3 + 3 * s2) * y[k + 1] +
+    (s3 - s2) * h * d[k + 1]
+  );
 }

@@ -95,6 +95,13 @@ export class PointSolver {
   }
 }
 
+/** Number of cameras in a bit mask of cameras (as `seenBy` returns). */
+export function popCount(mask: number): number {
+  let count = 0;
+  for (let rest = mask; rest; rest &= rest - 1) count++;
+  return count;
+}
+
 /** Adds (w·(u·P_row3 − P_row))ᵀ(…) to the 4×4 normal matrix, for u the image coordinate of that row. */
 function addRow(M: Float64Array, weight: number, u: number, P: Float64Array, row: number): void {
   const r0 = weight * (u * P[8] - P[row]);

@@ -1,7 +1,8 @@
 import type { CameraModel } from '../camera/camera.ts';
-import { PointSolver } from './point-solver.ts';
+import { PointSolver, popCount } from './point-solver.ts';
 import { errorStatistics } from './reprojection-summary.ts';
 import { correctSideSwaps, type SideGroup } from './side-consistency.ts';
+import type { BodyLandmarks } from './side-orientation.ts';
 
 /**
  * Robust triangulation of every keypoint in every frame from two or more calibrated cameras
@@ -10,8 +11,13 @@ import { correctSideSwaps, type SideGroup } from './side-consistency.ts';
  * Points below `minConfidence` are dropped and a keypoint needs at least `minCameras` cameras.
  * Cameras that disagree (an occluded or mislabelled limb, a mis-detection, another person) are left
  * out as Pose2Sim's triangulation does: the largest subset of cameras whose views reproject
- * under `maxReprojectionErrorPx` on average is kept (the lowest error among subsets of that size;
- * with the automatic threshold, no view of it more than VIEW_ERROR_CAP times that off), and when
+ * under `maxReprojectionErrorPx` on average is kept (with the automatic threshold, no view of it
+ * more than VIEW_ERROR_CAP times that off; among subsets of that size under it, the
+ * one whose point is nearest the keypoint's place in the frame before, else the lowest error: two
+ * views that both mislabelled a limb agree with each other as well as the other two do (a 2-2
+ * split of four cameras), often better, and the wrong pair puts the point on the other limb
+ * (the multi-person demo's left wrist on the right one, 0.9 m away, for three frames); with a
+ * threshold given, the lowest error). When
  * not even two agree the point is left missing, for the gap filling to bridge. With `sideGroups`,
  * each camera's left/right labels are first made consistent with the other cameras
  * (correctSideSwaps).
@@ -30,6 +36,8 @@ export interface TriangulationOptions {
   maxReprojectionErrorPx?: number;
   /** Left/right keypoint pairs whose sides are checked across cameras before triangulating. */
   sideGroups?: readonly SideGroup[];
+  /** The landmarks that name the sides by body geometry where no third camera can vote (orientSides). */
+  bodyLandmarks?: BodyLandmarks;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -88,7 +96,7 @@ export function triangulate(
 
   const solver = new PointSolver(cameras, observations, frameCount * keypointCount, minConfidence);
   const sidesSwappedPerCamera = options.sideGroups
-    ? correctSideSwaps(solver, frameCount, keypointCount, options.sideGroups, SIDE_ERROR_CAP_PX)
+    ? correctSideSwaps(solver, frameCount, keypointCount, options.sideGroups, SIDE_ERROR_CAP_PX, options.bodyLandmarks)
     : new Uint32Array(cameraCount);
 
   const pointsWorldM = new Float64Array(frameCount * keypointCount * 3).fill(Number.NaN);
@@ -111,8 +119,9 @@ export function triangulate(
   };
   const maxErrorPx =
     options.maxReprojectionErrorPx ?? automaticThresholdPx(solver, frameCount, keypointCount, meanError);
-  const viewCapPx =
-    options.maxReprojectionErrorPx === undefined ? VIEW_ERROR_CAP * maxErrorPx : Number.POSITIVE_INFINITY;
+  // A threshold given explicitly is Pose2Sim's rule as it is (the mean only, the lowest error).
+  const automatic = options.maxReprojectionErrorPx === undefined;
+  const viewCapPx = automatic ? VIEW_ERROR_CAP * maxErrorPx : Number.POSITIVE_INFINITY;
 
   for (let frame = 0; frame < frameCount; frame++) {
     for (let keypoint = 0; keypoint < keypointCount; keypoint++) {
@@ -123,14 +132,28 @@ export function triangulate(
       let mask = 0;
       if (Number.isFinite(maxErrorPx)) {
         let closest = seen;
+        // The keypoint's place in the frame before, when it was triangulated there.
+        const before = frame > 0 ? (observation - keypointCount) * 3 : -1;
+        const hasBefore = automatic && before >= 0 && !Number.isNaN(pointsWorldM[before]);
         for (let size = seenCount; size >= minCameras && mask === 0; size--) {
           let closestError = Number.POSITIVE_INFINITY;
+          let nearestM = Number.POSITIVE_INFINITY;
+          let nearest = 0;
           for (const subset of subsetsOfSize(seen, closest, size)) {
             if (!solver.solve(observation, subset)) continue;
             const error = meanError(observation, subset, viewCapPx);
             if (error < closestError) [closestError, closest] = [error, subset];
+            if (hasBefore && error <= maxErrorPx) {
+              const p = solver.point;
+              const movedM = Math.hypot(
+                p[0] - pointsWorldM[before],
+                p[1] - pointsWorldM[before + 1],
+                p[2] - pointsWorldM[before + 2],
+              );
+              if (movedM < nearestM) [nearestM, nearest] = [movedM, subset];
+            }
           }
-          if (closestError <= maxErrorPx) mask = closest;
+          if (closestError <= maxErrorPx) mask = nearest !== 0 ? nearest : closest;
         }
       } else {
         mask = seen;
@@ -217,10 +240,4 @@ function* subsetsOfSize(seen: number, closest: number, size: number): Generator<
     return;
   }
   for (let subset = seen; subset > 0; subset = (subset - 1) & seen) if (popCount(subset) === size) yield subset;
-}
-
-function popCount(mask: number): number {
-  let count = 0;
-  for (let rest = mask; rest; rest &= rest - 1) count++;
-  return count;
 }

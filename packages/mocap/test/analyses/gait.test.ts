@@ -278,7 +278,7 @@ describeWithData(
           model: neutral.scaled.model,
           subject,
           ikTasks: neutral.ikTasks,
-          bodyMassesKg: neutral.scaled.bodyMassesKg,
+          osim: neutral.scaled.osim,
           name: 'walk',
         });
         const ours = loadAnalysisInput({

@@ -193,7 +193,7 @@ describeWithData(
           model: neutral.scaled.model,
           subject: SUBJECT,
           ikTasks: neutral.ikTasks,
-          bodyMassesKg: neutral.scaled.bodyMassesKg,
+          osim: neutral.scaled.osim,
           name,
         }).files;
       }

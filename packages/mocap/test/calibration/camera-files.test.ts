@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CameraModel, cameraCentreWorld, projectPoint } from '../../src/camera/camera.ts';
+import { cameraMessages } from '@kinetrace/contracts';
 import {
+  CameraParametersError,
   readCameraFile,
   readKinetraceCameras,
   readOpenCapCameraPickle,
@@ -102,6 +104,13 @@ const INTRINSICS_PICKLE = `${OPENCAP}/opencap-core@d5a5258954/CameraIntrinsics/i
 const EXTRINSICS_PICKLE = `${OPENCAP}/opencap-core@71f8b9a181/sandbox/camIntExt_frontalExample.pickle`;
 
 describeWithData("OpenCap's camera pickles", [INTRINSICS_PICKLE, EXTRINSICS_PICKLE], () => {
+  it('refuses a camera named with 100 KB of HTML, naming it by its place in the file', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'kinetrace-cam-')), 'cam.pickle');
+    writeFileSync(path, readFileSync(referencePath(INTRINSICS_PICKLE)));
+    const html = `<img src=x onerror=alert(1)>${'x'.repeat(100_000)}`;
+    await expect(readCameraFile(path, { opencap: { name: html } })).rejects.toThrow(`camera 1: ${cameraMessages.name}`);
+  });
+
   it('reads the iPhone 13 intrinsics (numpy arrays, imageSize as [height, width])', async () => {
     const [camera] = await readCameraFile(referencePath(INTRINSICS_PICKLE));
     expect(camera.name).toBe('Deployed');
@@ -153,6 +162,19 @@ describe('safe pickle reader', () => {
     expect(() => readPickle(new Uint8Array([0x80, 2, 0x7d]))).toThrow(/truncated|underflow/);
   });
 
+  it('refuses a bomb of shared references at once, and keeps a shared reference one value', () => {
+    // PROTO 2, None, then n times DUP + TUPLE2: 2^n leaves for a reader that copies shared references.
+    const bomb = (n: number) =>
+      new Uint8Array([0x80, 2, 0x4e, ...Array.from({ length: n }, () => [0x32, 0x86]).flat(), 0x2e]);
+    expect(() => readPickle(bomb(20))).toThrow(/more than 250000 values/);
+    expect(() => readPickle(bomb(24))).toThrow(/more than 250000 values/);
+    const shared = readPickle(bomb(3)) as unknown[][];
+    expect(shared[0]).toBe(shared[1]);
+    // Nesting deeper than any data file (TUPLE1 chains), and a list that contains itself.
+    expect(() => readPickle(new Uint8Array([0x80, 2, 0x4e, ...Array(100).fill(0x85), 0x2e]))).toThrow(/nested/);
+    expect(() => readPickle(new Uint8Array([0x80, 2, 0x5d, 0x71, 0, 0x68, 0, 0x61, 0x2e]))).toThrow(/contains itself/);
+  });
+
   it('reads plain containers', () => {
     // {'a': [1, 2.5, 'x'], 'b': (True, None)} pickled with protocol 2 by hand.
     const enc = new TextEncoder();
@@ -186,6 +208,50 @@ describe('safe pickle reader', () => {
       0x2e,
     ]);
     expect(readPickle(bytes)).toEqual({ a: [1, 2.5, 'x'], b: [true, null] });
+  });
+});
+
+describe("every format's cameras go through the one camera schema (issue 20, item 14)", () => {
+  const write = (name: string, contents: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'kinetrace-cam-')), name);
+    writeFileSync(path, contents);
+    return path;
+  };
+  const refusal = async (read: Promise<unknown>) => {
+    const error = await read.then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error, 'the file was accepted').toBeInstanceOf(CameraParametersError);
+    return (error as Error).message;
+  };
+
+  it('refuses a width given as a string and a height as an array, naming the camera', async () => {
+    const file = JSON.parse(writeKinetraceCameras([{ ...sample, name: 'cam1' }]));
+    file.cameras[0].imageSize = { width: '1e400', height: [7] };
+    expect(await refusal(readCameraFile(write('cams.json', JSON.stringify(file))))).toBe(
+      `camera "cam1": ${cameraMessages.imageSide('width')} ${cameraMessages.imageSide('height')}`,
+    );
+  });
+
+  it('refuses matrices of 1e308 (.toml) and a rotation that is not one (.qca.txt)', async () => {
+    const toml = [
+      '[cam_1]',
+      'name = "cam_1"',
+      'size = [ 1088.0, 1920.0,]',
+      'matrix = [ [ 1e308, 0.0, 544.0,], [ 0.0, 1e308, 960.0,], [ 0.0, 0.0, 1.0,],]',
+      'distortions = [ 0.0, 0.0, 0.0, 0.0,]',
+      'rotation = [ 0.0, 0.0, 0.0,]',
+      'translation = [ 0.0, 0.0, 1e308,]',
+    ].join('\n');
+    expect(await refusal(readCameraFile(write('Calib.toml', toml)))).toBe(
+      `camera "cam_1": ${cameraMessages.translation} ${cameraMessages.focalLength}`,
+    );
+    const qca =
+      '<calibration><cameras><camera serial="7" model="none"><fov_video left="0" top="0" right="1919" bottom="1079"/>' +
+      '<transform x="0" y="0" z="3000" r11="2" r12="0" r13="0" r21="0" r22="1" r23="0" r31="0" r32="0" r33="1"/>' +
+      '<intrinsic focalLengthU="96000" focalLengthV="96000" centerPointU="61440" centerPointV="34560"/></camera></cameras></calibration>';
+    expect(await refusal(readCameraFile(write('lab.qca.txt', qca)))).toBe(`camera "7": ${cameraMessages.rotation}`);
   });
 });
 

@@ -95,6 +95,9 @@ describeWithData('C3D export of OpenCap marker data', [walkTrc], () => {
       63,
     ]);
     expect(value('ANALOG:USED')).toEqual([0]);
+    // No analog channels: the analog rate is 0, as the header's 0 analog samples per frame says.
+    expect(value('ANALOG:RATE')).toEqual([0]);
+    expect(file.header.analogSamplesPerFrame).toBe(0);
     // The scale's magnitude is the largest coordinate / 32000, so the file converts to integer form losslessly enough.
     let largestMm = 0;
     for (const v of trc.positionsM) if (Number.isFinite(v)) largestMm = Math.max(largestMm, Math.abs(v) * 1000);
@@ -138,6 +141,18 @@ describe('C3D points', () => {
     expect(compare(file.trajectories.positionsM, trajectories.positionsM).sameMissing).toBe(true);
     expect(file.units).toBe('m');
     expect(file.header.firstFrame).toBe(1);
+  });
+
+  it('tells viewers the data is Y-up and gives the trial its frame range and camera rate', () => {
+    const late: MarkerTrajectories = { ...trajectories, timesS: trajectories.timesS.map((t) => t + 100) };
+    const file = readC3d(writeC3d(late, 'm'));
+    const value = (key: string) => file.parameters.get(key)?.values;
+    expect(value('POINT:X_SCREEN')).toEqual(['+X']);
+    expect(value('POINT:Y_SCREEN')).toEqual(['+Y']);
+    // Frame numbers are two 16-bit words, low word first: 12001 (100 s at 120 Hz, 1-based) and 0.
+    expect(value('TRIAL:ACTUAL_START_FIELD')).toEqual([12001, 0]);
+    expect(value('TRIAL:ACTUAL_END_FIELD')).toEqual([12003, 0]);
+    expect(value('TRIAL:CAMERA_RATE')).toEqual([120]);
   });
 
   it('refuses what C3D cannot hold and files that are not C3D', () => {

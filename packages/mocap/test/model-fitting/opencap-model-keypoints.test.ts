@@ -8,8 +8,9 @@ import { ikTasksFromSetup } from '../../src/ik/setup-tasks.ts';
 import { fitNeutral } from '../../src/model-fitting/fit-neutral.ts';
 import { fitTrial } from '../../src/model-fitting/fit-trial.ts';
 import { KinematicModel } from '../../src/model/kinematic-model.ts';
-import type { OsimModel } from '../../src/model/osim-model.ts';
-import { readOsim } from '../../src/model/read-osim.ts';
+import { addMarkerSet } from '../../src/model/osim-markers.ts';
+import { readOsimTree } from '../../src/model/read-osim.ts';
+import { parseXmlDocument, type XmlDocument } from '../../src/model/xml-tree.ts';
 import { scaleSettingsFromSetup } from '../../src/scaling/scale-model-to-subject.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
 import { rangeDeg } from './coordinate-range.ts';
@@ -19,10 +20,10 @@ const SQUATS = 'marker_enhancer/test_data/squats.trc';
 const SUBJECT = { heightM: 1.75, massKg: 70 };
 const LSTM = 'marker_enhancer/reference_models/lstm';
 
-function loadModel(markerSetFile: string): OsimModel {
-  const generic = readOsim(readFileSync(referencePath(PIPELINE, 'Models/LaiUhlrich2022.osim'), 'utf8'));
-  const markerSet = readMarkerSet(readFileSync(referencePath(PIPELINE, 'Models', markerSetFile), 'utf8'));
-  return { ...generic, markers: markerSet.map(({ name, body, locationM }) => ({ name, body, locationM })) };
+function loadModel(markerSetFile: string): XmlDocument {
+  const model = parseXmlDocument(readFileSync(referencePath(PIPELINE, 'Models/LaiUhlrich2022.osim'), 'utf8'));
+  addMarkerSet(model, readMarkerSet(readFileSync(referencePath(PIPELINE, 'Models', markerSetFile), 'utf8')));
+  return model;
 }
 
 describeWithData(
@@ -54,7 +55,7 @@ describeWithData(
         neutral: squats,
         subject: SUBJECT,
         model,
-        settings: scaleSettingsFromSetup(setup, model),
+        settings: scaleSettingsFromSetup(setup, readOsimTree(model.root)),
         timeRangeS: [0, 1],
       });
       expect(neutral.usedDefaultModel).toBe(false);
@@ -63,7 +64,13 @@ describeWithData(
 
       const ikSetup = readIkSetup(readFileSync(referencePath(PIPELINE, 'IK/Setup_IK_openpose.xml'), 'utf8'));
       const ikTasks = ikTasksFromSetup(new KinematicModel(neutral.scaled.model), ikSetup);
-      const fit = fitTrial({ trial: squats, model: neutral.scaled.model, subject: SUBJECT, ikTasks });
+      const fit = fitTrial({
+        trial: squats,
+        model: neutral.scaled.model,
+        osim: neutral.scaled.osim,
+        subject: SUBJECT,
+        ikTasks,
+      });
       const [kneeMinDeg, kneeMaxDeg] = rangeDeg(fit, 'knee_angle_r');
       console.log(
         `LaiUhlrich2022 + OpenCap openpose setups on squats: placement RMS ${(placement.rmsErrorM * 100).toFixed(2)} cm; ` +
@@ -87,7 +94,7 @@ describeWithData(
         neutral: squats,
         subject: SUBJECT,
         model,
-        settings: scaleSettingsFromSetup(setup, model),
+        settings: scaleSettingsFromSetup(setup, readOsimTree(model.root)),
         augmenter,
         timeRangeS: [0, 1],
       });
@@ -98,6 +105,7 @@ describeWithData(
       const fit = fitTrial({
         trial: squats,
         model: neutral.scaled.model,
+        osim: neutral.scaled.osim,
         subject: SUBJECT,
         augmenter,
         ikTasks: ikTasksFromSetup(new KinematicModel(neutral.scaled.model), ikSetup),

@@ -367,6 +367,7 @@ export function runOnTheirKeypoints(): ChainResult {
   const fit = fitTrial({
     trial: reference.trc,
     model: neutral.scaled.model,
+    osim: neutral.scaled.osim,
     subject: DEMO_SUBJECT,
     ikTasks: neutral.ikTasks,
   });

@@ -3,28 +3,38 @@ import { expect, it } from 'vitest';
 import { readMarkerSet, readScaleSetup } from '../../src/formats/scale-setup.ts';
 import { readTrc } from '../../src/formats/trc.ts';
 import { KinematicModel } from '../../src/model/kinematic-model.ts';
-import type { OsimModel, Vec3 } from '../../src/model/osim-model.ts';
-import { readOsim } from '../../src/model/read-osim.ts';
-import { applyScaleFactors } from '../../src/scaling/apply-scale-factors.ts';
+import { addMarkerSet } from '../../src/model/osim-markers.ts';
+import type { Vec3 } from '../../src/model/osim-model.ts';
+import { readOsim, readOsimTree } from '../../src/model/read-osim.ts';
+import { parseXmlDocument, serializeXml } from '../../src/model/xml-tree.ts';
 import { measureScaleFactors } from '../../src/scaling/scale-factors.ts';
+import { scaleModelToSubject, scaleSettingsFromSetup } from '../../src/scaling/scale-model-to-subject.ts';
 import { averageMarkerFrames, framesInTimeRange } from '../../src/scaling/static-pose.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
+import { compareScaledModels, elementCounts, expectWithinOpenSimLimits } from './osim-comparison.ts';
 
 const MODEL = 'opensim_gait/Models/Gait2354_Simbody/gait2354_simbody.osim';
 const PIPELINE = 'opensim_gait/Pipelines/Gait2354_Simbody';
 
+/** The setup, the generic model with the setup's marker set (GenericModelMaker), the static trial and its measured pose. */
 function load() {
   const setup = readScaleSetup(readFileSync(referencePath(PIPELINE, 'subject01_Setup_Scale.xml'), 'utf8'));
-  const markerSet = readMarkerSet(readFileSync(referencePath(PIPELINE, 'gait2354_Scale_MarkerSet.xml'), 'utf8'));
-  const generic = readOsim(readFileSync(referencePath(MODEL), 'utf8'));
-  // GenericModelMaker: the setup's marker set file replaces the model's markers.
-  const model: OsimModel = {
-    ...generic,
-    markers: markerSet.map(({ name, body, locationM }) => ({ name, body, locationM })),
-  };
+  const document = parseXmlDocument(readFileSync(referencePath(MODEL), 'utf8'));
+  addMarkerSet(document, readMarkerSet(readFileSync(referencePath(PIPELINE, 'gait2354_Scale_MarkerSet.xml'), 'utf8')));
+  const model = readOsimTree(document.root);
   const trial = readTrc(readFileSync(referencePath(PIPELINE, 'subject01_static.trc'), 'utf8'));
   const [first, last] = framesInTimeRange(trial.timesS, ...setup.scaler.timeRangeS!);
-  return { setup, model, pose: averageMarkerFrames(trial, first, last) };
+  return { setup, document, model, trial, pose: averageMarkerFrames(trial, first, last) };
+}
+
+/** OpenSim's ScaleTool without its marker placer: what subject01_scaledOnly.osim holds. */
+function scaleOnly() {
+  const { setup, document, model, trial } = load();
+  const settings = scaleSettingsFromSetup(setup, model);
+  return {
+    input: serializeXml(document),
+    scaled: scaleModelToSubject(document, trial, { massKg: setup.massKg! }, { ...settings, placer: { apply: false } }),
+  };
 }
 
 /** OpenSim's ScaleSet output: segment → scale factors. */
@@ -86,19 +96,37 @@ describeWithData(
       );
     });
 
-    it('scales joint frames, knee translation functions and markers like OpenSim (subject01_scaledOnly.osim)', () => {
-      const { setup, model, pose } = load();
-      const scaled = applyScaleFactors(model, measureScaleFactors(model, pose, setup.scaler).factors);
+    it('scales masses, muscles, path points and markers as OpenSim did (subject01_scaledOnly.osim), keeping every element', () => {
+      const { input, scaled } = scaleOnly();
+      const reference = readFileSync(referencePath(PIPELINE, 'OutputReference/subject01_scaledOnly.osim'), 'utf8');
+      const differences = compareScaledModels(scaled.osim, reference);
+      expect(differences).toMatchObject({ bodies: 12, muscles: 54, markers: 39 });
+      expectWithinOpenSimLimits(differences, 'gait2354 → subject01 vs OpenSim');
+      // Nothing dropped, nothing added: OpenSim's own output differs from its input only by the
+      // MultiplierFunctions it wraps scaled joint functions in; ours scales those functions' values.
+      const ourCounts = elementCounts(scaled.osim);
+      expect(ourCounts).toEqual(elementCounts(input));
+      const openSimCounts = elementCounts(reference);
+      const wrapped = openSimCounts.get('MultiplierFunction')!;
+      for (const [element, count] of openSimCounts) {
+        const added = ['MultiplierFunction', 'function', 'scale'].includes(element) ? wrapped : 0;
+        expect((ourCounts.get(element) ?? 0) + added, element).toBe(count);
+      }
+      expect([...scaled.bodyMassesKg.values()].reduce((sum, mass) => sum + mass, 0)).toBeCloseTo(72.6, 9);
+    });
+
+    it('moves joints with the scaled knee translation functions as OpenSim does, over the knee range', () => {
+      const { scaled } = scaleOnly();
       const reference = readOsim(
         readFileSync(referencePath(PIPELINE, 'OutputReference/subject01_scaledOnly.osim'), 'utf8'),
       );
-      const ours = new KinematicModel(scaled);
+      const ours = new KinematicModel(scaled.model);
       const theirs = new KinematicModel(reference);
       const common = ours.markerNames.filter((name) => theirs.markerNames.includes(name));
       expect(common.length).toBeGreaterThan(30);
       let worstM = 0;
       for (const kneeDeg of [0, -30, -60, -90]) {
-        // The same pose in both (OpenSim also moved the default pelvis height in its output; that is not scaling).
+        // The same pose in both (the reference's generic model had another default pelvis height; that is not scaling).
         const q1 = ours.defaultCoordinates();
         for (const side of ['r', 'l'])
           q1[ours.coordinateNames.indexOf(`knee_angle_${side}`)] = (kneeDeg * Math.PI) / 180;

@@ -185,6 +185,11 @@ describeWithData('processNeutral then processMovement on the Pose2Sim demo video
           'video-sync',
           'video-sync',
           'video-sync',
+          // Each camera's synchronised video again with the faces blurred, for readers of de-identified videos.
+          'video-sync-deidentified',
+          'video-sync-deidentified',
+          'video-sync-deidentified',
+          'video-sync-deidentified',
         ].sort(),
       );
 
@@ -226,8 +231,9 @@ describeWithData('processNeutral then processMovement on the Pose2Sim demo video
       expect(Object.keys(viewer.bodies)).toEqual(expect.arrayContaining(['pelvis', 'femur_r', 'tibia_l']));
       expect(readOsim(readFileSync(byTag(files, 'opensim_model')[0].path, 'utf8')).bodies.length).toBeGreaterThan(10);
 
-      const videos = await Promise.all(byTag(files, 'video-sync').map((file) => probeVideo(file.path)));
-      expect(byTag(files, 'video-sync').map((file) => file.cameraName)).toEqual(cameraNames);
+      const synced = [...byTag(files, 'video-sync'), ...byTag(files, 'video-sync-deidentified')];
+      expect(synced.map((file) => file.cameraName)).toEqual([...cameraNames, ...cameraNames]);
+      const videos = await Promise.all(synced.map((file) => probeVideo(file.path)));
       for (const video of videos) {
         expect(video).toMatchObject({ codec: 'h264', frameCount: report.frameCount, height: 720 });
         expect(video.durationS).toBeCloseTo(report.frameCount / report.frameRateHz, 2);

@@ -11,8 +11,9 @@
  * Every reader returns the world in metres, y up (OpenSim), unless told otherwise.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { CameraModel } from '../camera.ts';
+import { checkCameras } from './camera-checks.ts';
 import { readKinetraceCameras, writeKinetraceCameras } from './kinetrace-json.ts';
 import { type OpenCapPickleOptions, readOpenCapCameraPickle } from './opencap-pickle.ts';
 import { type Pose2SimTomlOptions, readPose2SimToml } from './pose2sim-toml.ts';
@@ -24,6 +25,7 @@ export { readKinetraceCameras, writeKinetraceCameras } from './kinetrace-json.ts
 export { readPose2SimToml } from './pose2sim-toml.ts';
 export { readOpenCapCameraPickle } from './opencap-pickle.ts';
 export { readPickle } from './pickle.ts';
+export { CameraParametersError, checkCameras } from './camera-checks.ts';
 
 export interface ReadCameraFileOptions {
   /** Qualisys: the binning factor (default 1) and the world's up axis (default 'y'). */
@@ -39,13 +41,27 @@ export const cameraFileExtensions = ['.json', '.qca.txt', '.toml', '.pickle', '.
 
 /** Reads every camera of a camera parameter file, choosing the reader from the file name. */
 export async function readCameraFile(path: string, options: ReadCameraFileOptions = {}): Promise<CameraModel[]> {
+  return readCameraData(path, new Uint8Array(await readFile(path)), options);
+}
+
+/**
+ * Reads every camera of a camera parameter file's contents, choosing the reader from its file name
+ * (`path`: an OpenCap pickle's camera is named after its folder unless `options.opencap.name` says),
+ * and checks each against the contracts' camera schema (CameraParametersError says what is wrong).
+ */
+export function readCameraData(path: string, bytes: Uint8Array, options: ReadCameraFileOptions = {}): CameraModel[] {
+  return checkCameras(readCameraDataUnchecked(path, bytes, options));
+}
+
+function readCameraDataUnchecked(path: string, bytes: Uint8Array, options: ReadCameraFileOptions): CameraModel[] {
   const name = basename(path).toLowerCase();
-  if (name.endsWith('.qca.txt')) return readQualisysCalibration(await readFile(path, 'utf8'), options.qualisys);
-  if (name.endsWith('.toml')) return readPose2SimToml(await readFile(path, 'utf8'), options.pose2sim);
-  if (name.endsWith('.json')) return readKinetraceCameras(await readFile(path, 'utf8'));
+  const text = () => new TextDecoder().decode(bytes);
+  if (name.endsWith('.qca.txt')) return readQualisysCalibration(text(), options.qualisys);
+  if (name.endsWith('.toml')) return readPose2SimToml(text(), options.pose2sim);
+  if (name.endsWith('.json')) return readKinetraceCameras(text());
   if (name.endsWith('.pickle') || name.endsWith('.pkl')) {
-    const folder = basename(path.slice(0, Math.max(0, path.length - basename(path).length - 1))) || 'camera';
-    return [readOpenCapCameraPickle(new Uint8Array(await readFile(path)), { name: folder, ...options.opencap })];
+    const folder = basename(dirname(path)) || 'camera';
+    return [readOpenCapCameraPickle(bytes, { name: folder === '.' ? 'camera' : folder, ...options.opencap })];
   }
   throw new Error(
     `Cannot read camera parameters from "${path}": unknown file type. Supported: ${cameraFileExtensions.join(', ')}`,

@@ -16,6 +16,7 @@
  * World: metres, y up (OpenSim). Pixel centres at integer coordinates (OpenCV).
  */
 import type { CameraModel } from '../camera.ts';
+import { refuseUnsafeKey, UnsafeKeyError } from '../../formats/unsafe-keys.ts';
 
 export const KINETRACE_CAMERAS_FORMAT = 'kinetrace.cameras';
 export const KINETRACE_CAMERAS_VERSION = 1;
@@ -85,8 +86,13 @@ function vector(value: unknown, length: number, what: string, allowShorter = fal
 export function readKinetraceCameras(text: string): CameraModel[] {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    // JSON.parse keeps "__proto__" an own key, but whoever copies the object next may not: refused here.
+    json = JSON.parse(text, (key: string, value: unknown) => {
+      refuseUnsafeKey(key, 'Kinetrace camera file');
+      return value;
+    });
   } catch (error) {
+    if (error instanceof UnsafeKeyError) throw error;
     throw new Error(`Kinetrace camera file is not valid JSON: ${(error as Error).message}`);
   }
   const file = json as Partial<KinetraceCameraFile>;

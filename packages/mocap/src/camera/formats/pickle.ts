@@ -5,7 +5,13 @@
  * Nothing is executed: GLOBAL / STACK_GLOBAL resolve only an allow-list of numpy reconstructors
  * (ndarray, dtype, scalar), which are interpreted here; any other global (or an opcode outside
  * the data subset: INST, OBJ, NEWOBJ, PERSID, EXT...) makes the reader throw.
+ *
+ * Bounded on any input (issue 20: 52 bytes of DUP + TUPLE2 made 2^24 leaves, blocked the server
+ * 8 s and took 700 MB): a shared reference becomes one shared value, never a copy; a file may hold
+ * at most MAX_PICKLE_VALUES values, counted as if every shared reference were a copy, nested at
+ * most MAX_PICKLE_DEPTH deep, and no value may contain itself.
  */
+import { refuseUnsafeKey } from '../../formats/unsafe-keys.ts';
 
 export interface NdArray {
   kind: 'ndarray';
@@ -52,6 +58,13 @@ const ALLOWED_GLOBALS = new Set([
   'numpy._core.multiarray.scalar',
 ]);
 
+/** Far above a camera pickle (tens of values; a numpy array counts one) and its arrays' nesting. */
+export const MAX_PICKLE_VALUES = 250_000;
+export const MAX_PICKLE_DEPTH = 64;
+
+/** Dicts have no prototype: no key of the file can reach Object.prototype, and none is inherited. */
+const newDict = (): { [key: string]: PickleValue } => Object.create(null) as { [key: string]: PickleValue };
+
 export class PickleError extends Error {
   override readonly name = 'PickleError';
 }
@@ -63,6 +76,44 @@ export function readPickle(bytes: Uint8Array): PickleValue {
   let pos = 0;
   const stack: StackItem[] = [];
   const memo = new Map<number, StackItem>();
+  let values = 0;
+  const count = () => {
+    if (++values > MAX_PICKLE_VALUES) throw new PickleError(`more than ${MAX_PICKLE_VALUES} values`);
+  };
+  const push = (item: StackItem) => {
+    count();
+    stack.push(item);
+  };
+  const remember = (key: number, item: StackItem) => {
+    count();
+    memo.set(key, item);
+  };
+  /** Tuples already converted: a tuple referenced twice becomes one shared array, not two copies. */
+  const finishedTuples = new WeakMap<TupleValue, PickleValue[]>();
+  /** Converts reader-internal items (tuples, array stubs) to plain values. */
+  const finish = (item: StackItem, depth = 0): PickleValue => {
+    if (depth > MAX_PICKLE_DEPTH) throw new PickleError(`values nested more than ${MAX_PICKLE_DEPTH} deep`);
+    if (item === MARK) throw new PickleError('unexpected MARK');
+    if (item instanceof TupleValue) {
+      let array = finishedTuples.get(item);
+      if (!array) {
+        array = item.items.map((child) => finish(child, depth + 1));
+        finishedTuples.set(item, array);
+      }
+      return array;
+    }
+    if (typeof item === 'object' && item !== null && 'kind' in item) {
+      const k = (item as { kind: string }).kind;
+      if (k === 'ndarray') return item as NdArray;
+      if (k === 'ndarray-stub') {
+        const array = (item as NdArrayStub).array;
+        if (!array) throw new PickleError('numpy array without data');
+        return array;
+      }
+      throw new PickleError(`unexpected ${k} value`);
+    }
+    return item as PickleValue;
+  };
   const need = (n: number) => {
     if (pos + n > bytes.length) throw new PickleError('truncated pickle');
   };
@@ -139,6 +190,7 @@ export function readPickle(bytes: Uint8Array): PickleValue {
       const keyString =
         typeof key === 'string' ? key : typeof key === 'number' || typeof key === 'bigint' ? String(key) : null;
       if (keyString === null) throw new PickleError('only string or integer dict keys are supported');
+      refuseUnsafeKey(keyString, 'Pickle dict');
       (target as Record<string, PickleValue>)[keyString] = finish(items[i + 1]);
     }
   };
@@ -152,41 +204,45 @@ export function readPickle(bytes: Uint8Array): PickleValue {
       case 0x95: // FRAME
         u64();
         break;
-      case 0x2e: // STOP
-        return finish(pop());
+      case 0x2e: {
+        // STOP
+        const value = finish(pop());
+        checkShape(value);
+        return value;
+      }
       case 0x28: // MARK
-        stack.push(MARK);
+        push(MARK);
         break;
       case 0x7d: // EMPTY_DICT
-        stack.push({});
+        push(newDict());
         break;
       case 0x5d: // EMPTY_LIST
-        stack.push([]);
+        push([]);
         break;
       case 0x29: // EMPTY_TUPLE
-        stack.push(new TupleValue([]));
+        push(new TupleValue([]));
         break;
       case 0x64: {
         // DICT
-        const d = {};
+        const d = newDict();
         setItems(d, popMark());
-        stack.push(d);
+        push(d);
         break;
       }
       case 0x6c: // LIST
-        stack.push(popMark().map(finish));
+        push(popMark().map((item) => finish(item)));
         break;
       case 0x74: // TUPLE
-        stack.push(new TupleValue(popMark()));
+        push(new TupleValue(popMark()));
         break;
       case 0x85: // TUPLE1
-        stack.push(new TupleValue([pop()]));
+        push(new TupleValue([pop()]));
         break;
       case 0x86: {
         // TUPLE2
         const b = pop();
         const a = pop();
-        stack.push(new TupleValue([a, b]));
+        push(new TupleValue([a, b]));
         break;
       }
       case 0x87: {
@@ -194,7 +250,7 @@ export function readPickle(bytes: Uint8Array): PickleValue {
         const c = pop();
         const b = pop();
         const a = pop();
-        stack.push(new TupleValue([a, b, c]));
+        push(new TupleValue([a, b, c]));
         break;
       }
       case 0x61: {
@@ -227,22 +283,22 @@ export function readPickle(bytes: Uint8Array): PickleValue {
         break;
       }
       case 0x4e: // NONE
-        stack.push(null);
+        push(null);
         break;
       case 0x88: // NEWTRUE
-        stack.push(true);
+        push(true);
         break;
       case 0x89: // NEWFALSE
-        stack.push(false);
+        push(false);
         break;
       case 0x4a: // BININT
-        stack.push(i32());
+        push(i32());
         break;
       case 0x4b: // BININT1
-        stack.push(u8());
+        push(u8());
         break;
       case 0x4d: // BININT2
-        stack.push(u16());
+        push(u16());
         break;
       case 0x8a: {
         // LONG1
@@ -251,65 +307,65 @@ export function readPickle(bytes: Uint8Array): PickleValue {
         let v = 0n;
         for (let i = n - 1; i >= 0; i--) v = (v << 8n) | BigInt(b[i]);
         if (n > 0 && b[n - 1] & 0x80) v -= 1n << BigInt(8 * n);
-        stack.push(v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v);
+        push(v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v);
         break;
       }
       case 0x47: {
         // BINFLOAT (big-endian)
         need(8);
-        stack.push(view.getFloat64(pos, false));
+        push(view.getFloat64(pos, false));
         pos += 8;
         break;
       }
       case 0x58: // BINUNICODE
-        stack.push(decoder.decode(take(u32())));
+        push(decoder.decode(take(u32())));
         break;
       case 0x8c: // SHORT_BINUNICODE
-        stack.push(decoder.decode(take(u8())));
+        push(decoder.decode(take(u8())));
         break;
       case 0x8d: // BINUNICODE8
-        stack.push(decoder.decode(take(u64())));
+        push(decoder.decode(take(u64())));
         break;
       case 0x42: // BINBYTES
-        stack.push(take(u32()));
+        push(take(u32()));
         break;
       case 0x43: // SHORT_BINBYTES
-        stack.push(take(u8()));
+        push(take(u8()));
         break;
       case 0x8e: // BINBYTES8
-        stack.push(take(u64()));
+        push(take(u64()));
         break;
       case 0x96: // BYTEARRAY8
-        stack.push(take(u64()));
+        push(take(u64()));
         break;
       case 0x71: // BINPUT
-        memo.set(u8(), top());
+        remember(u8(), top());
         break;
       case 0x72: // LONG_BINPUT
-        memo.set(u32(), top());
+        remember(u32(), top());
         break;
       case 0x94: // MEMOIZE
-        memo.set(memo.size, top());
+        remember(memo.size, top());
         break;
       case 0x68: {
         // BINGET
         const k = u8();
         if (!memo.has(k)) throw new PickleError(`memo ${k} missing`);
-        stack.push(memo.get(k)!);
+        push(memo.get(k)!);
         break;
       }
       case 0x6a: {
         // LONG_BINGET
         const k = u32();
         if (!memo.has(k)) throw new PickleError(`memo ${k} missing`);
-        stack.push(memo.get(k)!);
+        push(memo.get(k)!);
         break;
       }
       case 0x63: {
         // GLOBAL
         const module = line();
         const name = line();
-        stack.push(global(module, name));
+        push(global(module, name));
         break;
       }
       case 0x93: {
@@ -317,14 +373,14 @@ export function readPickle(bytes: Uint8Array): PickleValue {
         const name = pop();
         const module = pop();
         if (typeof module !== 'string' || typeof name !== 'string') throw new PickleError('STACK_GLOBAL needs strings');
-        stack.push(global(module, name));
+        push(global(module, name));
         break;
       }
       case 0x52: {
         // REDUCE
         const args = pop();
         const callable = pop();
-        stack.push(reduce(callable, args));
+        push(reduce(callable, args));
         break;
       }
       case 0x62: {
@@ -340,7 +396,7 @@ export function readPickle(bytes: Uint8Array): PickleValue {
         popMark();
         break;
       case 0x32: // DUP
-        stack.push(top());
+        push(top());
         break;
       default:
         throw new PickleError(`unsupported pickle opcode 0x${op.toString(16)} at byte ${pos - 1}`);
@@ -471,21 +527,37 @@ function fortranToC(values: NdArray['data'], shape: number[]): NdArray['data'] {
   return out as NdArray['data'];
 }
 
-/** Converts reader-internal items (tuples, array stubs) to plain values. */
-function finish(item: StackItem): PickleValue {
-  if (item === MARK) throw new PickleError('unexpected MARK');
-  if (item instanceof TupleValue) return item.items.map(finish);
-  if (typeof item === 'object' && item !== null && 'kind' in item) {
-    const k = (item as { kind: string }).kind;
-    if (k === 'ndarray') return item as NdArray;
-    if (k === 'ndarray-stub') {
-      const array = (item as NdArrayStub).array;
-      if (!array) throw new PickleError('numpy array without data');
-      return array;
+/**
+ * Refuses a value that contains itself, nests deeper than MAX_PICKLE_DEPTH, or would hold more than
+ * MAX_PICKLE_VALUES values were its shared references copies (as a JSON export or any walk that
+ * does not remember what it has seen would make them). Linear: each shared value is measured once.
+ */
+function checkShape(root: PickleValue): void {
+  const measured = new Map<object, { size: number; height: number }>();
+  const open = new Set<object>();
+  const measure = (value: PickleValue, depth: number): { size: number; height: number } => {
+    if (typeof value !== 'object' || value === null || value instanceof Uint8Array || isNdArray(value))
+      return { size: 1, height: 0 };
+    let shape = measured.get(value);
+    if (!shape) {
+      if (open.has(value)) throw new PickleError('a value contains itself');
+      if (depth > MAX_PICKLE_DEPTH) throw new PickleError(`values nested more than ${MAX_PICKLE_DEPTH} deep`);
+      open.add(value);
+      shape = { size: 1, height: 0 };
+      for (const child of Array.isArray(value) ? value : Object.values(value)) {
+        const inner = measure(child, depth + 1);
+        shape.size += inner.size;
+        shape.height = Math.max(shape.height, inner.height + 1);
+        if (shape.size > MAX_PICKLE_VALUES) throw new PickleError(`more than ${MAX_PICKLE_VALUES} values`);
+      }
+      open.delete(value);
+      measured.set(value, shape);
     }
-    throw new PickleError(`unexpected ${k} value`);
-  }
-  return item as PickleValue;
+    if (depth + shape.height > MAX_PICKLE_DEPTH)
+      throw new PickleError(`values nested more than ${MAX_PICKLE_DEPTH} deep`);
+    return shape;
+  };
+  measure(root, 0);
 }
 
 export function isNdArray(v: PickleValue | undefined): v is NdArray {

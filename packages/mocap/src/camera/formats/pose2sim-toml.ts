@@ -6,9 +6,34 @@
  * extrinsics); its .trc outputs are turned y up (zup2yup). By default the world is re-expressed
  * y up the same way, so our cameras project Pose2Sim's .trc directly: (X, Y, Z)_yup = (Y, Z, X)_zup.
  */
+import { parse as parseToml, TomlError, type TomlTable, type TomlValue } from 'smol-toml';
 import type { CameraModel } from '../camera.ts';
 import { rodriguesToMatrix } from '../../calibration/linalg.ts';
-import { parseToml, type TomlValue } from './toml.ts';
+import { refuseUnsafeKeysIn, UnsafeKeyError } from '../../formats/unsafe-keys.ts';
+
+/** Arrays and tables nest two deep in a Calib.toml (the matrix); anything far deeper is not one. */
+const MAX_TOML_DEPTH = 8;
+
+/**
+ * Parses the TOML text with smol-toml (tables without prototypes), refusing __proto__, constructor
+ * and prototype as names (issue 20: a hand-written reader walked `[__proto__]` into Object.prototype).
+ */
+function readToml(text: string): TomlTable {
+  let doc: TomlTable;
+  try {
+    doc = parseToml(text, { unsafeKeyBehaviour: 'throw', maxDepth: MAX_TOML_DEPTH });
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error;
+    const where = `Pose2Sim calibration, line ${error.line}`;
+    if (/unsafe property/.test(error.message)) {
+      const line = text.split('\n')[error.line - 1] ?? '';
+      throw new UnsafeKeyError(line.includes('constructor') ? 'constructor' : '__proto__', where);
+    }
+    throw new Error(`${where}: ${error.message.split('\n')[0]}`);
+  }
+  refuseUnsafeKeysIn(doc, 'Pose2Sim calibration');
+  return doc;
+}
 
 export interface Pose2SimTomlOptions {
   /** 'y' (default): Kinetrace/OpenSim world, y up. 'z': Pose2Sim's own z-up frame. */
@@ -16,7 +41,7 @@ export interface Pose2SimTomlOptions {
 }
 
 function numbers(value: TomlValue | undefined, length: number, what: string): number[] {
-  const flat = Array.isArray(value) ? (value.flat(2) as TomlValue[]) : [];
+  const flat = Array.isArray(value) ? (value.flat(2) as unknown[]) : [];
   if (flat.length !== length || !flat.every((v) => typeof v === 'number')) {
     throw new Error(`Pose2Sim calibration: ${what} must be ${length} numbers`);
   }
@@ -29,11 +54,11 @@ export function zUpToYUpRotation(R: ArrayLike<number>): number[] {
 }
 
 export function readPose2SimToml(text: string, options: Pose2SimTomlOptions = {}): CameraModel[] {
-  const doc = parseToml(text);
+  const doc = readToml(text);
   const cameras: CameraModel[] = [];
   for (const [key, value] of Object.entries(doc)) {
     if (key === 'metadata' || typeof value !== 'object' || Array.isArray(value)) continue;
-    const table = value as Record<string, TomlValue>;
+    const table = value as TomlTable;
     if (!('matrix' in table)) continue;
     const name = typeof table.name === 'string' ? table.name : key;
     if (table.fisheye === true)

@@ -2,12 +2,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadMarkerAugmenter } from '../../augmenter/load-augmenter.ts';
-import { writeOsim } from '../../formats/osim-writer.ts';
 import { readMarkerSet, readScaleSetup } from '../../formats/scale-setup.ts';
 import { readTrc } from '../../formats/trc.ts';
 import { fitNeutral } from '../../model-fitting/fit-neutral.ts';
-import type { OsimModel } from '../../model/osim-model.ts';
-import { readOsim } from '../../model/read-osim.ts';
+import { addMarkerSet } from '../../model/osim-markers.ts';
+import { readOsimTree } from '../../model/read-osim.ts';
+import { parseXmlDocument, type XmlDocument } from '../../model/xml-tree.ts';
 import { scaleSettingsFromSetup, type ScaleSettings } from '../../scaling/scale-model-to-subject.ts';
 import type { CliCommand } from '../command.ts';
 import { stageProgress } from '../progress.ts';
@@ -16,8 +16,9 @@ const USAGE = `Usage: kinetrace scale --static S.trc --mass KG --height M --out 
                       [--marker-set MARKERS.xml] [--augmenter DIR] [--time-range START,END]
 
 Scales a model to a subject from a static (neutral) trial, as OpenSim's ScaleTool does: segment
-scale factors from marker-pair distances, then the markers placed on the static pose. Prints the
-scale factors and the marker errors, and writes the scaled model as an OpenSim 4 .osim.
+scale factors from marker-pair distances, the model scaled (masses to the subject's, muscles with
+their paths), then the markers placed on the static pose. Prints the scale factors and the marker
+errors, and writes the scaled model: the input .osim with its values scaled and all else kept.
 
   --static      static trial markers (.trc); optional when the setup names its marker_file
   --mass        subject mass, kg (optional when the setup gives it)
@@ -83,30 +84,19 @@ export const command: CliCommand = {
     if (heightM > 3) throw new Error(`--height is in metres (got ${heightM}); e.g. --height 1.75.`);
 
     const modelPath = values.model ?? fromSetup(setup?.modelFile);
-    let model: OsimModel | undefined;
-    let fixedMarkers: Set<string> | undefined;
+    let model: XmlDocument | undefined;
     if (modelPath) {
-      model = readOsim(readFileSync(modelPath, 'utf8'));
+      model = parseXmlDocument(readFileSync(modelPath, 'utf8'));
       const markerSetPath = values['marker-set'] ?? fromSetup(setup?.markerSetFile);
-      if (markerSetPath && existsSync(markerSetPath)) {
-        // GenericModelMaker: the setup's marker set replaces the model's markers of the same name and adds the others.
-        const markerSet = readMarkerSet(readFileSync(markerSetPath, 'utf8'));
-        const replaced = new Set(markerSet.map((marker) => marker.name));
-        model = {
-          ...model,
-          markers: [
-            ...model.markers.filter((marker) => !replaced.has(marker.name)),
-            ...markerSet.map(({ name, body, locationM }) => ({ name, body, locationM })),
-          ],
-        };
-        fixedMarkers = new Set(markerSet.filter((marker) => marker.fixed).map((marker) => marker.name));
-      }
+      // GenericModelMaker: the setup's marker set replaces the model's markers of the same name and adds the others.
+      if (markerSetPath && existsSync(markerSetPath))
+        addMarkerSet(model, readMarkerSet(readFileSync(markerSetPath, 'utf8')));
     } else if (setup) {
       throw new Error('The scale setup names no model_file; pass --model, or omit --setup to scale the default model.');
     }
 
     const settings: ScaleSettings | undefined =
-      setup && model ? scaleSettingsFromSetup(setup, model, fixedMarkers) : undefined;
+      setup && model ? scaleSettingsFromSetup(setup, readOsimTree(model.root)) : undefined;
     const augmenter = values.augmenter ? await loadMarkerAugmenter(values.augmenter) : undefined;
     const staticTrial = readTrc(readFileSync(staticPath, 'utf8'));
     const fit = fitNeutral({
@@ -141,10 +131,7 @@ export const command: CliCommand = {
         `  largest: ${worst.map((e) => `${e.name} ${(e.errorM * 100).toFixed(2)} cm`).join(', ')}`,
       );
     }
-    writeFileSync(
-      values.out,
-      writeOsim(scaled.model, { bodyMassesKg: scaled.bodyMassesKg, credits: 'Scaled by Kinetrace' }),
-    );
+    writeFileSync(values.out, scaled.osim);
     lines.push(`Wrote ${values.out}`);
     console.log(lines.join('\n'));
     return 0;

@@ -1,0 +1,67 @@
+/**
+ * Two cameras (issue 25): the Pose2Sim demo's static trial (as the neutral) and balancing trial
+ * through the session chain `kinetrace process` runs, on all four cameras and on each pair the issue
+ * names, from one pose detection per video. Per setup: the balancing trial's segment-length SD
+ * (median and worst of 12 segments; goal ≤ 20 / ≤ 40 mm on pairs, ≤ 15 mm on four cameras), the
+ * scaling result (or its error) with the keypoints left out and those too far from the model standing
+ * to place markers on, and the hip, knee and ankle flexion
+ * angles' RMS difference to the four cameras' (goal ≤ 5°), with and without the mean offset.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEMO_FILES } from '../test/model-fitting/pose2sim-demo-chain.ts';
+import {
+  anglesAgainst,
+  CAMERAS,
+  detectDemo,
+  PAIRS,
+  runSetup,
+  segmentFigures,
+  type SetupRun,
+} from '../test/pipeline/two-camera-pairs.ts';
+import { referencePath, sharedDataDir } from '../test/reference-data.ts';
+
+const missing = [DEMO_FILES.staticVideos, DEMO_FILES.balancingVideos, DEMO_FILES.calibration].filter(
+  (path) => !existsSync(referencePath(path)),
+);
+if (missing.length > 0) {
+  console.log(`two cameras: skipped, reference data missing: ${missing.join(', ')} under ${sharedDataDir}`);
+} else {
+  const root = mkdtempSync(join(tmpdir(), 'kinetrace-two-cameras-bench-'));
+  try {
+    const detections = await detectDemo();
+    const row = (name: string, run: SetupRun | Error, four?: SetupRun) => {
+      if (run instanceof Error) return `${name.padEnd(24)} failed: ${run.message}`;
+      const segments = segmentFigures(run.balancing);
+      const scaling = run.neutral.modelFit.scaling!;
+      const angles = four
+        ? anglesAgainst(run, four)
+            .map(
+              (c) =>
+                `${c.coordinate.replace(/_(flexion|angle)/, '')} ${c.rmsDifferenceDeg.toFixed(1)} (${c.rmsDifferenceWithoutOffsetDeg.toFixed(1)})`,
+            )
+            .join(', ')
+        : 'reference';
+      return (
+        `${name.padEnd(24)} ${segments.medianSdMm.toFixed(1).padStart(5)} ${`${segments.worst.sdMm.toFixed(1)} ${segments.worst.name}`.padEnd(16)} ` +
+        `${run.balancing.quality.rating.padEnd(5)} scaled${scaling.keypointsNotSeen.length > 0 ? ` without ${scaling.keypointsNotSeen.length} keypoints (${scaling.keypointsNotSeen.join(', ')})` : ''}` +
+        `${scaling.markersNotPlaced.length > 0 ? `, markers at the model's places: ${scaling.markersNotPlaced.join(', ')}` : ''}\n` +
+        `${''.padEnd(24)} angles vs four cameras, RMS (without offset), deg: ${angles}`
+      );
+    };
+    const four = await runSetup(detections, CAMERAS, join(root, 'four'));
+    console.log(
+      'two cameras, Pose2Sim demo balancing trial: cameras | segment SD median, worst (mm; goal ≤ 20, ≤ 40 on pairs, ≤ 15 on four) | quality | scaling',
+    );
+    console.log(row(CAMERAS.join('+'), four));
+    for (const pair of PAIRS) {
+      const run = await runSetup(detections, pair, join(root, pair.join('-'))).catch((error: unknown) =>
+        error instanceof Error ? error : new Error(String(error)),
+      );
+      console.log(row(pair.join('+'), run, four));
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,197 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CameraModel } from '../../src/camera/camera.ts';
+import { readQualisysCalibration } from '../../src/camera/formats/qualisys.ts';
+import { readStorage, type StorageTable } from '../../src/formats/mot.ts';
+import { compareMotions, type CoordinateComparison } from '../../src/ik/compare-motions.ts';
+import { processTrial } from '../../src/pipeline/process-trial.ts';
+import type { Keypoints2D } from '../../src/pose/types.ts';
+import type { QualityReport } from '../../src/report/quality-report.ts';
+import type { ReportWithModelFit } from '../../src/session/model-fit-report.ts';
+import { processMovement } from '../../src/session/process-movement.ts';
+import { processNeutral } from '../../src/session/process-neutral.ts';
+import type { ProcessingSettings, SessionVideo } from '../../src/session/types.ts';
+import { sharedTimeBase } from '../../src/sync/align-to-time-base.ts';
+import { DEMO_FILES, DEMO_SUBJECT, FLEXION_COORDINATES } from '../model-fitting/pose2sim-demo-chain.ts';
+import { referencePath } from '../reference-data.ts';
+
+/**
+ * The Pose2Sim demo's static and balancing trials through the session chain `kinetrace process`
+ * runs (processNeutral: 3D keypoints and the scaled model; processMovement: joint angles), on all
+ * four cameras and on pairs of them, from one pose detection per video: the 2D keypoints of the
+ * four cameras are detected once and handed to every run (`estimatePose`). Shared by the test
+ * (assertions) and the bench (table).
+ */
+export const CAMERAS = ['cam01', 'cam02', 'cam03', 'cam04'];
+/** The pairs issue 25 names: two side by side in front (cam01+cam02), two behind (cam03+cam04), front and back. */
+export const PAIRS: readonly (readonly [string, string])[] = [
+  ['cam01', 'cam02'],
+  ['cam03', 'cam04'],
+  ['cam01', 'cam03'],
+  ['cam02', 'cam04'],
+];
+
+export interface DemoDetections {
+  cameras: CameraModel[];
+  static: Keypoints2D[];
+  balancing: Keypoints2D[];
+}
+
+/** The demo's calibration and each video's 2D keypoints (two pose workers whatever the machine: the tracking depends on it). */
+export async function detectDemo(): Promise<DemoDetections> {
+  const cameras = readQualisysCalibration(readFileSync(referencePath(DEMO_FILES.calibration), 'utf8'));
+  const detect = async (trialName: string, folder: string) =>
+    (
+      await processTrial(
+        {
+          trialName,
+          cameras,
+          videos: CAMERAS.map((cameraName) => ({ cameraName, path: referencePath(folder, `${cameraName}.mp4`) })),
+        },
+        { workers: 2 },
+      )
+    ).keypoints2D;
+  return {
+    cameras,
+    static: await detect('static', DEMO_FILES.staticVideos),
+    balancing: await detect('balancing', DEMO_FILES.balancingVideos),
+  };
+}
+
+export interface SetupRun {
+  cameras: string[];
+  neutral: ReportWithModelFit;
+  balancing: ReportWithModelFit;
+  motion: StorageTable;
+  /** Shared-clock time of the balancing trial's frame 0, s: where its .mot starts. */
+  balancingStartS: number;
+}
+
+const SETTINGS: ProcessingSettings = {
+  board: { rows: 4, cols: 5, squareSizeMm: 35, placement: 'Perpendicular' },
+  poseModel: 'blazepose-full',
+  filterFrequency: 'default',
+  // As `kinetrace scale` by default: the legs of the demo's T-pose are upright, and the placer leaves the arms free.
+  scalingSetup: 'upright_standing_pose',
+};
+
+/**
+ * The neutral (the static trial) of the demo with the named cameras, into `outDir`; `hide` removes
+ * keypoints from a camera's detections (confidence 0), as a camera that never sees them.
+ */
+export async function runNeutral(
+  detections: DemoDetections,
+  cameraNames: readonly string[],
+  outDir: string,
+  hide: { camera: string; keypoints: string[] }[] = [],
+) {
+  const keypoints = cameraNames.map((name) => hidden(detections.static[CAMERAS.indexOf(name)], hide, name));
+  const outcome = await processNeutral(
+    {
+      videos: videos(cameraNames, DEMO_FILES.staticVideos),
+      cameraSolutions: cameraNames.map((name) => [detections.cameras[CAMERAS.indexOf(name)]]),
+      subject: DEMO_SUBJECT,
+      settings: SETTINGS,
+      outDir,
+    },
+    { estimatePose: fromCache(cameraNames, keypoints) },
+  );
+  return { outcome, report: readReport(join(outDir, 'neutral_report.json')) };
+}
+
+/**
+ * The balancing trial's 3D keypoints and quality report with the named cameras, as processMovement
+ * reconstructs them (without its IK and synchronised videos).
+ */
+export async function runBalancingKeypoints(detections: DemoDetections, cameraNames: readonly string[]) {
+  const keypoints = cameraNames.map((name) => detections.balancing[CAMERAS.indexOf(name)]);
+  const result = await processTrial(
+    {
+      trialName: 'balancing',
+      cameras: cameraNames.map((name) => detections.cameras[CAMERAS.indexOf(name)]),
+      videos: videos(cameraNames, DEMO_FILES.balancingVideos),
+    },
+    { estimatePose: fromCache(cameraNames, keypoints), filterFrequency: SETTINGS.filterFrequency, isGait: false },
+  );
+  return result.report;
+}
+
+/** The neutral and the balancing trial of the demo with the named cameras, into `outDir`. */
+export async function runSetup(
+  detections: DemoDetections,
+  cameraNames: readonly string[],
+  outDir: string,
+): Promise<SetupRun> {
+  const neutral = await runNeutral(detections, cameraNames, join(outDir, 'neutral'));
+  const balancingDir = join(outDir, 'balancing');
+  const keypoints = cameraNames.map((name) => detections.balancing[CAMERAS.indexOf(name)]);
+  await processMovement(
+    {
+      videos: videos(cameraNames, DEMO_FILES.balancingVideos),
+      cameras: neutral.outcome.cameras,
+      scaledModelOsim: neutral.outcome.scaledModelOsim,
+      subject: DEMO_SUBJECT,
+      settings: SETTINGS,
+      outDir: balancingDir,
+      trialName: 'balancing',
+    },
+    { estimatePose: fromCache(cameraNames, keypoints) },
+  );
+  const balancing = readReport(join(balancingDir, 'balancing_report.json'));
+  return {
+    cameras: [...cameraNames],
+    neutral: neutral.report,
+    balancing,
+    motion: readStorage(readFileSync(join(balancingDir, 'balancing.mot'), 'utf8')),
+    balancingStartS: trialStartS(balancing, keypoints),
+  };
+}
+
+const videos = (cameraNames: readonly string[], folder: string): SessionVideo[] =>
+  cameraNames.map((cameraName) => ({ cameraName, path: referencePath(folder, `${cameraName}.mp4`) }));
+const fromCache =
+  (cameraNames: readonly string[], keypoints: Keypoints2D[]) =>
+  async (video: SessionVideo): Promise<Keypoints2D> =>
+    keypoints[cameraNames.indexOf(video.cameraName)];
+const readReport = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as ReportWithModelFit;
+
+function hidden(keypoints: Keypoints2D, hide: { camera: string; keypoints: string[] }[], cameraName: string) {
+  const names = hide.filter((entry) => entry.camera === cameraName).flatMap((entry) => entry.keypoints);
+  if (names.length === 0) return keypoints;
+  const data = new Float32Array(keypoints.data);
+  const width = keypoints.keypointNames.length;
+  for (const name of names) {
+    const k = (keypoints.keypointNames as readonly string[]).indexOf(name);
+    for (let f = 0; f < keypoints.frameCount; f++) data.set([Number.NaN, Number.NaN, 0], (f * width + k) * 3);
+  }
+  return { ...keypoints, data };
+}
+
+/** The shared-clock time of a trial's frame 0, from its report's synchronisation. */
+function trialStartS(report: QualityReport, keypoints: readonly Keypoints2D[]): number {
+  const offsetsS = report.cameras.map((camera) => camera.sync.offsetS);
+  const reference = report.cameras.findIndex((camera) => camera.sync.isReference);
+  return sharedTimeBase(keypoints, offsetsS, reference)[0];
+}
+
+export interface SegmentFigures {
+  medianSdMm: number;
+  worst: { name: string; sdMm: number };
+}
+
+export function segmentFigures(report: QualityReport): SegmentFigures {
+  const sds = report.segments.map((segment) => segment.sdM * 1000).sort((a, b) => a - b);
+  const middle = sds.length >> 1;
+  const worst = report.segments.reduce((a, b) => (b.sdM > a.sdM ? b : a));
+  return {
+    medianSdMm: sds.length % 2 ? sds[middle] : (sds[middle - 1] + sds[middle]) / 2,
+    worst: { name: worst.name, sdMm: worst.sdM * 1000 },
+  };
+}
+
+/** A pair's hip, knee and ankle angles against the four cameras', frame for frame on the shared clock. */
+export function anglesAgainst(pair: SetupRun, four: SetupRun): CoordinateComparison[] {
+  const frameRateHz = pair.balancing.frameRateHz;
+  const lagFrames = Math.round((pair.balancingStartS - four.balancingStartS) * frameRateHz);
+  return compareMotions(pair.motion, four.motion, FLEXION_COORDINATES, lagFrames);
+}

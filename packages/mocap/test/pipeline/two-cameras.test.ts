@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { KeypointsMissingError } from '../../src/pipeline/processing-error.ts';
+import { reconstructTrial } from '../../src/pipeline/reconstruct-trial.ts';
+import { DEMO_FILES } from '../model-fitting/pose2sim-demo-chain.ts';
+import { describeWithData } from '../reference-data.ts';
+import {
+  CAMERAS,
+  type DemoDetections,
+  detectDemo,
+  PAIRS,
+  runBalancingKeypoints,
+  runNeutral,
+  segmentFigures,
+} from './two-camera-pairs.ts';
+import type { QualityReport } from '../../src/report/quality-report.ts';
+import type { ReportWithModelFit } from '../../src/session/model-fit-report.ts';
+
+describeWithData(
+  'two cameras of the Pose2Sim demo: the static trial as the neutral and the balancing trial, on every pair of its four cameras (real videos, pose detected once)',
+  [DEMO_FILES.staticVideos, DEMO_FILES.balancingVideos, DEMO_FILES.calibration],
+  () => {
+    const root = mkdtempSync(join(tmpdir(), 'kinetrace-two-cameras-'));
+    afterAll(() => rmSync(root, { recursive: true, force: true }));
+    let detections: DemoDetections;
+    // Per pair: the neutral as processNeutral runs it, the balancing trial's keypoints as
+    // processMovement reconstructs them (its IK and videos are the bench's: npm run bench -- two-cameras).
+    const pairs = new Map<string, { neutral: ReportWithModelFit; balancing: QualityReport }>();
+
+    beforeAll(async () => {
+      detections = await detectDemo();
+      for (const pair of PAIRS) {
+        const name = pair.join('+');
+        const neutral = await runNeutral(detections, pair, join(root, pair.join('-')));
+        pairs.set(name, { neutral: neutral.report, balancing: await runBalancingKeypoints(detections, pair) });
+      }
+    }, 900_000);
+
+    it('scales the model on every pair, and keeps the balancing trial body-like (rated good, median segment SD ≤ 20 mm)', () => {
+      for (const [name, run] of pairs) {
+        const figures = segmentFigures(run.balancing);
+        console.log(
+          `${name}: balancing segment SD median ${figures.medianSdMm.toFixed(1)} mm, worst ${figures.worst.sdMm.toFixed(1)} mm (${figures.worst.name}); neutral scaled without ${run.neutral.modelFit.scaling!.keypointsNotSeen.join(', ') || 'nothing'}`,
+        );
+        expect(run.neutral.modelFit.scaling!.scaleFactors).toHaveProperty('femur_r');
+        expect(run.balancing.quality.rating).toBe('good');
+        expect(figures.medianSdMm).toBeLessThanOrEqual(20);
+      }
+    });
+
+    it("keeps at the model's places the keypoints cam01+cam02 put off any standing body in the static trial (seen from behind)", () => {
+      // Their right knee 7.5 cm and big toes 7-10 cm from the model standing; placed on them, they had
+      // become the model's zero: knee and ankle offsets of 19-31° on the balancing trial (npm run bench -- two-cameras).
+      const scaling = pairs.get('cam01+cam02')!.neutral.modelFit.scaling!;
+      expect(scaling.markersNotPlaced).toEqual(expect.arrayContaining(['RKnee', 'RBigToe', 'LBigToe']));
+      for (const name of scaling.markersNotPlaced) expect(scaling.markerErrorsMm[name], name).toBeGreaterThan(50);
+    });
+
+    it('scales from two cameras when an ear is never seen: left out, with a note naming it and the camera', async () => {
+      const { outcome, report } = await runNeutral(detections, ['cam03', 'cam04'], join(root, 'no-ear'), [
+        { camera: 'cam04', keypoints: ['LEar'] },
+      ]);
+      expect(report.modelFit.scaling!.keypointsNotSeen).toContain('LEar');
+      expect(report.warnings.find((warning) => warning.startsWith('Scaled without'))).toMatch(
+        /LEar.*Camera cam04 did not see LEar/,
+      );
+      expect(outcome.scaledModelOsim).toContain('<Marker name="LEar"');
+    });
+
+    it("names the legs as four cameras do when one of two facing cameras put the upper body at the hips (cam02+cam04's static trial)", () => {
+      // BlazePose folded cam02's head, trunk and arms onto the hips in the static trial, seen from
+      // behind: their "neck" turned the body's up sideways, and the correctly labelled legs were named the wrong way round.
+      const legs = ['RHip', 'LHip', 'RKnee', 'LKnee', 'RAnkle', 'LAnkle', 'RHeel', 'LHeel', 'RBigToe', 'LBigToe'];
+      const staticKeypoints = (names: readonly string[]) =>
+        reconstructTrial(
+          names.map((name) => detections.cameras[CAMERAS.indexOf(name)]),
+          names.map((name) => detections.static[CAMERAS.indexOf(name)]),
+          { trialName: 'static', neutral: true, synchronise: false },
+        ).keypoints;
+      const pair = staticKeypoints(['cam02', 'cam04']);
+      const four = staticKeypoints(CAMERAS);
+      for (const name of legs) {
+        const k = pair.markerNames.indexOf(name);
+        const distancesM: number[] = [];
+        for (let frame = 0; frame < pair.timesS.length; frame++) {
+          const at = (frame * pair.markerNames.length + k) * 3;
+          const [p, q] = [pair.positionsM, four.positionsM];
+          const distanceM = Math.hypot(p[at] - q[at], p[at + 1] - q[at + 1], p[at + 2] - q[at + 2]);
+          if (!Number.isNaN(distanceM)) distancesM.push(distanceM);
+        }
+        distancesM.sort((a, b) => a - b);
+        // The other leg is 0.2-0.4 m away; two cameras place the same keypoint within about 0.1 m of four.
+        expect(distancesM[distancesM.length >> 1], name).toBeLessThan(0.12);
+      }
+    });
+
+    it('stops with a user error naming the keypoints and the camera when one of two cameras never sees the knees', async () => {
+      const failed = await runNeutral(detections, ['cam03', 'cam04'], join(root, 'no-knees'), [
+        { camera: 'cam04', keypoints: ['LKnee', 'RKnee'] },
+      ]).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(KeypointsMissingError);
+      const error = failed as KeypointsMissingError;
+      expect(error.code).toBe('KEYPOINTS_MISSING');
+      expect(error.cameras).toEqual(['cam04']);
+      expect(error.message).toMatch(/thigh and shank cannot be measured/);
+      expect(error.message).toMatch(/Camera cam04 did not see (RKnee, LKnee|LKnee, RKnee)/);
+    });
+  },
+);
