@@ -99,7 +99,9 @@ export const registerFormSchema = registerRequestSchema
   .refine((form) => form.password === form.confirm_password, passwordsMatchRule);
 export type RegisterForm = z.input<typeof registerFormSchema>;
 
-export const registerResponseSchema = z.object({ id: z.number().int(), username: z.string(), message: z.string() });
+/** The same answer whether or not an account has the e-mail address (its owner is told by e-mail). */
+export const registerResponseSchema = z.object({ username: z.string(), message: z.string() });
+export type RegisterResponse = z.infer<typeof registerResponseSchema>;
 
 export const userInfoRequestSchema = z.object({ username: requiredText(150) });
 
@@ -144,6 +146,15 @@ export type NewPasswordRequest = z.infer<typeof newPasswordRequestSchema>;
 export const newPasswordFormSchema = z
   .object({ password: passwordField, confirm_password: z.string().min(1, messages.required) })
   .refine((form) => form.password === form.confirm_password, passwordsMatchRule);
+
+/** Sent from Login when logins of an account are held back: the account's owner gets the link. */
+export const sendUnlockLinkRequestSchema = z.object({ username: requiredText(254) });
+export type SendUnlockLinkRequest = z.infer<typeof sendUnlockLinkRequestSchema>;
+
+export const unlockLoginRequestSchema = z.object({ token: requiredText(200) });
+/** The browser that opened the link is remembered for the account: it keeps the token as Verify's. */
+export const unlockLoginResponseSchema = z.object({ username: z.string(), remembered_device_token: z.string() });
+export type UnlockLoginResponse = z.infer<typeof unlockLoginResponseSchema>;
 
 export const setInstitutionalUseRequestSchema = z.object({
   institutional_use: institutionalUseSchema,

@@ -49,16 +49,30 @@ export const passwordField = loginPasswordField.superRefine((value, ctx) => {
     ctx.addIssue({ code: 'custom', message: messages.passwordTooShort(PASSWORD_MIN_LENGTH) });
 });
 
+/**
+ * A personal website: an http(s) address, with or without its scheme ("lab.example.org/gait"). Any other
+ * scheme is refused (javascript:, data:, vbscript: … would run or show content when another API client
+ * makes a link of it), and so is a host with a port but no scheme, which a browser reads as a scheme.
+ */
 export const websiteField = z
   .string()
   .trim()
   .max(200)
-  .refine(
-    (value) => value === '' || URL.canParse(value.includes('://') ? value : `https://${value}`),
-    messages.invalidUrl,
-  )
+  .refine((value) => value === '' || isWebAddress(value), messages.websiteNotWeb)
   .optional()
   .default('');
+
+/** Whether `value` is an http(s) address (the website rule; also applied to websites stored before it). */
+export function isWebAddress(value: string): boolean {
+  // RFC 3986 §3.1: whatever comes before the first ':' that precedes any '/', '?' or '#' is a scheme.
+  const hasScheme = /^[^/?#]*:/.test(value);
+  try {
+    const url = new URL(hasScheme ? value : `https://${value}`);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
 
 export const countryField = z.string().refine((value) => COUNTRY_NAMES.includes(value), messages.chooseCountry);
 

@@ -15,6 +15,7 @@ export const messages = {
   passwordTooLong: (max: number) => `Password is too long: at most ${max} characters.`,
   chooseCountry: 'Choose a country from the list.',
   invalidUrl: 'Enter a valid URL.',
+  websiteNotWeb: 'Enter a web address (http or https), such as lab.example.org.',
 
   // Any field whose value has the wrong type, size or form (the contracts' error map, error-map.ts)
   notText: 'Enter text.',
@@ -53,6 +54,19 @@ export const messages = {
   subjectHeightNotNumber: 'Height must be a number in meters.',
   subjectBirthYearNotYear: 'Birth year must be a year, such as 1990.',
 
+  // A subject's share link (Subjects screen, subject menu)
+  shareLinkReplaceQuestion: (name: string) =>
+    `Do you want to replace the share link of subject ${name}? Everyone holding the current link loses access at once; the links you share from now on carry the new one.`,
+  shareLinkCreateQuestion: (name: string) =>
+    `Do you want to make a share link for subject ${name}? You share it from an analysis's Share dialog.`,
+  shareLinkRevokeQuestion: (name: string) =>
+    `Do you want to revoke the share link of subject ${name}? Everyone holding it loses access at once. You can make a new one later from this menu.`,
+  shareLinkReplaced: 'New share link made: the previous one no longer opens anything.',
+  shareLinkCreated: 'Share link made: share it from an analysis’s Share dialog.',
+  shareLinkRevoked: 'Share link revoked: it no longer opens anything.',
+  shareLinkNone:
+    'This subject has no share link: make one on the Subjects screen (the subject’s menu, Create share link).',
+
   // §5 names, recording and settings rules
   trialNameReserved: "The names 'calibration' and 'neutral' are reserved. Please choose a different name.",
   trialBusy: "You can't rename a trial while it's being uploaded or processed. Please wait until it has finished.",
@@ -86,19 +100,31 @@ export const messages = {
   trialProcessingError: 'Error in processing, you may want to re-record this trial.',
   videosNotSynchronized: 'Showing uploaded videos (not synchronized).',
   resultNotFound: (tag: string) => `Result with tag "${tag}" not found`,
+  neutralHasNoMotion:
+    'The neutral pose scales the model to the subject: it has no movement to play. Its images show the pose each camera saw.',
   processing: 'Processing.',
   processingSubjectCanRelax: 'Processing: the subject can relax.',
+  anyPoseNotice:
+    "Any pose: the subject may hold any still pose in view of every camera (a T-pose, sitting). The model is scaled from the lengths of the segments only, and joint angles are then measured from the model's own zero pose, not from the subject's standing posture.",
   subjectMustAgree: 'The subject must agree to continue!',
   finishedWithError: 'Finished with error',
   neutralProcessingError: 'Error in processing neutral pose',
   captureAppNotice:
     'No app to install: open the camera of each phone, scan the QR code and allow the camera in the page that opens.',
+  /** A reason for videoUnreadable. */
+  videoFramesTooLarge: (width: number, height: number) =>
+    `its frames are ${width} x ${height} pixels, more than 8K (7680 x 4320)`,
   videoUnreadable: (camera: string, reason: string) =>
     `The video from camera ${camera} could not be read (${reason}). Please record this trial again.`,
   trialNotRecording: 'This trial is not waiting for videos.',
   videoAlreadyUploaded: 'This camera has already uploaded its video for this trial.',
   pairingInvalid: 'This pairing link is no longer valid. Scan the QR code of the session again.',
   recordingInProgress: 'A trial is already being recorded in this session.',
+
+  serverOutOfSpace:
+    'The server is out of disk space, so this could not be saved. Please try again later, or ask the server administrator to free some space.',
+  importsInProgress: (limit: number) =>
+    `You already have ${limit} uploads in progress. Wait until one of them has finished, then send this one again.`,
 
   networkFailure: 'Could not reach server. Check your internet connection and try again.',
   userInfoFailure: 'Error retrieving user info.',
@@ -129,14 +155,29 @@ export const messages = {
         : `${Math.ceil(seconds / 60)} minute${seconds <= 60 ? '' : 's'}`;
     return `Too many attempts. Please wait ${wait} and try again.`;
   },
+  loginHeldBack:
+    'Many wrong passwords were tried for this account, so logins from browsers it does not know are held back for a while. A device you had remembered can log in now; to log in from this one, ask for an unlock link by e-mail.',
+  unlockLinkSent:
+    'If the account exists, its owner has been e-mailed a link that lets the browser opening it log in. Open it in this browser.',
+  invalidUnlockLink: 'This unlock link is invalid, used or has expired. Ask for a new one on the login page.',
+  browserUnlocked: (username: string) =>
+    `This browser may now log in to ${username}, whatever wrong passwords others try: the account remembers it for 90 days, and it needs no e-mailed code.`,
   invalidResetLink: 'This password reset link is invalid or has expired. Request a new one.',
   notAuthenticated: 'Authentication credentials were not provided or have expired.',
   notVerified: 'Enter the code sent to your e-mail to continue.',
+  readOnlyToken: 'This token is read-only: create a read-write token on your Profile page to make changes.',
+  browserLoginOnly: 'Personal API tokens cannot do this: log in with your password and e-mailed code.',
+  personalTokensMax: (max: number) => `You have ${max} personal API tokens. Revoke one before creating another.`,
+  personalTokenCreated: 'Copy this token now: it will not be shown again.',
+  personalTokenRevoked: 'Token revoked.',
+  personalTokenNotFound: 'No such token: it may have been revoked already.',
   notFound: 'Not found.',
   usernameTaken: 'A user with that username already exists.',
   emailTaken: 'A user with that e-mail address already exists.',
   pictureNotImage: 'The file is not an image. Choose a JPEG, PNG, GIF or WebP picture.',
   pictureTooLarge: (maxMb: number) => `The picture is larger than ${maxMb} MB.`,
+  pictureTooManyPixels: (maxMegapixels: number) =>
+    `The picture has more than ${maxMegapixels} megapixels. Choose a smaller picture.`,
   licenseNotPermitted:
     'This use is not a permitted use of this software. If you want to use it for this purpose, please contact the provider to purchase a license.',
   licensePreviousNotPermitted:

@@ -39,6 +39,8 @@ export const processingProgressSchema = z.object({
   started_at: z.string(),
   /** Seconds the whole trial is expected to take, from the videos' length; beyond a few times this the screens say something is wrong. */
   expected_s: z.number().nonnegative().optional(),
+  /** Which attempt this is, of how many: internal failures are retried, and from the second on the screens say so. */
+  attempt: z.object({ number: z.number().int().min(1), of: z.number().int().min(1) }).optional(),
 });
 export type ProcessingProgress = z.infer<typeof processingProgressSchema>;
 
@@ -48,6 +50,12 @@ export const RESULT_TAGS = {
   ikResults: 'ik_results',
   ikJson: 'IK-json',
   videoSync: 'video-sync',
+  /**
+   * A synchronised video with every face the pose model found blurred, one per camera beside its
+   * video-sync: what readers of a session shared with de-identified videos get as its video-sync
+   * (docs/data-sharing.md); nobody else is shown it.
+   */
+  videoSyncDeidentified: 'video-sync-deidentified',
   markerData: 'marker_data',
   opensimModel: 'opensim_model',
   mainSettings: 'main_settings',
@@ -60,6 +68,10 @@ export const RESULT_TAGS = {
   cameraParameters: 'camera-parameters',
   calibrationImage: 'calibration-img',
   neutralImage: 'neutral-img',
+  /** OpenCap's sessionMetadata.yaml, on each processed neutral; made from the session when asked, not stored. */
+  sessionMetadata: 'session_metadata',
+  /** OpenCap's mappingCamDevice.pickle (`{device id: camera index}`), on the calibration; made when asked. */
+  cameraMapping: 'camera_mapping',
 } as const;
 export type ResultTag = (typeof RESULT_TAGS)[keyof typeof RESULT_TAGS];
 
@@ -90,6 +102,13 @@ export const processingMessages = {
   subjectMissing:
     "The subject's mass and height are needed to scale the model. Choose the session's subject, then reprocess the neutral trial.",
   notProcessable: 'Only a trial that has finished processing (done or error) can be reprocessed.',
+  notProcessedInRecycleBin:
+    'This trial was moved to the recycle bin before it was processed. Restore it and choose Reprocess to process it.',
+  /** An attempt after an internal failure, while it waits or runs. */
+  retrying: (attempt: number, of: number) => `retrying (${attempt} of ${of})`,
+  /** A movement trial behind a neutral that failed: it runs once a neutral succeeds (re-recorded or reprocessed). */
+  waitingAfterFailedNeutral: (neutralError: string) =>
+    `Waiting for a neutral pose (the last one failed: ${neutralError})`,
 } as const;
 
 export const reprocessResponseSchema = z.object({ trials: z.array(z.string()) });
@@ -111,10 +130,18 @@ export const deviceModelField = z
 
 /** Calibration files `importCalibration` reads, by how the file name ends (lower case). */
 export const CALIBRATION_FILE_EXTENSIONS = ['.json', '.toml', '.qca.txt', '.pickle', '.pkl'] as const;
+/**
+ * A calibration or lens file (not a board photo) is at most 1 MB: a camera takes about 1.2 KB (the Pose2Sim
+ * demo's 4-camera Calib.qca.txt is 4.8 KB), so this is some 800 cameras; past it a file is numbers nobody
+ * measured (issue 20: 2 MB of them kept a reader busy 2.7 s, 64 such files per import).
+ */
+export const CALIBRATION_FILE_MAX_BYTES = 1024 * 1024;
 /** Lens-calibration board images `lensCalibrations` reads (or one `kinetrace calibrate` .json). */
 export const LENS_IMAGE_EXTENSIONS = ['.jpg', '.jpeg', '.png', '.bmp', '.tif', '.tiff', '.webp'] as const;
 /** Lens calibration needs the board in this many images at least (Zhang's method, as `kinetrace calibrate`). */
 export const LENS_MIN_VIEWS = 3;
+/** Board photos up to 64 megapixels (phones save 12-50); a larger image is refused before it is decoded. */
+export const LENS_MAX_IMAGE_PIXELS = 64_000_000;
 
 /** POST importCalibration answers with the calibration trial and its cameras (imported videos pair with these names). */
 export const importCalibrationResponseSchema = z.object({
@@ -143,6 +170,16 @@ export const importMessages = {
     `"${fileName}" is not a calibration file Kinetrace reads: use a Kinetrace .json, Pose2Sim .toml, Qualisys .qca.txt or OpenCap .pickle file.`,
   calibrationFileUnreadable: (fileName: string, format: string) =>
     `"${fileName}" could not be read as a ${format} calibration file. Upload the file your calibration software exported, unchanged.`,
+  /** A calibration or lens file whose tables, keys or attributes are named __proto__, constructor or prototype (issue 20). */
+  fileUnsafeName: (fileName: string) =>
+    `"${fileName}" names a table, key or attribute __proto__, constructor or prototype, which Kinetrace refuses: upload the file your calibration software exported, unchanged.`,
+  /** A file whose reading went past its time or memory limit (issue 20: a 52-byte pickle asked for gigabytes). */
+  calibrationFileTooLarge: (fileName: string) =>
+    `"${fileName}" is larger than ${CALIBRATION_FILE_MAX_BYTES / 1024 / 1024} MB, far more than a calibration file ever is: upload the file your calibration software exported, unchanged.`,
+  fileTooDemanding: (fileName: string) =>
+    `"${fileName}" needs more time or memory to read than a calibration file ever does, so it was not read: upload the file your calibration software exported, unchanged.`,
+  /** `problem`: which camera of the file and the camera schema's messages (cameraMessages), e.g. 'camera "cam1": The rotation must be …'. */
+  calibrationCameraInvalid: (fileName: string, problem: string) => `"${fileName}", ${problem}`,
   calibrationCameraTwice: (camera: string, fileName: string) =>
     `Camera "${camera}" is calibrated twice (again in "${fileName}"): upload each camera's calibration once.`,
   calibrationTooFewCameras: (count: number) =>
@@ -153,6 +190,8 @@ export const importMessages = {
     "Choose the session's subject before importing a neutral trial: scaling the model needs the subject's height and mass.",
   videosTooFew: (videoCount: number) =>
     `${videoCount} video${videoCount === 1 ? '' : 's'} chosen: import at least 2 videos of the trial, one per camera of the session's calibration.`,
+  videoTooLong: (fileName: string, durationS: number, framerate: number, limitS: number) =>
+    `"${fileName}" is ${Math.round(durationS)} s long; a trial at ${Math.round(framerate)} fps is at most ${limitS} s (60 s at 60 fps, 30 s at 120 fps, 15 s at 240 fps). Cut the video to the movement and import it again.`,
   videosNotPaired: (videoCount: number, cameras: string[]) =>
     `${videoCount} videos cannot be paired with the ${cameras.length} calibrated cameras (${cameras.join(', ')}): name each video after its camera (e.g. ${cameras[0]}.mp4), or import one video per calibrated camera.`,
   lensFileType: (fileName: string) =>
@@ -161,6 +200,8 @@ export const importMessages = {
   lensJsonUnreadable: (fileName: string) =>
     `"${fileName}" is not a \`kinetrace calibrate\` file: it must be the Kinetrace camera .json the command wrote, with one camera.`,
   lensImageUnreadable: (fileName: string) => `"${fileName}" could not be read as an image.`,
+  lensImageTooLarge: (fileName: string) =>
+    `"${fileName}" has more than ${LENS_MAX_IMAGE_PIXELS / 1_000_000} megapixels: photograph the board at the camera's usual resolution.`,
   lensImageSizes: (fileName: string) =>
     `"${fileName}" has another size or orientation than the first image: take every image with the same camera, held the same way.`,
   lensTooFewViews: (found: number, total: number, cols: number, rows: number) =>

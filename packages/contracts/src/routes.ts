@@ -15,8 +15,18 @@ export const accountPaths = {
   newPassword: '/new-password/',
   setInstitutionalUse: '/set-institutional-use/',
   deleteAccount: '/delete-account/',
+  /** Asks for a link that lets this browser through the login limits (the account's owner gets it). */
+  sendUnlockLink: '/send-unlock-link/',
+  /** Opens such a link: the browser becomes one the account remembers. */
+  unlockLogin: '/unlock-login/',
   /** Who the token belongs to: lets the web check the stored token at start-up (§2.2). */
   me: '/me/',
+} as const;
+
+/** Personal API tokens (issue 22). GET list: the caller's tokens; POST list: makes one. */
+export const personalTokenPaths = {
+  list: '/personal-tokens/',
+  revoke: (id: number | string) => `/personal-tokens/${id}/revoke/`,
 } as const;
 
 /** Public, non-secret facts about this installation (provider, external links) for the app shell. */
@@ -26,11 +36,15 @@ export const instancePaths = {
 
 /** §7 Sessions, Trials and Subjects. `{id}` placeholders are filled by the caller. */
 export const dataPaths = {
+  /** GET: the caller's sessions in full (OpenCap's client's list); GET on validSessions keeps those with a processed neutral. */
+  sessions: '/sessions/',
   newSession: '/sessions/new/',
   session: (id: string) => `/sessions/${id}/`,
   validSessions: '/sessions/valid/',
   searchSessions: '/sessions/search_sessions/',
-  /** The recycle bin's "empty bin": trashed trials first, then trashed sessions. */
+  /** What the recycle bin holds. */
+  recycleBin: '/sessions/recycle_bin/',
+  /** The recycle bin's "empty bin": the trashed trials it listed first, then the trashed sessions. */
   emptyTrash: '/sessions/empty_trash/',
   sessionAction: (id: string, action: string) => `/sessions/${id}/${action}/`,
   trial: (id: string) => `/trials/${id}/`,

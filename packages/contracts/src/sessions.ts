@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CHECKERBOARD_RANGES, SESSIONS_PAGE_SIZE } from './constants.ts';
 import { alphaDashName, fromNumberText } from './fields.ts';
-import { serialId, shareToken, wholeNumber } from './ids.ts';
+import { serialId, shareToken, uuidId, wholeNumber } from './ids.ts';
 import { booleanQuery, pagingQuerySchema } from './paging.ts';
 import {
   AUGMENTER_MODELS,
@@ -12,7 +12,7 @@ import {
   POSE_MODELS,
   SCALING_SETUPS,
 } from './session-settings.ts';
-import { trialSchema } from './trials.ts';
+import { TRIAL_STATUSES, trialSchema } from './trials.ts';
 
 const keysOf = <T extends Record<string, string>>(options: T) =>
   Object.keys(options) as [keyof T & string, ...(keyof T & string)[]];
@@ -78,6 +78,15 @@ export const sessionRowSchema = z.object({
 });
 export type SessionRow = z.infer<typeof sessionRowSchema>;
 
+/**
+ * GET /sessions/new/. With reuse_empty, the caller's newest session that nothing was done in yet (no trial, no
+ * phone paired, no subject, no name; not public, not trashed) is answered instead of a new one: the web app's
+ * first step and New session take up the session a first login or an abandoned set-up left, rather than leave it
+ * behind empty.
+ */
+export const newSessionQuerySchema = z.object({ reuse_empty: booleanQuery });
+export type NewSessionQuery = z.input<typeof newSessionQuerySchema>;
+
 export const SESSION_SORT_FIELDS = ['id', 'sessionName', 'name', 'trials_count', 'created_at', 'trashed'] as const;
 
 export const validSessionsRequestSchema = pagingQuerySchema.extend({
@@ -132,10 +141,69 @@ export type SetMetadataQuery = z.input<typeof setMetadataQuerySchema>;
 
 export const setMetadataResponseSchema = z.object({ meta: sessionMetaSchema, warnings: z.array(z.string()) });
 
-export const sessionSettingsResponseSchema = z.object({ framerates: z.array(z.number().int()) });
+/**
+ * One choice of a processing setting and what this server's engine runs for it (issue 21: Advanced Settings
+ * say what each choice runs). Made by settingChoices (packages/processing/src/processing-settings.ts), the
+ * module that also decides what a trial runs, so the dialog and the runner cannot disagree.
+ */
+const settingChoiceSchema = <Value extends [string, ...string[]]>(values: Value) =>
+  z.object({
+    value: z.enum(values),
+    /** The spec's name of the choice, e.g. 'HRNet (accurate)'. */
+    label: z.string(),
+    /** What processing runs for it, e.g. 'BlazePose full'. */
+    runs: z.string(),
+    /** False when it needs files the operator has not installed (augmenter weights, a model file): `runs` is the fallback. */
+    installed: z.boolean(),
+  });
+
+export const settingChoicesSchema = z.object({
+  pose_model: z.array(settingChoiceSchema(keysOf(POSE_MODELS))),
+  openSimModel: z.array(settingChoiceSchema(keysOf(OPENSIM_MODELS))),
+  augmenter_model: z.array(settingChoiceSchema(keysOf(AUGMENTER_MODELS))),
+});
+export type SettingChoices = z.infer<typeof settingChoicesSchema>;
+
+/** GET /sessions/{id}/get_session_settings/: the frame rates this server records at, and what each processing choice runs. */
+export const sessionSettingsResponseSchema = z.object({
+  framerates: z.array(z.number().int()),
+  choices: settingChoicesSchema,
+});
+export type SessionSettingsResponse = z.infer<typeof sessionSettingsResponseSchema>;
 
 export const asyncDownloadResponseSchema = z.object({ task_id: z.string() });
 export const downloadReadyResponseSchema = z.object({ url: z.string() });
 export const downloadPendingResponseSchema = z.object({ status: z.string(), progress: z.number().optional() });
 
+/** A trashed trial as the recycle bin lists it. */
+export const recycleBinTrialSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(TRIAL_STATUSES),
+  trashed_at: z.string().nullable(),
+});
+
+/**
+ * §2.18 what the recycle bin holds: the trashed sessions and the active sessions holding trashed
+ * trials (trashed tells which), each with its trashed trials.
+ */
+export const recycleBinResponseSchema = z.object({
+  sessions: z.array(sessionRowSchema.extend({ trashed_trials: z.array(recycleBinTrialSchema) })),
+});
+export type RecycleBin = z.infer<typeof recycleBinResponseSchema>;
+
+/** Items one "empty bin" may name: more than a bin of a busy lab holds, less than a request body's limit. */
+const EMPTY_TRASH_MAX_ITEMS = 10_000;
+
+/**
+ * "Empty bin" removes what the bin listed, not whatever is trashed when the request arrives: the
+ * trials and sessions it showed, by id (ones restored or removed since are left alone).
+ */
+export const emptyTrashRequestSchema = z.object({
+  trials: z.array(uuidId).max(EMPTY_TRASH_MAX_ITEMS),
+  sessions: z.array(uuidId).max(EMPTY_TRASH_MAX_ITEMS),
+});
+export type EmptyTrashRequest = z.infer<typeof emptyTrashRequestSchema>;
+
+/** How many trials and sessions were removed. */
 export const emptyTrashResponseSchema = z.object({ trials: z.number().int(), sessions: z.number().int() });

@@ -24,9 +24,12 @@ export const RESERVED_TRIAL_NAMES = ['calibration', 'neutral'] as const;
 export const trialNameField = alphaDashName(100);
 
 export const trialResultSchema = z.object({
-  id: z.number().int(),
+  /** Null for a file made from the session when asked (OpenCap's `session_metadata`, `camera_mapping`). */
+  id: z.number().int().nullable(),
   tag: z.string(),
   media: z.string().nullable(),
+  /** The phone a per-camera result belongs to (as OpenCap's client reads it), else null. */
+  device_id: z.string().nullable(),
   meta: z.record(z.string(), z.unknown()).nullable(),
 });
 
@@ -40,6 +43,8 @@ export const trialVideoSchema = z.object({
 export const trialSchema = z.object({
   id: z.string(),
   session: z.string(),
+  /** The session again, under the name OpenCap's client reads. */
+  session_id: z.string(),
   name: z.string(),
   status: z.enum(TRIAL_STATUSES),
   trashed: z.boolean(),

@@ -65,6 +65,22 @@ describe('account validation rules', () => {
     expect(errorsOf({ ...validForm, username: 'ada.lovelace' }).username).toEqual([messages.alphaDashCustom]);
   });
 
+  it('takes only http(s) websites: no javascript:, data: or vbscript: link goes out to other API readers', () => {
+    for (const website of ['', 'example.org/lab', 'https://lab.example.org', 'HTTP://lab.example.org:8080/~ada'])
+      expect(errorsOf({ ...validForm, website }).website, website).toBeUndefined();
+    for (const website of [
+      'javascript:alert(document.cookie)',
+      'JavaScript://%0Aalert(1)',
+      ' javascript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:msgbox(1)',
+      'ftp://files.example.org',
+      'example.org:8080',
+      'https://',
+    ])
+      expect(errorsOf({ ...validForm, website }).website, website).toEqual([messages.websiteNotWeb]);
+  });
+
   it('trims the code and wants exactly six digits', () => {
     expect(verifyRequestSchema.parse({ otp_token: ' 123456 ' }).otp_token).toBe('123456');
     expect(verifyRequestSchema.safeParse({ otp_token: '12345' }).success).toBe(false);

@@ -58,7 +58,10 @@ export const users = pgTable(
   ],
 );
 
-/** A login: the bearer token's hash, whether its second factor was passed, and its lifetime. */
+/**
+ * A bearer token: a browser's login or a personal API token. Its hash, whether its second factor was passed (a
+ * personal token is made by a verified login, so it has), and its lifetime.
+ */
 export const authTokens = pgTable(
   'auth_tokens',
   {
@@ -66,6 +69,12 @@ export const authTokens = pgTable(
     userId: ownerUserId(),
     tokenHash: text('token_hash').notNull(),
     verified: boolean('verified').notNull().default(false),
+    /** 'login' (the browser's, 12 hours) or 'personal' (a script's, made on the Profile page). */
+    kind: text('kind').$type<'login' | 'personal'>().notNull().default('login'),
+    /** A personal token's name, as its owner gave it. */
+    name: text('name'),
+    /** A personal token that may only call the routes that read (read-only-routes.ts). */
+    readOnly: boolean('read_only').notNull().default(false),
     ...lifetimeColumns(),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
   },
@@ -110,6 +119,22 @@ export const passwordResets = pgTable(
     usedAt: timestamp('used_at', { withTimezone: true }),
   },
   (table) => [uniqueIndex('password_resets_hash_idx').on(table.tokenHash)],
+);
+
+/**
+ * E-mailed links that let the account's owner through the login limits after many wrong passwords: the
+ * browser that opens one becomes one the account remembers (remembered_devices).
+ */
+export const loginUnlockLinks = pgTable(
+  'login_unlock_links',
+  {
+    id: identityColumn(),
+    userId: ownerUserId(),
+    tokenHash: text('token_hash').notNull(),
+    ...lifetimeColumns(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (table) => [uniqueIndex('login_unlock_links_hash_idx').on(table.tokenHash)],
 );
 
 /** Trash state shared by sessions, trials and subjects: restorable for 30 days, then removed. */

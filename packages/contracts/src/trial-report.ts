@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { trialQualitySchema } from './trial-quality.ts';
+
+/**
+ * What the trial page reads of a processed trial's `main_settings` and `quality_report` files (issue 21): the
+ * engine writes them (MainSettings in packages/mocap/src/session/main-settings.ts, ReportWithModelFit in
+ * packages/mocap/src/session/model-fit-report.ts, documented in packages/mocap/docs/process.md); these schemas
+ * name the fields shown, and a file missing one of them is not shown rather than shown wrong.
+ */
+
+/** A model or augmenter: what the session asked for, what was used, and why. */
+const modelChoiceSchema = z.object({ requested: z.string().nullable(), used: z.string(), reason: z.string() });
+
+export const mainSettingsSchema = z.object({
+  kind: z.enum(['neutral', 'movement']),
+  /** `requested` is the session's pose_model (hrnet, openpose); `used` the engine's model (blazepose-full, ...). */
+  poseModel: z.object({ requested: z.string().nullable(), used: z.string() }),
+  openSimModel: modelChoiceSchema,
+  augmenter: modelChoiceSchema,
+  filter: z.object({
+    requested: z.union([z.literal('default'), z.number()]),
+    cutoffHz: z.number(),
+    applied: z.boolean(),
+    gait: z.boolean(),
+  }),
+  scalingSetup: z.string(),
+  subject: z.object({ heightM: z.number(), massKg: z.number() }),
+  cameras: z.array(z.string()),
+  referenceCamera: z.string(),
+  frameRateHz: z.number(),
+});
+export type MainSettingsView = z.infer<typeof mainSettingsSchema>;
+
+const errorStatisticsSchema = z.object({
+  medianPx: z.number(),
+  meanPx: z.number(),
+  p95Px: z.number(),
+  count: z.number(),
+});
+
+export const qualityReportSchema = z.object({
+  frameCount: z.number(),
+  reprojectionErrorPx: errorStatisticsSchema.nullable(),
+  cameras: z.array(
+    z.object({
+      name: z.string(),
+      /** Board reprojection error of the camera's calibration, px; null when the calibration did not give one (imported). */
+      calibrationErrorPx: z.number().nullable(),
+      sync: z.object({
+        lagS: z.number(),
+        lagFrames: z.number(),
+        confidence: z.number(),
+        signal: z.string(),
+        isReference: z.boolean(),
+        refined: z.boolean(),
+      }),
+      /** Its 2D keypoints left out of triangulation because they disagreed with the other cameras. */
+      detectionsLeftOut: z.number(),
+      sidesSwapped: z.number(),
+      framesWithoutPerson: z.number(),
+      framesTotal: z.number(),
+      /** `count` is the number of its 2D keypoints that went into the 3D points (keypoints contributed). */
+      reprojectionErrorPx: errorStatisticsSchema.nullable(),
+    }),
+  ),
+  segments: z.array(z.object({ name: z.string(), sdM: z.number(), meanM: z.number() })),
+  warnings: z.array(z.string()),
+  quality: trialQualitySchema,
+  modelFit: z
+    .object({
+      /** The neutral's static-pose IK, before the markers were placed. */
+      scaling: z
+        .object({ markerErrorRmsMm: z.number().nullable(), markerErrorMaxMm: z.number().nullable() })
+        .optional(),
+      /** A movement trial's IK. */
+      inverseKinematics: z
+        .object({
+          markerErrorRmsMm: z.number(),
+          markerErrorMaxMm: z.number(),
+          markerErrorRmsPerMarkerMm: z.record(z.string(), z.number()),
+        })
+        .optional(),
+    })
+    .optional(),
+});
+export type QualityReportView = z.infer<typeof qualityReportSchema>;
