@@ -1,12 +1,17 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  AUGMENTER_MODELS,
   CHECKERBOARD_DEFAULTS,
   clampFilterFrequency,
   DEFAULT_SESSION_SETTINGS,
-  type POSE_MODELS,
+  OPENSIM_MODELS,
+  POSE_MODELS,
   type SessionMeta,
+  type SettingChoices,
 } from '@kinetrace/contracts';
+import { POSE_MODEL_LABELS } from '@kinetrace/mocap/pose/pose-model';
+import { DEFAULT_MODEL_LABEL } from '@kinetrace/mocap/session/model-choice';
 import type { BoardSpec, PoseModelName, ProcessingSettings } from '@kinetrace/mocap/session/types';
 
 /**
@@ -29,6 +34,38 @@ export const augmenterDirOf = (installDir: string, augmenterModel: string) =>
   join(installDir, 'augmenters', augmenterModel);
 export const modelPathOf = (installDir: string, openSimModel: string) =>
   join(installDir, 'models', `${openSimModel}.osim`);
+
+const entriesOf = <Options extends Record<string, string>>(options: Options) =>
+  Object.entries(options) as [keyof Options & string, string][];
+
+/**
+ * What each choice of Advanced Settings runs on this server (issue 21), decided as resolveProcessingSettings
+ * decides it for a trial: the pose model each name maps to, and whether the operator installed the model file
+ * or augmenter weights a choice needs (without them, the default model and keypoint IK run).
+ */
+export function settingChoices(installDir: string): SettingChoices {
+  return {
+    pose_model: entriesOf(POSE_MODELS).map(([value, label]) => ({
+      value,
+      label,
+      runs: POSE_MODEL_LABELS[POSE_MODEL_FOR[value]],
+      installed: true,
+    })),
+    openSimModel: entriesOf(OPENSIM_MODELS).map(([value, label]) => {
+      const installed = existsSync(modelPathOf(installDir, value));
+      return { value, label, installed, runs: installed ? `${value}.osim (installed)` : DEFAULT_MODEL_LABEL };
+    }),
+    augmenter_model: entriesOf(AUGMENTER_MODELS).map(([value, label]) => {
+      const installed = existsSync(augmenterDirOf(installDir, value));
+      return {
+        value,
+        label,
+        installed,
+        runs: installed ? `the ${value} augmenter weights (installed)` : 'IK on the video keypoints',
+      };
+    }),
+  };
+}
 
 export function boardOf(meta: SessionMeta): BoardSpec {
   const board = meta.checkerboard;

@@ -14,11 +14,13 @@ import { TrialInputError } from './trial-io.ts';
 /**
  * The failures a user can act on (other videos, another subject, other session settings): a retry
  * cannot help, so they are not retried and their message is shown. Every other error is ours
- * (retried, then a generic message). The engine's errors it catches itself — a camera without the
- * board, an unreadable video, a person missing from one camera — reach the runner as a
- * ProcessingError; the others listed here end a run as they are. (Errors about an operator's
- * installed model or augmenter never reach it: the engine falls back to its defaults and says so
- * in main_settings.)
+ * (retried, then a generic message). The engine decides which is which where it knows why, by the
+ * class it throws: a ProcessingError with its code — a camera without the board, an unreadable
+ * video, a person seen by fewer than two cameras (TOO_FEW_CAMERAS), keypoints scaling needs but
+ * no still stretch shows (KEYPOINTS_MISSING, a KeypointsMissingError naming keypoints, frames and
+ * cameras), a subject the model cannot be scaled to (SUBJECT_OUT_OF_RANGE) — or one of the other
+ * classes listed here. (Errors about an operator's installed model or augmenter never reach it:
+ * the engine falls back to its defaults and says so in main_settings.)
  */
 const USER_ERRORS = [
   ProcessingError,

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { augmenterDirOf, modelPathOf, resolveProcessingSettings } from '../src/processing-settings.ts';
+import { augmenterDirOf, modelPathOf, resolveProcessingSettings, settingChoices } from '../src/processing-settings.ts';
 
 describe("a session's settings as the engine runs them", () => {
   const installDir = mkdtempSync(join(tmpdir(), 'kinetrace-install-'));
@@ -52,5 +52,42 @@ describe("a session's settings as the engine runs them", () => {
     );
     expect(settings.augmenterDir).toBe(join(installDir, 'augmenters', 'v0.2'));
     expect(settings.modelPath).toBe(join(installDir, 'models', 'LaiUhlrich2022_shoulder.osim'));
+  });
+
+  it('tells Advanced Settings what each choice runs: the BlazePose model per name, and whether its files are installed', () => {
+    const bare = mkdtempSync(join(tmpdir(), 'kinetrace-install-'));
+    try {
+      expect(settingChoices(bare)).toEqual({
+        pose_model: [
+          { value: 'hrnet', label: 'HRNet (accurate)', runs: 'BlazePose full', installed: true },
+          { value: 'openpose', label: 'OpenPose (fast)', runs: 'BlazePose lite', installed: true },
+        ],
+        openSimModel: [
+          { value: 'LaiUhlrich2022', label: 'Full body', runs: 'Kinetrace default full-body model', installed: false },
+          {
+            value: 'LaiUhlrich2022_shoulder',
+            label: 'Full body with shoulder complex',
+            runs: 'Kinetrace default full-body model',
+            installed: false,
+          },
+        ],
+        augmenter_model: [
+          { value: 'v0.3', label: 'v0.3 (latest)', runs: 'IK on the video keypoints', installed: false },
+          { value: 'v0.2', label: 'v0.2', runs: 'IK on the video keypoints', installed: false },
+        ],
+      });
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+    // installDir holds the v0.2 weights and the shoulder model since the test before.
+    const installed = settingChoices(installDir);
+    expect(installed.augmenter_model.map((choice) => [choice.value, choice.installed, choice.runs])).toEqual([
+      ['v0.3', false, 'IK on the video keypoints'],
+      ['v0.2', true, 'the v0.2 augmenter weights (installed)'],
+    ]);
+    expect(installed.openSimModel.map((choice) => [choice.value, choice.installed, choice.runs])).toEqual([
+      ['LaiUhlrich2022', false, 'Kinetrace default full-body model'],
+      ['LaiUhlrich2022_shoulder', true, 'LaiUhlrich2022_shoulder.osim (installed)'],
+    ]);
   });
 });

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MissingAugmenterInputError } from '@kinetrace/mocap/augmenter/marker-augmenter';
+import { fitNeutral } from '@kinetrace/mocap/model-fitting/fit-neutral';
 import { ScalingError } from '@kinetrace/mocap/scaling/scale-model-to-subject';
+import { findStillestWindow } from '@kinetrace/mocap/scaling/stillest-window';
 import { VideoReadError } from '@kinetrace/mocap/video/errors';
 import { probeVideo } from '@kinetrace/mocap/video/probe';
 import { runTrial } from '../src/run-trial.ts';
@@ -29,6 +31,36 @@ function recordingIO(inputs: () => TrialInputs) {
     },
   };
   return { io, failures };
+}
+
+/** What the engine throws for a neutral in which no camera saw the keypoints scaling measures. */
+function stillWindowError(): Error {
+  const frames = 11;
+  const positionsM = new Float64Array(frames * 2 * 3).fill(Number.NaN);
+  try {
+    findStillestWindow({
+      markerNames: ['RKnee', 'LEar'],
+      frameRateHz: 60,
+      timesS: new Float64Array(frames),
+      positionsM,
+    });
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('findStillestWindow found a window without any keypoint');
+}
+
+/** What the engine throws for a subject height the model cannot take (contracts allow 0.1 m). */
+function heightError(): Error {
+  try {
+    fitNeutral({
+      neutral: { markerNames: [], frameRateHz: 60, timesS: new Float64Array(1), positionsM: new Float64Array() },
+      subject: { heightM: 0.3, massKg: 20 },
+    });
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('fitNeutral took a 0.3 m subject');
 }
 
 const run = (io: TrialIO, finalAttempt = false) =>
@@ -73,6 +105,9 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
         /needs the keypoints RHeel/,
       ],
       [unreadable as Error, /The video of camera missing cannot be read/],
+      // Issue 20 (20), issue 21: a still window the engine cannot find was a RangeError, retried three times.
+      [stillWindowError(), /Missing: RKnee \(seen in 0 of 11 frames\), LEar/],
+      [heightError(), /The subject's height, 0.3 m, is outside/],
     ];
     for (const [error, shown] of cases) {
       const { io, failures } = recordingIO(() => {
