@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import fastifyMultipart from '@fastify/multipart';
 import fastifySwagger from '@fastify/swagger';
@@ -6,15 +5,17 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { API_PREFIX, PROFILE_PICTURE_MAX_BYTES } from '@kinetrace/contracts';
+import { settingChoices } from '@kinetrace/processing/processing-settings';
 import { createAnalysisJob } from './analyses/analysis-job.ts';
 import { createAnalysisRepository } from './analyses/analysis-repository.ts';
 import { registerAnalysisRoutes } from './analyses/analysis-routes.ts';
 import { createAnalysisService } from './analyses/analysis-service.ts';
 import type { Backends } from './backends.ts';
-import type { ServerConfig } from './config.ts';
+import { fastifyTrustProxy, type ServerConfig } from './config.ts';
 import { registerAuthentication } from './http/authentication.ts';
 import { answerFrameworkError, registerErrorHandler } from './http/error-handler.ts';
 import { registerTusUploads } from './http/tus-uploads.ts';
+import { docsContentSecurityPolicy, registerSecurityHeaders } from './http/security-headers.ts';
 import { serializeRequest } from './http/request-log.ts';
 import { createProcessingRepository } from './processing/processing-repository.ts';
 import { registerProcessingRoutes } from './processing/processing-routes.ts';
@@ -30,6 +31,7 @@ import { createTasksRepository } from './repositories/tasks-repository.ts';
 import { createTrialsRepository } from './repositories/trials-repository.ts';
 import { createUsersRepository } from './repositories/users-repository.ts';
 import { registerAccountRoutes } from './routes/account-routes.ts';
+import { registerPersonalTokenRoutes } from './routes/personal-token-routes.ts';
 import { registerInstanceRoutes } from './routes/instance-routes.ts';
 import { registerCaptureRoutes } from './routes/capture-routes.ts';
 import { registerMediaRoutes } from './routes/media-routes.ts';
@@ -40,9 +42,11 @@ import { registerSubjectRoutes } from './routes/subject-routes.ts';
 import { registerTagListRoutes } from './routes/tag-list-routes.ts';
 import { registerTrialRoutes } from './routes/trial-routes.ts';
 import { registerWebApp } from './routes/web-app.ts';
+import { createLocalUploadStaging } from './storage/upload-staging.ts';
 import { createAccountService } from './services/account-service.ts';
 import { createArchiveService } from './services/archive-service.ts';
 import { createAuthService } from './services/auth-service.ts';
+import { createPersonalTokenService } from './services/personal-token-service.ts';
 import { createCalibrationImportService } from './services/calibration-import-service.ts';
 import { createCaptureService } from './services/capture-service.ts';
 import { createDownloadService } from './services/download-service.ts';
@@ -51,11 +55,15 @@ import { createMediaUrlSigner } from './services/media-urls.ts';
 import { createRecordingService } from './services/recording-service.ts';
 import { createRemoval } from './services/removal.ts';
 import { createRetentionService } from './services/retention-service.ts';
+import { createOpenCapSessions } from './services/opencap-session.ts';
 import { createSessionService } from './services/session-service.ts';
+import { createImportStaging, createMemoryConcurrencySlots } from './services/import-staging.ts';
+import { createStagedUploads } from './services/staged-uploads.ts';
 import { createSubjectService } from './services/subject-service.ts';
 import { createTrialService } from './services/trial-service.ts';
 import { createVideoIntake } from './services/video-intake.ts';
 import { createMemoryRateLimiter } from './services/rate-limiter.ts';
+import { createUploadParserThreads } from './upload-parsing/upload-parser-thread.ts';
 
 export interface AppOptions {
   /** The clock the rules run on (tests move it to check expiries). */
@@ -64,8 +72,19 @@ export interface AppOptions {
   logStream?: Writable;
   /** TLS key and certificate when serving HTTPS. */
   tls?: { key: string; cert: string };
-  /** Run background jobs in this process (the embedded default); false for a server whose workers run elsewhere. */
-  runJobs?: boolean;
+  /**
+   * Run background jobs in this process (the embedded default); false for a server whose workers run
+   * elsewhere; 'after-listen' when the caller starts them with `startJobs` once the port is bound, so that
+   * a server that cannot serve never recovers (takes over) anyone's jobs.
+   */
+  runJobs?: boolean | 'after-listen';
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Starts the app's background jobs, when `runJobs: 'after-listen'` left them to the caller (once). */
+    startJobs(): Promise<void>;
+  }
 }
 
 /** Wires repositories, services and routes over the given backends into one Fastify app. */
@@ -81,7 +100,7 @@ export async function buildApp(
       serializers: { req: serializeRequest },
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: 1024 * 1024,
     frameworkErrors: answerFrameworkError,
   });
@@ -101,13 +120,20 @@ export async function buildApp(
   const devices = createDevicesRepository(db);
   const lensCalibrations = createLensCalibrationsRepository(db);
   const now = options.now ?? (() => new Date());
-  const media = createMediaUrlSigner(await createSecretsRepository(db).getOrCreate('media-url-signing'), now, {
-    sessions,
-    subjects,
-    trials,
-  });
+  const media = createMediaUrlSigner(
+    await createSecretsRepository(db).getOrCreate('media-url-signing'),
+    config.publicUrl,
+    now,
+    {
+      sessions,
+      subjects,
+      trials,
+    },
+  );
   const rateLimiter = createMemoryRateLimiter(() => now().getTime());
-  const removal = createRemoval({ users, sessions, trials, subjects, tasks, files });
+  const staging = createLocalUploadStaging(config.dataDir);
+  const stagedUploads = createStagedUploads({ staging, trials, now });
+  const removal = createRemoval({ users, sessions, trials, subjects, tasks, files, stagedUploads });
   const common = {
     users,
     auth,
@@ -116,9 +142,11 @@ export async function buildApp(
     providerName: config.instance.provider_name,
     now,
   };
-  const authService = createAuthService(common);
+  const authService = createAuthService({ ...common, publicUrl: config.publicUrl });
   const accountService = createAccountService({ ...common, files, removal, publicUrl: config.publicUrl });
+  const openCap = createOpenCapSessions({ sessions, subjects, trials, files });
   const sessionService = createSessionService({
+    openCap,
     sessions,
     subjects,
     trials,
@@ -127,11 +155,12 @@ export async function buildApp(
     removal,
     media,
     captureUrl: (pairingToken) => `${config.publicUrl}/capture/${pairingToken}`,
+    settingChoices: () => settingChoices(config.dataDir),
     now,
   });
   const trialService = createTrialService({ trials, sessionService, removal, media, now });
   const subjectService = createSubjectService({ subjects, sessions, now });
-  const archives = createArchiveService({ sessions, subjects, trials, files });
+  const archives = createArchiveService({ sessions, trials, files, openCap });
   const downloadService = createDownloadService({
     tasks,
     files,
@@ -168,10 +197,22 @@ export async function buildApp(
     intake,
     media,
     removal,
+    stagedUploads,
+    startedAt: now(),
     now,
   });
-  const calibrationImport = createCalibrationImportService({ trials, files, removal, sessionService, now });
-  const lensCalibrationService = createLensCalibrationService({ lenses: lensCalibrations });
+  const importStaging = createImportStaging({ staging, slots: createMemoryConcurrencySlots(), sessionService });
+  const uploadParsers = createUploadParserThreads();
+  app.addHook('onClose', () => uploadParsers.close());
+  const calibrationImport = createCalibrationImportService({
+    trials,
+    files,
+    removal,
+    sessionService,
+    parsers: uploadParsers,
+    now,
+  });
+  const lensCalibrationService = createLensCalibrationService({ lenses: lensCalibrations, parsers: uploadParsers });
   const captureService = createCaptureService({ sessions, trials, devices, recording: recordingService, intake, now });
   const analysisRepository = createAnalysisRepository(db);
   const analysisService = createAnalysisService({
@@ -184,20 +225,28 @@ export async function buildApp(
     media,
   });
 
-  if (options.runJobs !== false) {
-    const analysisJob = createAnalysisJob({
-      analyses: analysisRepository,
-      trials,
-      subjects,
-      files,
-      queue,
-      singleProcess: backends.database.kind === 'pglite',
-      log: app.log,
-    });
+  const analysisJob = createAnalysisJob({
+    analyses: analysisRepository,
+    trials,
+    subjects,
+    files,
+    queue,
+    singleProcess: backends.database.kind === 'pglite',
+    log: app.log,
+  });
+  let jobsStarted = false;
+  /** Takes jobs from the queue, recovers those a stopped process left, and schedules the clean-ups. */
+  async function startJobs(): Promise<void> {
+    if (jobsStarted || options.runJobs === false) return;
+    jobsStarted = true;
     await queue.work(
       {
         'analyse-trial': (payload, attempt) => analysisJob.run(payload, attempt),
         'archive-download': (payload) => downloadService.runArchiveJob(payload),
+        'clean-uploads': async () => {
+          const report = await stagedUploads.cleanUp();
+          app.log.info({ report }, 'staged uploads cleaned');
+        },
         'purge-trash': async () => {
           const report = await retention.purge();
           app.log.info({ report }, 'recycle bin purged');
@@ -208,13 +257,17 @@ export async function buildApp(
     );
     await processing.startRecovery();
     await analysisJob.startRecovery();
-    app.addHook('onClose', async () => {
-      await analysisJob.stop();
-      await processing.stop();
-    });
     await queue.schedule('purge-trash', '17 * * * *', {});
+    // This process's staging folder is cleaned as it starts, and on the shared schedule every 15 minutes.
+    await stagedUploads.cleanUp();
+    await queue.schedule('clean-uploads', '*/15 * * * *', {});
   }
+  app.addHook('onClose', async () => {
+    await analysisJob.stop();
+    await processing.stop();
+  });
 
+  await registerSecurityHeaders(app, config.publicUrl);
   await app.register(fastifySwagger, {
     openapi: {
       info: { title: 'Kinetrace API', version: '0.1.0', description: 'Markerless motion capture from phone videos.' },
@@ -223,7 +276,10 @@ export async function buildApp(
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(fastifySwaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+  await app.register(fastifySwaggerUi, {
+    routePrefix: `${API_PREFIX}/docs`,
+    staticCSP: docsContentSecurityPolicy(config.publicUrl),
+  });
 
   await app.register(
     async (api) => {
@@ -231,11 +287,12 @@ export async function buildApp(
       registerAuthentication(api, authService);
       registerInstanceRoutes(api, config.instance);
       registerAccountRoutes(api, authService, accountService);
+      registerPersonalTokenRoutes(api, createPersonalTokenService(auth, now));
       registerSessionRoutes(api, sessionService, downloadService);
       registerTrialRoutes(api, trialService);
       registerSubjectRoutes(api, subjectService, downloadService);
-      registerMediaRoutes(api, files, media, downloadService);
-      registerRecordingRoutes(api, recordingService, trialService);
+      registerMediaRoutes(api, files, media, downloadService, openCap);
+      registerRecordingRoutes(api, recordingService, trialService, importStaging);
       registerCaptureRoutes(api, captureService, now);
       registerProcessingRoutes(api, processing);
       registerAnalysisRoutes(api, analysisService);
@@ -243,12 +300,15 @@ export async function buildApp(
         calibrationImport,
         sessions: sessionService,
         lenses: lensCalibrationService,
+        staging: importStaging,
       });
     },
     { prefix: API_PREFIX },
   );
-  registerTusUploads(app, captureService, join(config.dataDir, 'uploads'), config.trustProxy);
+  registerTusUploads(app, captureService, staging, config.trustProxy !== false);
   registerTagListRoutes(app);
   await registerWebApp(app);
+  app.decorate('startJobs', startJobs);
+  if (options.runJobs !== 'after-listen') await startJobs();
   return app;
 }

@@ -1,6 +1,45 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { lanAddress } from './tls.ts';
+
+/** proxy-addr's names for address ranges, which Fastify's trustProxy takes beside addresses and subnets. */
+const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * Which proxies' X-Forwarded-For entries to believe, as Fastify's trustProxy takes it: none (`false`),
+ * how many proxies stand in front of the server (`true` is one: the client address is the entry the
+ * nearest proxy added, whatever a client wrote before it), or which addresses they have (a list of
+ * addresses, subnets and proxy-addr's named ranges). Never every entry: then any client picks its address.
+ */
+export type TrustProxy = false | number | string[];
+
+/** The setting as Fastify takes it (its types leave out the hop count its runtime also accepts). */
+export function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
+function parseTrustProxy(value: string, context: z.RefinementCtx): TrustProxy {
+  const text = value.trim().toLowerCase();
+  if (text === 'false' || text === '0') return false;
+  if (text === 'true') return 1;
+  if (/^\d+$/.test(text)) return Number(text);
+  const proxies = text.split(',').map((entry) => entry.trim());
+  const invalid = proxies.filter((entry) => !NAMED_RANGES.includes(entry) && !isAddressOrSubnet(entry));
+  if (invalid.length === 0) return proxies;
+  context.addIssue({
+    code: 'custom',
+    message: `TRUST_PROXY takes false, the number of proxies in front of the server (1 for one reverse proxy), or their addresses separated by commas (such as 10.0.0.5, 10.0.0.0/8, loopback); not ${invalid.join(', ')}`,
+  });
+  return z.NEVER;
+}
+
+function isAddressOrSubnet(entry: string): boolean {
+  const [address, bits, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+}
 
 /** Everything configurable, read once from the environment (documented in the README). */
 const environmentSchema = z.object({
@@ -15,10 +54,7 @@ const environmentSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),
-  TRUST_PROXY: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((value) => value === 'true'),
+  TRUST_PROXY: z.string().default('false').transform(parseTrustProxy),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PROVIDER_NAME: z.string().default('Kinetrace'),
   PROVIDER_CONTACT_EMAIL: z.string().default('contact@kinetrace.local'),
@@ -44,7 +80,8 @@ export interface ServerConfig {
   publicUrl: string;
   /** Serve HTTPS with a self-signed certificate for the LAN address (phones need https for the camera). */
   https: boolean;
-  trustProxy: boolean;
+  /** Whose X-Forwarded-For to believe for the client's address (rate limits): see TrustProxy. */
+  trustProxy: TrustProxy;
   logLevel: string;
   instance: {
     provider_name: string;

@@ -2,26 +2,55 @@ import { join } from 'node:path';
 import { buildApp } from './app.ts';
 import { openBackends } from './backends.ts';
 import { loadConfig } from './config.ts';
+import { DataDirInUseError, lockDataDir } from './data-dir-lock.ts';
 import { selfSignedCertificate } from './tls.ts';
 
 /** `npm start`: the whole app on its embedded defaults, or on what the environment configures. */
 const config = loadConfig(process.env, process.argv.slice(2));
+
+/** A start refused for a reason the person starting it can fix: said plainly, without a stack. */
+function refuseToStart(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
+
+// On the embedded database the data folder is this process's before anything in it is opened. (Servers
+// sharing PostgreSQL may share a DATA_DIR: nothing in it is then owned by one process.)
+const releaseDataDir = config.databaseUrl
+  ? async () => undefined
+  : await lockDataDir(config.dataDir, (error) => {
+      console.error(
+        `The lock on ${config.dataDir} was lost (${error.message}): stopping, so that two servers never share its database.`,
+      );
+      process.exit(1);
+    }).catch((error: unknown) => refuseToStart(error instanceof DataDirInUseError ? error.message : String(error)));
+
 const tls = config.https
   ? await selfSignedCertificate(join(config.dataDir, 'tls'), new URL(config.publicUrl).hostname)
   : undefined;
 const backends = await openBackends(config, (line) => console.log(line));
-const app = await buildApp(config, backends, { tls });
+const app = await buildApp(config, backends, { tls, runJobs: 'after-listen' });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     void app
       .close()
       .then(() => backends.close())
+      .then(() => releaseDataDir())
       .then(() => process.exit(0));
   });
 }
 
-await app.listen({ port: config.port, host: config.host });
+// The port is bound before any job is taken or recovered: a server that cannot serve touches no one's work.
+await app.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
+  await backends.close();
+  refuseToStart(
+    (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+      ? `Port ${config.port} is in use by another program: stop it, or start Kinetrace with another PORT.`
+      : String(error),
+  );
+});
+await app.startJobs();
 app.log.info(
   `Kinetrace is running at ${config.publicUrl} (database: ${backends.database.kind}, data: ${config.dataDir}` +
     `${config.smtpUrl ? '' : ', e-mails to the outbox folder and this log'})`,

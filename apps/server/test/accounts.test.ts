@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  LOGIN_ABSOLUTE_LIMIT_MS,
+  LOGIN_SLIDE_STEP_MS,
   messages,
   OTP_MAX_WRONG_ATTEMPTS,
   OTP_TTL_MS,
@@ -42,19 +44,42 @@ describe.each(backends)('accounts on %s', (backend) => {
   }
 
   describe('registration', () => {
-    it('creates a user and refuses a second one with the same username or e-mail, whatever the case', async () => {
+    it('creates a user and refuses a second one with the same username, whatever the case', async () => {
       const user = newUserPayload();
       const created = await post('/api/register/', user);
       expect(created.statusCode).toBe(201);
-      expect(created.json()).toMatchObject({ username: user.username, message: messages.userCreated });
+      expect(created.json()).toEqual({ username: user.username, message: messages.userCreated });
 
-      const clash = await post('/api/register/', {
-        ...newUserPayload(),
-        username: user.username.toUpperCase(),
-        email: user.email.toUpperCase(),
-      });
+      const clash = await post('/api/register/', { ...newUserPayload(), username: user.username.toUpperCase() });
       expect(clash.statusCode).toBe(400);
-      expect(clash.json()).toEqual({ username: [messages.usernameTaken], email: [messages.emailTaken] });
+      expect(clash.json()).toEqual({ username: [messages.usernameTaken] });
+    });
+
+    it('does not tell whether an e-mail address has an account: its owner is told by e-mail instead', async () => {
+      // From an address of its own, so that its registrations leave the others' allowance alone.
+      const register = (payload: Record<string, unknown>) => post('/api/register/', payload, {}, '10.30.0.1');
+      const owner = newUserPayload();
+      expect((await register(owner)).statusCode).toBe(201);
+      const mailsBefore = test.outbox().length;
+
+      const fresh = newUserPayload();
+      const taken = { ...newUserPayload(), email: owner.email.toUpperCase() };
+      const answers = [await register(fresh), await register(taken)];
+      expect(answers.map((answer) => answer.statusCode)).toEqual([201, 201]);
+      expect(answers.map((answer) => answer.json())).toEqual([
+        { username: fresh.username, message: messages.userCreated },
+        { username: taken.username, message: messages.userCreated },
+      ]);
+
+      // No second account has the address: the one who tried cannot log in, and the owner still can.
+      expect((await post('/api/login/', { username: taken.username, password: PASSWORD })).statusCode).toBe(400);
+      expect((await post('/api/login/', { username: owner.username, password: PASSWORD })).statusCode).toBe(200);
+      const notice = test.outbox().slice(mailsBefore)[0];
+      expect(notice.to).toContain(owner.email);
+      expect(notice.text).toContain('tried to create');
+      expect(notice.text).toContain(owner.username);
+      expect(notice.text).toContain('http://kinetrace.test/reset-password');
+      expect(notice.text).not.toContain(taken.username);
     });
 
     it('answers invalid input with field-keyed messages, never a 500', async () => {
@@ -147,6 +172,37 @@ describe.each(backends)('accounts on %s', (backend) => {
       expect((await post('/api/verify/', { otp_token: newCode }, authHeader(user.token))).statusCode).toBe(200);
     });
 
+    it('counts each try before comparing it: 100 codes at once get no more than five compared', async () => {
+      const user = await registerAndLogin();
+      const code = codeIn(lastMailTo(user.email)!.text);
+      const wrong = (index: number) => String((Number(code) + index + 1) % 1_000_000).padStart(6, '0');
+      const rightAt = 90;
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, (_, index) =>
+          post(
+            '/api/verify/',
+            { otp_token: index === rightAt ? code : wrong(index) },
+            authHeader(user.token),
+            '10.20.0.1', // its own address, whose wrong codes hold back no other test
+          ),
+        ),
+      );
+      const invalid = answers.filter(
+        (answer) => answer.json<{ otp_token?: string[] }>().otp_token?.[0] === messages.invalidCode,
+      );
+      // Tries 1 to 4 may say "invalid code", the fifth says "too many", and every later one is refused
+      // unread (by the code's count, or the account's wrong-code limit once it has counted them): the right
+      // code, 91st in the burst, among them (the old code compared every try and accepted it).
+      expect(invalid.length).toBeLessThanOrEqual(OTP_MAX_WRONG_ATTEMPTS - 1);
+      expect(answers[rightAt].statusCode).not.toBe(200);
+      const check = await test.call({
+        method: 'GET',
+        url: '/api/check-otp-verified/',
+        headers: authHeader(user.token),
+      });
+      expect(check.json()).toEqual({ otp_verified: false });
+    });
+
     it('lets a code expire after 10 minutes and replaces the old code when a new one is sent', async () => {
       const user = await registerAndLogin();
       const first = codeIn(lastMailTo(user.email)!.text);
@@ -218,6 +274,64 @@ describe.each(backends)('accounts on %s', (backend) => {
       }
       expect((await post('/api/logout/', undefined, authHeader(user.token))).statusCode).toBe(200);
       expect((await me()).statusCode).toBe(401);
+    });
+
+    it('keeps a login in use alive: 12 hours after its last call, at most 30 days after the login, never after logout', async () => {
+      const user = await verifiedUser(test);
+      const me = () => test.call({ method: 'GET', url: '/api/me/', headers: authHeader(user.token) });
+      const hours = (count: number) => count * 3_600_000;
+      try {
+        // A call every 11 hours keeps the login past the 12 hours after it began.
+        for (const offsetMs of [hours(11), hours(22), hours(33)]) {
+          test.clock.offsetMs = offsetMs;
+          const answer = await me();
+          expect(answer.statusCode).toBe(200);
+          expect(Date.parse((answer.json() as { expires_at: string }).expires_at)).toBeGreaterThanOrEqual(
+            Date.now() + offsetMs + SESSION_DURATION_MS - LOGIN_SLIDE_STEP_MS,
+          );
+        }
+        // 12 hours after the last call it is over, and a call then does not bring it back.
+        test.clock.offsetMs = hours(33) + SESSION_DURATION_MS + 1000;
+        expect((await me()).statusCode).toBe(401);
+        test.clock.offsetMs = hours(46);
+        expect((await me()).statusCode).toBe(401);
+
+        // However active, a login ends 30 days after it began.
+        const busy = await verifiedUser(test);
+        const busyMe = () => test.call({ method: 'GET', url: '/api/me/', headers: authHeader(busy.token) });
+        let offsetMs = hours(46);
+        for (; offsetMs < hours(46) + LOGIN_ABSOLUTE_LIMIT_MS - hours(10); offsetMs += hours(10)) {
+          test.clock.offsetMs = offsetMs;
+          expect((await busyMe()).statusCode, `${offsetMs / hours(24)} days in`).toBe(200);
+        }
+        test.clock.offsetMs = hours(46) + LOGIN_ABSOLUTE_LIMIT_MS + 1000;
+        expect((await busyMe()).statusCode).toBe(401);
+
+        // A login moved forward ends at logout like any other.
+        const leaving = await verifiedUser(test);
+        const leavingMe = () => test.call({ method: 'GET', url: '/api/me/', headers: authHeader(leaving.token) });
+        test.clock.offsetMs += hours(11);
+        expect((await leavingMe()).statusCode).toBe(200);
+        expect((await post('/api/logout/', undefined, authHeader(leaving.token))).statusCode).toBe(200);
+        expect((await leavingMe()).statusCode).toBe(401);
+        test.clock.offsetMs += hours(1);
+        expect((await leavingMe()).statusCode).toBe(401);
+      } finally {
+        test.clock.offsetMs = 0;
+      }
+    });
+
+    it('does not move the expiry of a login still waiting for its e-mailed code', async () => {
+      const user = await registerAndLogin();
+      const me = () => test.call({ method: 'GET', url: '/api/me/', headers: authHeader(user.token) });
+      try {
+        test.clock.offsetMs = 11 * 3_600_000;
+        expect((await me()).statusCode).toBe(200);
+        test.clock.offsetMs = SESSION_DURATION_MS + 1000;
+        expect((await me()).statusCode).toBe(401);
+      } finally {
+        test.clock.offsetMs = 0;
+      }
     });
   });
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
 import { fieldErrorsSchema, importMessages, messages, processingMessages } from '@kinetrace/contracts';
+import { hostileFiles, POLLUTED_KEYS, UPLOAD_ROUTES, type HostileFile, type Threat } from './support/hostile-files.ts';
+import { multipart } from './support/multipart.ts';
 import { apiOperations, pathValuesOf, urlOf, type Operation, type OwnedIds } from './support/openapi.ts';
 import { seedOwnedData } from './support/owned-data.ts';
 import { startTestApp, type TestApp } from './support/test-app.ts';
@@ -162,5 +164,51 @@ describe('every operation of the OpenAPI document, fuzzed', () => {
     expect(sent).toBeGreaterThan(1000);
     expect(serverErrors, serverErrors.join('\n')).toEqual([]);
     expect(notFieldKeyed, notFieldKeyed.join('\n')).toEqual([]);
+  }, 120_000);
+
+  it('answers every route that takes a file, fed hostile files of every threat, with no 5xx and field-keyed 400s, and pollutes nothing', async () => {
+    // The fuzz above ends by deleting its owner's account and logging out: this test seeds an owner of its own.
+    const { headersOf, ids } = await seedOwnedData(test);
+    const keyOf = ({ method, path }: Operation) => `${method.toUpperCase()} ${path}`;
+    // The served document does not mark which routes take multipart bodies: the corpus's list of them is checked
+    // against the document, so that a route renamed or removed is noticed.
+    const uploads = operations.filter((operation) => keyOf(operation) in UPLOAD_ROUTES);
+    expect(uploads.map(keyOf).sort()).toEqual(Object.keys(UPLOAD_ROUTES).sort());
+    // One file per threat on each route (each calibration or lens upload starts a parser thread, about a second):
+    // its own kind where the route reads one, any other kind's otherwise, as a hostile file is hostile anywhere.
+    const corpus = hostileFiles();
+    const threats: Threat[] = ['prototype key', 'bomb', 'deep nesting', 'huge array', 'huge number', 'unterminated'];
+    const failures: string[] = [];
+    let sent = 0;
+    for (const [index, operation] of uploads.entries()) {
+      const route = UPLOAD_ROUTES[keyOf(operation)];
+      for (const threat of threats) {
+        const ofThreat = corpus.filter((file) => file.threat === threat);
+        const own = ofThreat.filter((file) => route.kinds.includes(file.kind));
+        const file: HostileFile = (own.length > 0 ? own : ofThreat)[index % (own.length || ofThreat.length)];
+        const copies = route.field === 'video' ? 2 : 1;
+        const body = multipart([
+          ...route.fields,
+          ...Array.from({ length: copies }, (_, copy) => ({
+            field: route.field,
+            fileName: route.field === 'video' ? `cam${copy + 1}.mp4` : file.fileName,
+            bytes: file.bytes,
+          })),
+        ]);
+        const response = await test.call({
+          method: 'POST',
+          url: urlOf(operation.path, pathValuesOf(operation, ids)),
+          payload: body.payload,
+          headers: { ...headersOf.owner, ...body.headers },
+        });
+        sent++;
+        const label = `${keyOf(operation)} ${file.kind}, ${file.label} → ${response.statusCode} ${response.body.slice(0, 160)}`;
+        if (response.statusCode !== 400 || !fieldKeyed(response.json())) failures.push(label);
+      }
+    }
+    console.info(`api fuzz: ${sent} hostile uploads to ${uploads.length} routes`);
+    expect(failures, failures.join('\n')).toEqual([]);
+    const plain = {} as Record<string, unknown>;
+    for (const key of POLLUTED_KEYS) expect(plain[key], `Object.prototype.${key}`).toBeUndefined();
   }, 120_000);
 });

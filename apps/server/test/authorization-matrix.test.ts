@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
-import type { Trial } from '@kinetrace/contracts';
+import { eq } from 'drizzle-orm';
+import { messages, type Trial } from '@kinetrace/contracts';
+import { schema } from '@kinetrace/db';
+import { hostileFiles, POLLUTED_KEYS, UPLOAD_ROUTES } from './support/hostile-files.ts';
+import { multipart as multipartBody } from './support/multipart.ts';
 import { apiOperations, pathValuesOf, urlOf, type Operation, type OwnedIds } from './support/openapi.ts';
 import { seedOwnedData, subjectBody, type OwnedData } from './support/owned-data.ts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
@@ -25,12 +29,20 @@ import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/
 type Kind = 'anyone' | 'account' | 'owner' | 'reader' | 'filtered' | 'task' | 'pairing' | 'signed';
 interface Rule {
   kind: Kind;
+  /**
+   * The route only reads: a read-only personal token may call it (issue 22). Every route not marked is
+   * refused to one, so a new route is closed to read-only tokens until it is marked here and in the
+   * server's list (read-only-routes.ts). Several GETs write and two POSTs only read: the method does not decide.
+   */
+  reads?: true;
   /** A valid query and body, so that only who calls decides the answer. */
   query?: (ids: OwnedIds) => string;
   body?: (ids: OwnedIds) => InjectOptions['payload'];
   contentType?: string;
   /** The signed-in call uses an account of its own (it ends the login or the account). */
   throwaway?: boolean;
+  /** The owner's call replaces or revokes the subject's share link: it is put back for the routes after it. */
+  changesShareLink?: boolean;
 }
 
 const boundary = 'matrixb0undary';
@@ -49,15 +61,15 @@ const multipart = (fields: Record<string, string>, file?: { field: string; name:
 const multipartType = `multipart/form-data; boundary=${boundary}`;
 
 const rules: Record<string, Rule> = {
-  'GET /api/instance/': { kind: 'anyone' },
+  'GET /api/instance/': { reads: true, kind: 'anyone' },
   'POST /api/login/': { kind: 'anyone', body: () => ({ username: 'nobody_here', password: 'wrong password here' }) },
   'POST /api/logout/': { kind: 'account', throwaway: true },
-  'GET /api/me/': { kind: 'account' },
+  'GET /api/me/': { reads: true, kind: 'account' },
   'POST /api/verify/': { kind: 'account', body: () => ({ otp_token: '000000' }) },
   'GET /api/check-otp-verified/': { kind: 'account' },
   'POST /api/reset-otp-challenge/': { kind: 'account' },
   'POST /api/register/': { kind: 'anyone', body: () => ({}) },
-  'POST /api/get_user_info/': { kind: 'anyone', body: () => ({ username: 'nobody_here' }) },
+  'POST /api/get_user_info/': { reads: true, kind: 'anyone', body: () => ({ username: 'nobody_here' }) },
   'POST /api/update_profile/': {
     kind: 'account',
     body: () => ({
@@ -79,43 +91,57 @@ const rules: Record<string, Rule> = {
     body: () => ({ token: 'not-a-token', password: 'a long enough new password' }),
   },
   'POST /api/set-institutional-use/': { kind: 'account', body: () => ({ institutional_use: 'research_at_academic' }) },
+  'POST /api/send-unlock-link/': { kind: 'anyone', body: () => ({ username: 'nobody_here' }) },
+  'POST /api/unlock-login/': { kind: 'anyone', body: () => ({ token: 'not-a-token' }) },
   'POST /api/delete-account/': { kind: 'account', throwaway: true, body: () => ({ confirm: 'not-the-username' }) },
+  'GET /api/personal-tokens/': { kind: 'account' },
+  'POST /api/personal-tokens/': { kind: 'account', body: () => ({ name: 'matrix', access: 'read' }) },
+  'POST /api/personal-tokens/{id}/revoke/': { kind: 'account' },
   'GET /api/sessions/new/': { kind: 'account' },
-  'POST /api/sessions/valid/': { kind: 'filtered', body: (ids) => ({ subject_id: Number(ids.subject) }) },
-  'GET /api/sessions/search_sessions/': { kind: 'account' },
-  'POST /api/sessions/empty_trash/': { kind: 'account' },
-  'GET /api/sessions/{id}/': { kind: 'reader' },
+  'GET /api/sessions/': { reads: true, kind: 'account' },
+  'GET /api/sessions/valid/': { reads: true, kind: 'account' },
+  'POST /api/sessions/valid/': { reads: true, kind: 'filtered', body: (ids) => ({ subject_id: Number(ids.subject) }) },
+  'GET /api/sessions/search_sessions/': { reads: true, kind: 'account' },
+  'GET /api/sessions/recycle_bin/': { reads: true, kind: 'account' },
+  // Naming the owner's ids, as another account's bin might: only the caller's own trashed items go.
+  'POST /api/sessions/empty_trash/': {
+    kind: 'account',
+    body: (ids) => ({ trials: [ids.trial], sessions: [ids.session] }),
+  },
+  'GET /api/sessions/{id}/': { reads: true, kind: 'reader' },
   'PATCH /api/sessions/{id}/': { kind: 'owner', body: () => ({ public: false }) },
   'GET /api/sessions/{id}/get_qr/': { kind: 'owner' },
   'POST /api/sessions/{id}/rename/': { kind: 'owner', body: () => ({ sessionNewName: 'matrix' }) },
   'GET /api/sessions/{id}/set_subject/': { kind: 'owner', query: (ids) => `subject_id=${ids.subject}` },
   'GET /api/sessions/{id}/set_metadata/': { kind: 'owner', query: () => 'cb_rows=4' },
-  'GET /api/sessions/{id}/get_session_settings/': { kind: 'reader' },
+  'GET /api/sessions/{id}/get_session_settings/': { reads: true, kind: 'reader' },
   'POST /api/sessions/{id}/trash/': { kind: 'owner' },
   'POST /api/sessions/{id}/restore/': { kind: 'owner' },
   'POST /api/sessions/{id}/permanent_remove/': { kind: 'owner' },
-  'GET /api/sessions/{id}/download/': { kind: 'reader' },
-  'GET /api/sessions/{id}/async-download/': { kind: 'reader' },
-  'GET /api/logs/{taskId}/on-ready/': { kind: 'task' },
-  'GET /api/trials/{id}/': { kind: 'reader' },
+  'GET /api/sessions/{id}/download/': { reads: true, kind: 'reader' },
+  'GET /api/sessions/{id}/async-download/': { reads: true, kind: 'reader' },
+  'GET /api/logs/{taskId}/on-ready/': { reads: true, kind: 'task' },
+  'GET /api/trials/{id}/': { reads: true, kind: 'reader' },
   'POST /api/trials/{id}/rename/': { kind: 'owner', body: () => ({ trialNewName: 'walk' }) },
   'POST /api/trials/{id}/modifyTags/': { kind: 'owner', body: () => ({ trialNewTags: ['walking'] }) },
   'POST /api/trials/{id}/trash/': { kind: 'owner' },
   'POST /api/trials/{id}/restore/': { kind: 'owner' },
   'POST /api/trials/{id}/permanent_remove/': { kind: 'owner' },
-  'GET /api/trial-tags/{id}/get_tags_trial/': { kind: 'reader' },
-  'GET /api/subjects/': { kind: 'account' },
+  'GET /api/trial-tags/{id}/get_tags_trial/': { reads: true, kind: 'reader' },
+  'GET /api/subjects/': { reads: true, kind: 'account' },
   'POST /api/subjects/': { kind: 'account', body: () => subjectBody },
-  'GET /api/subjects/{id}/': { kind: 'reader' },
+  'GET /api/subjects/{id}/': { reads: true, kind: 'reader' },
   'PUT /api/subjects/{id}/': { kind: 'owner', body: () => subjectBody },
   'POST /api/subjects/{id}/trash/': { kind: 'owner' },
   'POST /api/subjects/{id}/restore/': { kind: 'owner' },
   'POST /api/subjects/{id}/permanent_remove/': { kind: 'owner' },
-  'GET /api/subject-tags/{id}/get_tags_subject/': { kind: 'reader' },
-  'GET /api/subjects/{id}/download/': { kind: 'reader' },
-  'GET /api/subjects/{id}/async-download/': { kind: 'reader' },
-  'GET /api/media/profile-pictures/{userId}/{fileName}': { kind: 'anyone' },
-  'GET /api/media/files/{*}': { kind: 'signed' },
+  'POST /api/subjects/{id}/replace_share_token/': { kind: 'owner', changesShareLink: true },
+  'POST /api/subjects/{id}/revoke_share_token/': { kind: 'owner', changesShareLink: true },
+  'GET /api/subject-tags/{id}/get_tags_subject/': { reads: true, kind: 'reader' },
+  'GET /api/subjects/{id}/download/': { reads: true, kind: 'reader' },
+  'GET /api/subjects/{id}/async-download/': { reads: true, kind: 'reader' },
+  'GET /api/media/profile-pictures/{userId}/{fileName}': { reads: true, kind: 'anyone' },
+  'GET /api/media/files/{*}': { reads: true, kind: 'signed' },
   'GET /api/sessions/{id}/record/': { kind: 'owner', query: () => 'name=matrix_trial' },
   'GET /api/sessions/{id}/status/': { kind: 'owner' },
   'GET /api/sessions/{id}/stop/': { kind: 'owner' },
@@ -128,7 +154,7 @@ const rules: Record<string, Rule> = {
     body: () => multipart({ name: 'imported' }, { field: 'video', name: 'cam1.mp4' }),
     contentType: multipartType,
   },
-  'GET /api/capture/time/': { kind: 'anyone' },
+  'GET /api/capture/time/': { reads: true, kind: 'anyone' },
   'POST /api/capture/{pairingToken}/connect/': {
     kind: 'pairing',
     body: () => ({
@@ -151,21 +177,21 @@ const rules: Record<string, Rule> = {
     contentType: multipartType,
   },
   'GET /api/sessions/{id}/new_subject/': { kind: 'owner' },
-  'GET /api/lens-calibrations/': { kind: 'account' },
+  'GET /api/lens-calibrations/': { reads: true, kind: 'account' },
   'POST /api/lens-calibrations/': { kind: 'account', body: () => multipart({}), contentType: multipartType },
-  'GET /api/analysis-functions/': { kind: 'reader', query: (ids) => `session_id=${ids.session}` },
-  'GET /api/analysis-results/states/': { kind: 'reader', query: (ids) => `session_id=${ids.session}` },
-  'GET /api/analysis-results/pending/': { kind: 'account' },
+  'GET /api/analysis-functions/': { reads: true, kind: 'reader', query: (ids) => `session_id=${ids.session}` },
+  'GET /api/analysis-results/states/': { reads: true, kind: 'reader', query: (ids) => `session_id=${ids.session}` },
+  'GET /api/analysis-results/pending/': { reads: true, kind: 'account' },
   // No analysis has run on the fixture's trial: its task is looked up like a task (404 to anyone else).
-  'GET /api/analysis-functions/{id}/task-for-trial/{trialId}/': { kind: 'task' },
+  'GET /api/analysis-functions/{id}/task-for-trial/{trialId}/': { reads: true, kind: 'task' },
   'POST /api/analysis-functions/{id}/invoke/': {
     kind: 'owner',
     body: (ids) => ({ session_id: ids.session, specific_trial_names: ['walk'] }),
   },
-  'GET /api/analysis-result/{task_id}/': { kind: 'task' },
-  'GET /api/analysis-dashboards/': { kind: 'anyone' },
-  'GET /api/analysis-dashboards/{id}/': { kind: 'anyone' },
-  'GET /api/analysis-dashboards/{id}/data/': { kind: 'filtered', query: (ids) => `trial_id=${ids.trial}` },
+  'GET /api/analysis-result/{task_id}/': { reads: true, kind: 'task' },
+  'GET /api/analysis-dashboards/': { reads: true, kind: 'anyone' },
+  'GET /api/analysis-dashboards/{id}/': { reads: true, kind: 'anyone' },
+  'GET /api/analysis-dashboards/{id}/data/': { reads: true, kind: 'filtered', query: (ids) => `trial_id=${ids.trial}` },
 };
 
 /** Answers that mean "not allowed" (or "no such thing", for private data). */
@@ -201,35 +227,78 @@ describe('authorization of every route in the OpenAPI document', () => {
     ).toEqual([]);
   });
 
+  /** The owner's signed URL of a stored file (path after /api/media/files/, and its signed query). */
+  async function signedMedia(): Promise<URL> {
+    const trial = (
+      await test.call({ method: 'GET', url: `/api/trials/${ids.trial}/`, headers: headersOf.owner })
+    ).json() as Trial;
+    return new URL(trial.results[0].media!);
+  }
+
+  /** Calls an operation with its rule's query and body, so that only who calls (and how) decides the answer. */
+  async function callAs(
+    operation: Operation,
+    headers: Record<string, string>,
+    options: { shareToken?: string; pairingToken?: string; query?: string; values?: Record<string, string> } = {},
+  ) {
+    const rule = rules[keyOf(operation)];
+    const values = { ...pathValuesOf(operation, ids), ...options.values };
+    const pathValues = options.pairingToken ? { ...values, pairingToken: options.pairingToken } : values;
+    const query = [rule.query?.(ids), options.query, options.shareToken && `share_token=${options.shareToken}`]
+      .filter(Boolean)
+      .join('&');
+    const response = await test.call({
+      method: operation.method.toUpperCase() as InjectOptions['method'],
+      url: urlOf(operation.path, pathValues, query),
+      headers: { ...headers, ...(rule.contentType && { 'content-type': rule.contentType }) },
+      payload: rule.body?.(ids),
+    });
+    return { status: response.statusCode, body: response.body };
+  }
+
+  // Before the test below, whose last calls remove the owner's data: nothing here may change it.
+  it('refuses a read-only personal token of the owner on every route but those that only read', async () => {
+    const created = await test.call({
+      method: 'POST',
+      url: '/api/personal-tokens/',
+      headers: headersOf.owner,
+      payload: { name: 'matrix reader', access: 'read' },
+    });
+    const readOnly = authHeader((created.json() as { token: string }).token);
+    const media = await signedMedia();
+    const failures: string[] = [];
+    for (const operation of operations) {
+      const rule = rules[keyOf(operation)];
+      if (!rule) continue; // reported by the first test
+      const signed =
+        rule.kind === 'signed'
+          ? { values: { '*': media.pathname.replace('/api/media/files/', '') }, query: media.search.slice(1) }
+          : {};
+      const { status, body } = await callAs(operation, readOnly, signed);
+      if (rule.reads && (status === 401 || status === 403 || status >= 500))
+        failures.push(`${keyOf(operation)} only reads: a read-only token got ${status}`);
+      if (!rule.reads && (status !== 403 || !body.includes(messages.readOnlyToken)))
+        failures.push(
+          `${keyOf(operation)} is not marked as a read: a read-only token got ${status} ${body}, expected 403`,
+        );
+    }
+    expect(failures, failures.join('\n')).toEqual([]);
+  }, 120_000);
+
   it('answers each caller as its class says, on private data and through share links', async () => {
     const failures: string[] = [];
     let calls = 0;
     for (const operation of operations) {
       const rule = rules[keyOf(operation)];
       if (!rule) continue; // reported by the test above
-      const values = pathValuesOf(operation, ids);
-      if (rule.kind === 'signed') {
-        const trial = (
-          await test.call({ method: 'GET', url: `/api/trials/${ids.trial}/`, headers: headersOf.owner })
-        ).json() as Trial;
-        values['*'] = trial.results[0].media!.replace('/api/media/files/', '').split('?')[0];
-      }
+      const values: Record<string, string> =
+        rule.kind === 'signed' ? { '*': (await signedMedia()).pathname.replace('/api/media/files/', '') } : {};
       const sendFull = async (
         headers: Record<string, string>,
         options: { shareToken?: string; pairingToken?: string; query?: string } = {},
       ) => {
-        const pathValues = options.pairingToken ? { ...values, pairingToken: options.pairingToken } : values;
-        const query = [rule.query?.(ids), options.query, options.shareToken && `share_token=${options.shareToken}`]
-          .filter(Boolean)
-          .join('&');
-        const response = await test.call({
-          method: operation.method.toUpperCase() as InjectOptions['method'],
-          url: urlOf(operation.path, pathValues, query),
-          headers: { ...headers, ...(rule.contentType && { 'content-type': rule.contentType }) },
-          payload: rule.body?.(ids),
-        });
         calls++;
-        return { status: response.statusCode, body: response.body };
+        return callAs(operation, headers, { ...options, values });
       };
       const send = async (...args: Parameters<typeof sendFull>) => (await sendFull(...args)).status;
       const check = (who: string, status: number, expected: (status: number) => boolean, description: string) => {
@@ -260,6 +329,11 @@ describe('authorization of every route in the OpenAPI document', () => {
             '404',
           );
           check('owner', await send(headersOf.owner), allowed, 'allowed');
+          if (rule.changesShareLink)
+            await test.backends.database.db
+              .update(schema.subjects)
+              .set({ shareToken: shareTokens.subject })
+              .where(eq(schema.subjects.id, Number(ids.subject)));
           break;
         case 'reader':
           for (const [who, headers] of [
@@ -325,4 +399,45 @@ describe('authorization of every route in the OpenAPI document', () => {
     expect(calls).toBeGreaterThan(operations.length * 2);
     expect(failures, failures.join('\n')).toEqual([]);
   }, 120_000);
+
+  it("refuses another user's and an anonymous hostile upload to the owner's routes before reading it", async () => {
+    // A reader that ran would answer 400; the refusal must come first, whatever the file holds.
+    const bomb = hostileFiles().find((file) => file.kind === 'calibration .pickle' && file.threat === 'bomb')!;
+    const pollution = hostileFiles().find(
+      (file) => file.kind === 'calibration .toml' && file.threat === 'prototype key',
+    )!;
+    const failures: string[] = [];
+    for (const operation of operations.filter((entry) => keyOf(entry) in UPLOAD_ROUTES)) {
+      const route = UPLOAD_ROUTES[keyOf(operation)];
+      const rule = rules[keyOf(operation)];
+      const callers: [string, Record<string, string>, number][] =
+        rule.kind === 'owner'
+          ? [
+              ['other user', headersOf.other, 404],
+              ['anonymous', {}, 401],
+            ]
+          : [['anonymous', {}, 401]];
+      for (const file of [bomb, pollution]) {
+        const body = multipartBody([
+          ...route.fields,
+          { field: route.field, fileName: file.fileName, bytes: file.bytes },
+        ]);
+        for (const [who, headers, expected] of callers) {
+          const response = await test.call({
+            method: 'POST',
+            url: urlOf(operation.path, pathValuesOf(operation, ids)),
+            payload: body.payload,
+            headers: { ...headers, ...body.headers },
+          });
+          if (response.statusCode !== expected)
+            failures.push(
+              `${keyOf(operation)}: ${who} sending ${file.label} got ${response.statusCode}, expected ${expected}`,
+            );
+        }
+      }
+    }
+    expect(failures, failures.join('\n')).toEqual([]);
+    const plain = {} as Record<string, unknown>;
+    for (const key of POLLUTED_KEYS) expect(plain[key], `Object.prototype.${key}`).toBeUndefined();
+  });
 });

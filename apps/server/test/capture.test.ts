@@ -6,107 +6,14 @@ import {
   estimateClockOffsetMs,
   messages,
   PAIRING_TOKEN_HEADER,
-  type CaptureState,
   type ClockSample,
   type RecordingStatus,
   type Session,
   type Trial,
 } from '@kinetrace/contracts';
-import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
+import { authHeader, onTestServer, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
+import { newSessionWithPhones } from './support/fake-phone.ts';
 import { makeTestVideo } from './support/videos.ts';
-
-/** A phone as the server sees it: pairing, polling, uploading with raw tus requests. */
-class FakePhone {
-  constructor(
-    private readonly baseUrl: string,
-    private readonly pairingToken: string,
-    readonly deviceId: string,
-  ) {}
-
-  async connect() {
-    const response = await fetch(`${this.baseUrl}/api/capture/${this.pairingToken}/connect/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        device_id: this.deviceId,
-        capabilities: {
-          model: 'Test phone',
-          max_width: 1920,
-          max_height: 1080,
-          framerates: [30, 60],
-          mime_types: ['video/mp4'],
-        },
-      }),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  }
-
-  async state(): Promise<CaptureState> {
-    const response = await fetch(`${this.baseUrl}/api/capture/${this.pairingToken}/state/?device_id=${this.deviceId}`);
-    if (!response.ok) throw new Error(`state ${response.status}: ${await response.text()}`);
-    return (await response.json()) as CaptureState;
-  }
-
-  private metadata(trialId: string) {
-    const pairs = {
-      pairing_token: this.pairingToken,
-      trial_id: trialId,
-      device_id: this.deviceId,
-      first_frame_ms: String(Date.now()),
-      filetype: 'video/mp4',
-    };
-    return Object.entries(pairs)
-      .map(([key, value]) => `${key} ${Buffer.from(value).toString('base64')}`)
-      .join(',');
-  }
-
-  /** Creates a tus upload; answers its URL, or the refusal. */
-  async createUpload(trialId: string, length: number): Promise<{ status: number; location?: string; body: string }> {
-    const response = await fetch(`${this.baseUrl}/api/capture/uploads/`, {
-      method: 'POST',
-      headers: {
-        'tus-resumable': '1.0.0',
-        [PAIRING_TOKEN_HEADER]: this.pairingToken,
-        'upload-length': String(length),
-        'upload-metadata': this.metadata(trialId),
-      },
-    });
-    const location = response.headers.get('location') ?? undefined;
-    return {
-      status: response.status,
-      location: location && new URL(location, this.baseUrl).toString(),
-      body: await response.text(),
-    };
-  }
-
-  async offset(url: string): Promise<number> {
-    const response = await fetch(url, {
-      method: 'HEAD',
-      headers: { 'tus-resumable': '1.0.0', [PAIRING_TOKEN_HEADER]: this.pairingToken },
-    });
-    return Number(response.headers.get('upload-offset'));
-  }
-
-  async send(url: string, bytes: Buffer, offset: number): Promise<{ status: number; body: string }> {
-    const response = await fetch(url, {
-      method: 'PATCH',
-      headers: {
-        'tus-resumable': '1.0.0',
-        [PAIRING_TOKEN_HEADER]: this.pairingToken,
-        'upload-offset': String(offset),
-        'content-type': 'application/offset+octet-stream',
-      },
-      body: new Uint8Array(bytes),
-    });
-    return { status: response.status, body: await response.text() };
-  }
-
-  async upload(trialId: string, bytes: Buffer) {
-    const created = await this.createUpload(trialId, bytes.length);
-    if (!created.location) return { status: created.status, body: created.body };
-    return this.send(created.location, bytes, 0);
-  }
-}
 
 describe('capture: pairing, recording and uploads', () => {
   let test: TestApp;
@@ -130,19 +37,7 @@ describe('capture: pairing, recording and uploads', () => {
   });
 
   const api = (path: string) => test.call({ method: 'GET', url: `/api${path}`, headers: authHeader(owner.token) });
-  async function pairedSession(phones = 2) {
-    const session = ((await api('/sessions/new/')).json() as Session[])[0];
-    const { db } = test.backends.database;
-    const { schema } = await import('@kinetrace/db');
-    const { eq } = await import('drizzle-orm');
-    const [row] = await db.select().from(schema.sessions).where(eq(schema.sessions.id, session.id));
-    const list = Array.from(
-      { length: phones },
-      (_, index) => new FakePhone(baseUrl, row.pairingToken, `phone-${index}-${session.id.slice(0, 8)}`),
-    );
-    for (const phone of list) expect((await phone.connect()).status).toBe(200);
-    return { session, phones: list, pairingToken: row.pairingToken };
-  }
+  const pairedSession = (phones = 2) => newSessionWithPhones(test, baseUrl, owner.token, phones);
   const status = async (sessionId: string) => (await api(`/sessions/${sessionId}/status/`)).json() as RecordingStatus;
 
   it('pairs phones through the QR code token and counts the connected ones', async () => {
@@ -260,7 +155,7 @@ describe('capture: pairing, recording and uploads', () => {
     expect((await phones[0].send(created.location!, videoA.subarray(offset), offset)).status).toBe(204);
 
     const trial = (await api(`/trials/${trialId}/`)).json() as Trial;
-    const stored = await fetch(`${baseUrl}${trial.videos[0].video}`);
+    const stored = await fetch(onTestServer(baseUrl, trial.videos[0].video!));
     expect(Buffer.from(await stored.arrayBuffer()).equals(videoA)).toBe(true);
     expect(readdirSync(join(test.dataDir, 'uploads')).filter((name) => !name.endsWith('.json'))).toEqual([]);
   });

@@ -2,7 +2,16 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { messages, SUBJECT_TAGS, TRIAL_TAGS, type Session, type Subject, type Trial } from '@kinetrace/contracts';
+import {
+  messages,
+  SUBJECT_TAGS,
+  TRIAL_TAGS,
+  type RecycleBin,
+  type Session,
+  type Subject,
+  type Trial,
+} from '@kinetrace/contracts';
+import { schema } from '@kinetrace/db';
 import { backdateTrash, seedTrial } from './support/seed.ts';
 import { authHeader, startTestApp, testBackends, verifiedUser, type TestApp } from './support/test-app.ts';
 import { unzip } from './support/unzip.ts';
@@ -168,9 +177,55 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
         is_owner: true,
       });
       expect((await get(`/api/sessions/${session.id}/get_qr/`)).json()).toEqual({ qr: session.qrcode });
-      expect((await get(`/api/sessions/${session.id}/get_session_settings/`)).json()).toEqual({
+      // What each choice runs on this server (issue 21): the spec's pose models run BlazePose, and nothing is installed.
+      expect((await get(`/api/sessions/${session.id}/get_session_settings/`)).json()).toMatchObject({
         framerates: [60, 120, 240],
+        choices: {
+          pose_model: [
+            { value: 'hrnet', runs: 'BlazePose full', installed: true },
+            { value: 'openpose', runs: 'BlazePose lite', installed: true },
+          ],
+          augmenter_model: [
+            { value: 'v0.3', installed: false },
+            { value: 'v0.2', installed: false },
+          ],
+        },
       });
+    });
+
+    it('with reuse_empty answers the newest session nothing was done in, and a new one once something was', async () => {
+      const user = await verifiedUser(test);
+      const newOrEmpty = async () => ((await get('/api/sessions/new/?reuse_empty=true', user)).json() as Session[])[0];
+      const first = await newOrEmpty();
+      expect((await newOrEmpty()).id).toBe(first.id);
+      // Without it (OpenCap's clients, scripts): a new session each time.
+      const plain = await newSession(user);
+      expect(plain.id).not.toBe(first.id);
+      expect((await newOrEmpty()).id).toBe(plain.id);
+      // A name, a subject, a trial (even trashed), a paired phone, being public or trashed: no longer empty.
+      await send('POST', `/api/sessions/${plain.id}/rename/`, { sessionNewName: 'named' }, user);
+      expect((await newOrEmpty()).id).toBe(first.id);
+      const subject = (await send('POST', '/api/subjects/', subjectPayload(), user)).json() as Subject;
+      await get(`/api/sessions/${first.id}/set_subject/?subject_id=${subject.id}`, user);
+      const seen = new Set([first.id, plain.id]);
+      const doSomethingIn = [
+        async (id: string) =>
+          send('POST', `/api/trials/${await seedTrial(test, id, { name: 'walk' })}/trash/`, {}, user),
+        (id: string) =>
+          test.backends.database.db.insert(schema.sessionDevices).values({ sessionId: id, deviceId: 'phone-1' }),
+        (id: string) => send('PATCH', `/api/sessions/${id}/`, { public: true }, user),
+        (id: string) => send('POST', `/api/sessions/${id}/trash/`, {}, user),
+      ];
+      for (const act of doSomethingIn) {
+        const session = await newOrEmpty();
+        expect(seen.has(session.id)).toBe(false);
+        seen.add(session.id);
+        await act(session.id);
+      }
+      expect(seen.has((await newOrEmpty()).id)).toBe(false);
+      // Another user's empty session is never answered.
+      const others = ((await get('/api/sessions/new/?reuse_empty=true', other)).json() as Session[])[0];
+      expect(others.user).toBe(other.userId);
     });
 
     it('stores calibration and neutral settings, clamping the filter frequency as §5 says', async () => {
@@ -305,7 +360,20 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
         trialNewTags: [messages.tagsNotArray],
       });
       const trial = (await get(`/api/trials/${trialId}/`)).json() as Trial;
-      expect(trial.videos[0].video).toMatch(/^\/api\/media\/files\/sessions\/.+\?expires=\d+&signature=/);
+      // Absolute (PUBLIC_URL), `<id>-<file name>` last, and a query OpenCap's client can cut at `-`, `_` and `.`.
+      const videoUrl = new URL(trial.videos[0].video!);
+      expect(videoUrl.origin).toBe('http://kinetrace.test');
+      expect(videoUrl.pathname).toMatch(
+        new RegExp(
+          `^/api/media/files/sessions/${session.id}/trials/${trialId}/videos/phone-a\\.mp4/${trial.videos[0].id}-phone_a\\.mp4$`,
+        ),
+      );
+      expect(videoUrl.search).toMatch(/^\?expires=\d+&signature=[0-9a-f]{64}&access=o$/);
+      const resultUrl = trial.results[0].media!;
+      expect(resultUrl.slice(resultUrl.lastIndexOf('-') + 1, resultUrl.lastIndexOf('?'))).toBe('squat.mot');
+      expect((await get(resultUrl, null)).body).toBe('mot');
+      // The name segment is checked for shape; the key and signature decide what is served.
+      expect((await get(resultUrl.replace('-squat.mot?', '-x/y?'), null)).statusCode).toBe(403);
       const video = await get(trial.videos[0].video!, null);
       expect(video.body).toBe('video');
       const partial = await test.call({ method: 'GET', url: trial.videos[0].video!, headers: { range: 'bytes=1-3' } });
@@ -324,7 +392,7 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
   });
 
   describe('recycle bin and retention', () => {
-    it('empties the bin: trashed trials first, then trashed sessions, with their files', async () => {
+    it('lists the trashed trials of active sessions too, and empty bin removes exactly what it listed', async () => {
       const user = await verifiedUser(test);
       const kept = await newSession(user);
       const trashedTrial = await seedTrial(test, kept.id, {
@@ -332,17 +400,57 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
         results: [{ tag: 'x', fileName: 'a.txt', bytes: Buffer.from('a') }],
       });
       const keptTrial = await seedTrial(test, kept.id, { name: 'new' });
+      const trashedLater = await seedTrial(test, kept.id, { name: 'later' });
       await send('POST', `/api/trials/${trashedTrial}/trash/`, undefined, user);
       const binned = await newSession(user);
       await seedTrial(test, binned.id, { name: 'walk', videos: [{ deviceId: 'cam', bytes: Buffer.from('v') }] });
       await send('POST', `/api/sessions/${binned.id}/trash/`, undefined, user);
+      const untouched = await newSession(user);
 
-      const emptied = await send('POST', '/api/sessions/empty_trash/', undefined, user);
+      const bin = (await get('/api/sessions/recycle_bin/', user)).json() as RecycleBin;
+      const summary = (shown: RecycleBin) =>
+        shown.sessions.map((row) => ({
+          id: row.id,
+          trashed: row.trashed,
+          trials: row.trashed_trials.map((t) => t.id),
+        }));
+      expect(summary(bin)).toEqual([
+        { id: binned.id, trashed: true, trials: [] },
+        { id: kept.id, trashed: false, trials: [trashedTrial] },
+      ]);
+      expect(bin.sessions.some((row) => row.id === untouched.id)).toBe(false);
+      expect((await get('/api/sessions/recycle_bin/', other)).json()).toEqual({ sessions: [] });
+
+      // Trashed after the bin was shown: the bin never listed it, so emptying it keeps it.
+      await send('POST', `/api/trials/${trashedLater}/trash/`, undefined, user);
+      const listed = {
+        trials: bin.sessions.flatMap((row) => row.trashed_trials.map((trial) => trial.id)),
+        sessions: bin.sessions.filter((row) => row.trashed).map((row) => row.id),
+      };
+      // Someone else naming these ids removes nothing.
+      expect((await send('POST', '/api/sessions/empty_trash/', listed, other)).json()).toEqual({
+        trials: 0,
+        sessions: 0,
+      });
+      const emptied = await send('POST', '/api/sessions/empty_trash/', listed, user);
       expect(emptied.json()).toEqual({ trials: 1, sessions: 1 });
       expect((await get(`/api/sessions/${binned.id}/`, user)).statusCode).toBe(404);
       expect(existsSync(join(test.dataDir, 'files', 'sessions', binned.id))).toBe(false);
+      expect(existsSync(join(test.dataDir, 'files', 'sessions', kept.id, 'trials', trashedTrial))).toBe(false);
       const remaining = (await get(`/api/sessions/${kept.id}/`, user)).json() as Session;
-      expect(remaining.trials.map((trial) => trial.id)).toEqual([keptTrial]);
+      expect(remaining.trials.map((trial) => [trial.id, trial.trashed])).toEqual([
+        [keptTrial, false],
+        [trashedLater, true],
+      ]);
+      expect(summary((await get('/api/sessions/recycle_bin/', user)).json() as RecycleBin)).toEqual([
+        { id: kept.id, trashed: false, trials: [trashedLater] },
+      ]);
+    });
+
+    it('refuses an empty bin that does not say what it listed', async () => {
+      const refused = await send('POST', '/api/sessions/empty_trash/', {});
+      expect(refused.statusCode).toBe(400);
+      expect(Object.keys(refused.json() as object).sort()).toEqual(['sessions', 'trials']);
     });
 
     it('the scheduled purge removes what was trashed 31 days ago with its files, and keeps 29 days', async () => {
@@ -418,6 +526,7 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
         'zip_me/OpenSimData/Kinematics/walk.mot',
         'zip_me/Videos/Cam0/InputMedia/walk/walk.mp4',
         'zip_me/Videos/Cam1/InputMedia/walk/walk.mp4',
+        'zip_me/Videos/mappingCamDevice.pickle',
         'zip_me/sessionMetadata.yaml',
       ]);
       expect(entries.get('zip_me/Videos/Cam0/InputMedia/walk/walk.mp4')!.equals(video)).toBe(true);

@@ -20,7 +20,7 @@ import {
 import { demoCamerasInBoardWorld } from '../../../packages/mocap/test/calibration/board-in-world.ts';
 import { describeWithData, referencePath } from '../../../packages/mocap/test/reference-data.ts';
 import { createLensCalibrationsRepository } from '../src/repositories/lens-calibrations-repository.ts';
-import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
+import { authHeader, onTestServer, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
 import {
   DEMO_BOARD_QUERY,
   DEMO_SOURCES,
@@ -112,7 +112,7 @@ describeWithData(
         (trial) => trial.name === 'calibration' && !trial.trashed,
       );
     const download = async (mediaUrl: string) =>
-      Buffer.from(await (await fetch(`${baseUrl}${mediaUrl}`)).arrayBuffer());
+      Buffer.from(await (await fetch(onTestServer(baseUrl, mediaUrl))).arrayBuffer());
     /** The demo's cameras as Kinetrace camera files, one per camera. */
     const demoCameraFiles = async (): Promise<Upload[]> =>
       (await readCameraFile(referencePath(QUALISYS_FILE))).map((camera) => ({

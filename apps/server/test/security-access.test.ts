@@ -17,6 +17,8 @@ import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/
 import { unzip } from './support/unzip.ts';
 
 const [IDENTIFIED_VIDEOS, DEIDENTIFIED_VIDEOS, PROCESSED_ONLY, NO_DATA] = DATA_SHARING_OPTIONS;
+/** The seeded walk's synchronised video with its faces blurred (what the engine writes beside each video-sync). */
+const BLURRED = Buffer.from('faces blurred');
 
 /** Issue 13: what an outside probe found about ids, shared data and media, each closed by a check here. */
 describe('security of ids, shared data and media', () => {
@@ -66,6 +68,7 @@ describe('security of ids, shared data and media', () => {
       results: [
         { tag: RESULT_TAGS.ikResults, fileName: 'walk.mot', bytes: Buffer.from('knee_angle_r') },
         { tag: RESULT_TAGS.videoSync, fileName: 'walk_sync.mp4', bytes: video },
+        { tag: RESULT_TAGS.videoSyncDeidentified, fileName: 'walk_sync_deidentified.mp4', bytes: BLURRED },
       ],
     });
     const neutralId = await seedTrial(test, session.id, {
@@ -163,6 +166,7 @@ describe('security of ids, shared data and media', () => {
         expect((await setSharing(option)).statusCode).toBe(200);
         const processed = option !== NO_DATA;
         const videos = option === IDENTIFIED_VIDEOS;
+        const deidentified = option === DEIDENTIFIED_VIDEOS;
 
         const visitor = await sessionAs();
         expect(visitor.name, option).toBeNull(); // the subject's name is for those who may read the subject
@@ -170,8 +174,10 @@ describe('security of ids, shared data and media', () => {
         expect(walk.videos.length, option).toBe(videos ? 2 : 0);
         const shownTags = [...walk.results, ...trialOf(visitor, 'neutral').results].map((result) => result.tag).sort();
         const expectedTags = [
-          ...(processed ? [RESULT_TAGS.ikResults, RESULT_TAGS.opensimModel] : []),
+          // The neutral's session_metadata (OpenCap's sessionMetadata.yaml) is processed data too.
+          ...(processed ? [RESULT_TAGS.ikResults, RESULT_TAGS.opensimModel, RESULT_TAGS.sessionMetadata] : []),
           ...(videos ? [RESULT_TAGS.videoSync, RESULT_TAGS.neutralImage] : []),
+          ...(deidentified ? [RESULT_TAGS.videoSync] : []), // the de-identified one (below)
         ].sort();
         expect(shownTags, option).toEqual(expectedTags);
         expect(trialOf(visitor, 'neutral').meta.subject, option).toEqual(
@@ -220,6 +226,50 @@ describe('security of ids, shared data and media', () => {
       const linkedMetadata = [...linkedZip].find(([name]) => name.endsWith('sessionMetadata.yaml'))![1].toString();
       expect(parseYaml(linkedMetadata)).toMatchObject({ subjectID: 'P07', birth_year: 1961, mass_kg: 81.5 });
       expect([...linkedZip.keys()].some((name) => name.includes('/Videos/'))).toBe(false);
+    } finally {
+      await setPublic(false);
+    }
+  });
+
+  it("gives a public session's visitors the faces-blurred synchronised videos when the subject consented to de-identified videos, never the originals", async () => {
+    await setSharing(IDENTIFIED_VIDEOS);
+    await setPublic(true);
+    try {
+      const identified = trialOf(await sessionAs(), 'walk');
+      const originalUrls = mediaOf(identified).filter((url) => !url.includes('/results/ik_results/'));
+      expect(originalUrls).toHaveLength(3); // two recorded videos and the synchronised one
+      expect(identified.results.map((result) => result.tag)).not.toContain(RESULT_TAGS.videoSyncDeidentified);
+
+      await setSharing(DEIDENTIFIED_VIDEOS);
+      const visitor = trialOf(await sessionAs(), 'walk');
+      expect(visitor.videos).toEqual([]);
+      const synced = visitor.results.filter((result) => result.tag === RESULT_TAGS.videoSync);
+      expect(synced).toHaveLength(1);
+      const served = await get(synced[0].media!);
+      expect(served.statusCode).toBe(200);
+      expect(served.headers['content-type']).toBe('video/mp4');
+      expect(served.rawPayload.equals(BLURRED)).toBe(true);
+      // Nothing else they hold, or held while the originals were shared, plays an original.
+      for (const result of visitor.results) {
+        const response = await get(result.media!);
+        expect(response.rawPayload.includes('not really an mp4'), result.tag).toBe(false);
+      }
+      for (const url of originalUrls) expect((await get(url)).statusCode, url).toBe(403);
+      expect((await get(synced[0].media!.replace(/access=p[a-z]+/, 'access=pmedia'))).statusCode).toBe(403);
+
+      const entries = await zipOf(`/api/sessions/${session.id}/download/`);
+      const videos = [...entries].filter(([name]) => name.endsWith('.mp4'));
+      expect(videos.map(([name]) => name.replace(/^[^/]+\//, ''))).toEqual([
+        'VisualizerVideos/walk/walk_sync_deidentified.mp4',
+      ]);
+      expect(videos[0][1].equals(BLURRED)).toBe(true);
+
+      // The owner still sees and downloads the originals.
+      const own = trialOf(await sessionAs(ownerHeaders), 'walk');
+      const ownSynced = own.results.filter((result) => result.tag === RESULT_TAGS.videoSync);
+      expect(ownSynced).toHaveLength(1);
+      expect((await get(ownSynced[0].media!)).rawPayload.toString()).toBe('not really an mp4');
+      expect(own.videos).toHaveLength(2);
     } finally {
       await setPublic(false);
     }

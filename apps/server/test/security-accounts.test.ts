@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, PASSWORD_MIN_LENGTH } from '@kinetrace/contracts';
+import { messages, PASSWORD_MIN_LENGTH, REMEMBERED_DEVICE_HEADER, UNLOCK_LINK_TTL_MS } from '@kinetrace/contracts';
 import { accountClient, userOnRememberedDevice } from './support/account-client.ts';
 import { resetLinkIn } from './support/outbox.ts';
 import {
@@ -61,6 +61,24 @@ describe.each(backends)('password reset and remembered devices on %s', (backend)
       headers: { ...authHeader((after.json() as { token: string }).token), ...device },
     });
     expect(check.json()).toEqual({ otp_verified: false });
+  });
+
+  it('stops every older reset link once a newer one has set the password', async () => {
+    const { post, lastMailTo } = accountClient(test);
+    const user = await verifiedUser(test);
+    const linkToken = async () => {
+      await post('/api/reset-password/', { email: user.email });
+      return resetLinkIn(lastMailTo(user.email)!.text).split('/').at(-1)!;
+    };
+    const older = await linkToken();
+    const newer = await linkToken();
+    const password = 'the passphrase chosen with the newer link';
+    expect((await post('/api/new-password/', { token: newer, password })).statusCode).toBe(200);
+
+    const stale = await post('/api/new-password/', { token: older, password: 'a passphrase set from an old mail' });
+    expect(stale.statusCode).toBe(400);
+    expect(stale.json()).toEqual({ detail: messages.invalidResetLink });
+    expect((await post('/api/login/', { username: user.username, password })).statusCode).toBe(200);
   });
 
   it('refuses a password made only of spaces, and does not let surrounding spaces make up the length', async () => {
@@ -159,8 +177,8 @@ describe('login throttling, and links of a server without PUBLIC_URL', () => {
     ).toBe(200);
   });
 
-  it('holds back guessing spread over many addresses, except on a device the owner remembered', async () => {
-    const { post } = accountClient(test);
+  it('holds back guessing spread over many addresses, except on a device the owner remembered or unlocked by an e-mailed link', async () => {
+    const { post, lastMailTo } = accountClient(test);
     const { user: owner, device } = await userOnRememberedDevice(test, '10.7.0.1');
     for (let address = 0; address < 20; address++) {
       for (let attempt = 0; attempt < 5; attempt++) {
@@ -170,11 +188,51 @@ describe('login throttling, and links of a server without PUBLIC_URL', () => {
         ).toBe(400);
       }
     }
-    expect(
-      (await post('/api/login/', { username: owner.username, password: PASSWORD }, {}, '10.6.99.1')).statusCode,
-    ).toBe(429);
-    expect(
-      (await post('/api/login/', { username: owner.username, password: PASSWORD }, device, '10.6.99.1')).statusCode,
-    ).toBe(200);
+    const ownerLogin = (headers: Record<string, string> = {}) =>
+      post('/api/login/', { username: owner.username, password: PASSWORD }, headers, '10.6.99.1');
+    expect((await ownerLogin()).statusCode).toBe(429);
+    expect((await ownerLogin(device)).statusCode).toBe(200);
+
+    // From a browser it does not know, the owner asks for an unlock link; whoever asks is answered the same.
+    const asked = await post('/api/send-unlock-link/', { username: owner.username.toUpperCase() }, {}, '10.6.99.1');
+    const nobody = await post('/api/send-unlock-link/', { username: 'nobody_at_all' }, {}, '10.6.99.1');
+    expect([asked.statusCode, nobody.statusCode]).toEqual([200, 200]);
+    expect(asked.json()).toEqual({ message: messages.unlockLinkSent });
+    expect(nobody.json()).toEqual(asked.json());
+    const link = /(https?:\/\/\S+\/unlock-login\/(\S+))/.exec(lastMailTo(owner.email)!.text)!;
+    expect(link[1]).toMatch(/^http:\/\/localhost:8123\/unlock-login\//);
+    const unlocked = await post('/api/unlock-login/', { token: link[2] });
+    expect(unlocked.statusCode).toBe(200);
+    const { username, remembered_device_token } = unlocked.json<{
+      username: string;
+      remembered_device_token: string;
+    }>();
+    expect(username).toBe(owner.username);
+    const unlockedBrowser = { [REMEMBERED_DEVICE_HEADER]: remembered_device_token };
+    const login = await ownerLogin(unlockedBrowser);
+    expect(login.statusCode).toBe(200);
+    expect(login.json()).toMatchObject({ otp_challenge_sent: false });
+
+    // The link works once; the guessers are still held back.
+    expect((await post('/api/unlock-login/', { token: link[2] })).json()).toEqual({
+      detail: messages.invalidUnlockLink,
+    });
+    expect((await ownerLogin()).statusCode).toBe(429);
+  });
+
+  it('lets an unlock link expire after an hour', async () => {
+    const { post, lastMailTo } = accountClient(test);
+    const owner = newUserPayload();
+    await post('/api/register/', owner, {}, '10.5.0.1');
+    await post('/api/send-unlock-link/', { username: owner.username }, {}, '10.5.0.1');
+    const token = /\/unlock-login\/(\S+)/.exec(lastMailTo(owner.email)!.text)![1];
+    test.clock.offsetMs = UNLOCK_LINK_TTL_MS + 1000;
+    try {
+      const late = await post('/api/unlock-login/', { token });
+      expect(late.statusCode).toBe(400);
+      expect(late.json()).toEqual({ detail: messages.invalidUnlockLink });
+    } finally {
+      test.clock.offsetMs = 0;
+    }
   });
 });

@@ -62,6 +62,26 @@ describe('mail limits per client address and per recipient', () => {
     }
   });
 
+  it('takes at most 3 registrations naming one e-mail address an hour, answering the same whether or not an account has it', async () => {
+    const { post } = accountClient(test);
+    const owner = await registered('10.27.0.1');
+    const mailsBefore = mailsTo(owner.email);
+    const registerWith = async (email: string, first: number) => {
+      const answers = [];
+      for (let asker = first; asker < first + 5; asker++)
+        answers.push(await post('/api/register/', { ...newUserPayload(), email }, {}, `10.28.${asker}.1`));
+      return answers.map((answer) => answer.statusCode);
+    };
+    const limit = mailRateRules.register.perRecipient.limit;
+    // The owner's registration counted once already.
+    const expected = [...Array(limit - 1).fill(201), ...Array(5 - limit + 1).fill(429)];
+    expect(await registerWith(owner.email, 0)).toEqual(expected);
+    const nobody = `${owner.username}@elsewhere.example`;
+    expect(await registerWith(nobody, 10)).toEqual([201, ...expected.slice(0, 4)]);
+    // Each attempt let through told the owner; none was made an account.
+    expect(mailsTo(owner.email) - mailsBefore).toBe(limit - 1);
+  });
+
   it('lets one client address ask for at most 10 reset links an hour, to whatever addresses', async () => {
     const { post } = accountClient(test);
     const limit = mailRateRules.reset.perClientAddress.limit;

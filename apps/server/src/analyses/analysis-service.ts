@@ -237,7 +237,7 @@ export function createAnalysisService(deps: AnalysisServiceDeps) {
       const subjectOf = (row: AnalysisWithTrial) =>
         row.session.subjectId === null ? undefined : subjectRows.get(row.session.subjectId);
       const readable = rows.flatMap((row) => {
-        const view = sessionView(row.session, viewer, subjectOf(row)?.shareToken ?? null);
+        const view = sessionView(row.session, viewer, subjectOf(row));
         return view?.disclosure.processedData ? [{ ...row, view }] : [];
       });
       const keys = await analyses.resultKeys(readable.map((row) => row.analysis.resultId!));

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { messages, type FieldErrors } from '@kinetrace/contracts';
+import { isOutOfSpace, OUT_OF_SPACE_STATUS } from '../storage/out-of-space.ts';
 import { HttpError } from './http-errors.ts';
 
 /** What the multipart parser (@fastify/busboy) throws for a body cut short or not in its declared format: the client's fault. */
@@ -9,7 +10,8 @@ const BROKEN_MULTIPART = /unexpected end of multipart data|Boundary not found/i;
 /**
  * One place turns failures into answers: 404 for a path that names nothing, field-keyed 400s for
  * invalid input (a body that cannot be read at all under `non_field_errors`), the service's own
- * status for rule violations, the framework's other 4xx as `{ detail }`, and a bare 500 (logged) otherwise.
+ * status for rule violations, the framework's other 4xx as `{ detail }`, 507 for a full disk, and a bare
+ * 500 (logged) otherwise.
  */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -49,6 +51,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
       return reply.code(status).send({ detail: error.message });
     }
     request.log.error({ err: error }, 'request failed');
+    // A full disk is the server's state, said as such (507), not a failure of the request.
+    if (isOutOfSpace(error)) return reply.code(OUT_OF_SPACE_STATUS).send({ detail: messages.serverOutOfSpace });
     return reply.code(500).send({ detail: 'Something went wrong on the server. Please try again.' });
   });
 }

@@ -1,16 +1,13 @@
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { FileStore as TusFileStore } from '@tus/file-store';
 import { Server as TusServer, type Upload } from '@tus/server';
 import { API_PREFIX, capturePaths, messages, PAIRING_TOKEN_HEADER } from '@kinetrace/contracts';
 import type { CaptureService } from '../services/capture-service.ts';
 import { hashRandomToken } from '../services/secrets.ts';
+import type { UploadStaging } from '../storage/upload-staging.ts';
 import { HttpError } from './http-errors.ts';
 
 /** Phone videos are large but bounded: 60 s of 4K at a phone's bitrate stays well under this. */
 const MAX_VIDEO_BYTES = 4 * 1024 ** 3;
-/** An upload left unfinished this long is dropped. */
-const UNFINISHED_UPLOAD_LIFETIME_MS = 24 * 3600_000;
 
 /** What tus sends back for a refused upload: the status and a `{ detail }` body like every other error. */
 function tusError(error: unknown): { status_code: number; body: string } {
@@ -30,18 +27,16 @@ const notPaired = { status_code: 404, body: JSON.stringify({ detail: messages.pa
 /**
  * Resumable video uploads with the tus protocol: a dropped connection or a reloaded page resumes
  * from the last byte the server has, so a video arrives whole and is stored once. Chunks are staged
- * under `stagingDir`; a complete upload goes through the capture service (probe, store, hand-off).
+ * in `staging` (services/staged-uploads.ts says how long); a complete upload goes through the capture
+ * service (probe, store, hand-off).
  */
 export function registerTusUploads(
   app: FastifyInstance,
   capture: CaptureService,
-  stagingDir: string,
+  staging: UploadStaging,
   trustProxy: boolean,
 ): void {
-  const datastore = new TusFileStore({
-    directory: stagingDir,
-    expirationPeriodInMilliseconds: UNFINISHED_UPLOAD_LIFETIME_MS,
-  });
+  const { datastore } = staging;
   const tus = new TusServer({
     path: `${API_PREFIX}${capturePaths.uploads.replace(/\/$/, '')}`,
     datastore,
@@ -63,7 +58,7 @@ export function registerTusUploads(
     },
     async onUploadFinish(_request, upload: Upload) {
       try {
-        const result = await capture.finishUpload(upload.metadata ?? {}, join(stagingDir, upload.id));
+        const result = await capture.finishUpload(upload.metadata ?? {}, staging.pathOf(upload.id));
         if (!result.stored) {
           throw {
             status_code: result.reason === 'duplicate' ? 410 : 422,
@@ -74,7 +69,7 @@ export function registerTusUploads(
       } catch (error) {
         throw error instanceof HttpError ? tusError(error) : error;
       } finally {
-        await datastore.remove(upload.id).catch(() => undefined);
+        await staging.remove(upload.id);
       }
     },
   });

@@ -16,6 +16,8 @@ export const jobKinds = {
   }),
   /** Runs the motion-capture pipeline on a trial whose videos are all in (apps/server/src/processing/). */
   'process-trial': z.object({ trialId: z.string().uuid() }),
+  /** Removes uploads left unfinished or no longer awaited, and import folders a crash left (services/staged-uploads.ts). */
+  'clean-uploads': z.object({}),
   /** Removes what has been in the recycle bin longer than the retention period, with its files. */
   'purge-trash': z.object({}),
 } as const;

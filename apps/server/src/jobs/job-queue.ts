@@ -36,6 +36,9 @@ export interface JobQueue {
   stop(): Promise<void>;
 }
 
+/** pg-boss refuses a job whose expiration is 24 hours or more. */
+const MAX_EXPIRE_IN_S = 24 * 3600 - 1;
+
 export async function createJobQueue(database: DatabaseHandle, onError: (error: Error) => void): Promise<JobQueue> {
   let stopped = false;
   const boss = new PgBoss({
@@ -61,7 +64,7 @@ export async function createJobQueue(database: DatabaseHandle, onError: (error: 
         retryLimit: options.retryLimit ?? 2,
         retryDelay: options.retryDelayS ?? 5,
         retryBackoff: options.retryBackoff ?? false,
-        expireInSeconds: options.expireInSeconds ?? 6 * 3600,
+        expireInSeconds: Math.min(options.expireInSeconds ?? 6 * 3600, MAX_EXPIRE_IN_S),
       });
     },
     async work(handlers, handledElsewhere) {

@@ -1,9 +1,11 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { ProcessingProgress } from '@kinetrace/contracts';
 import { schema, type Database } from '@kinetrace/db';
 import type { TrialRow } from '../repositories/trials-repository.ts';
 
-const { trials, trialResults } = schema;
+const { trials, trialResults, sessions } = schema;
+/** The processing stage a trial shows (null when it is not processing). */
+const stageOf = sql`${trials.meta}->'progress'->>'stage'`;
 
 /** A result row to register: its tag, where its file is stored, and per-camera details. */
 export interface NewResult {
@@ -25,12 +27,23 @@ export function createProcessingRepository(db: Database) {
     and(eq(trials.id, trialId), sql`${trials.meta}->>'processing_attempt' = ${attemptId}`);
 
   return {
-    /** Queued (again): `status` processing or reprocess, the queue stage shown, any earlier error cleared. */
-    async markQueued(trialId: string, status: 'processing' | 'reprocess', progress: ProcessingProgress): Promise<void> {
-      await db
+    /**
+     * Queued (again): `status` processing or reprocess, the queue stage shown, any earlier error cleared; only
+     * while the trial is still `from`, in one statement, so that of two callers who both saw it so (two phones
+     * ending their uploads at once) one queues it. Answers whether this caller did.
+     */
+    async markQueued(
+      trialId: string,
+      status: 'processing' | 'reprocess',
+      progress: ProcessingProgress,
+      from: string,
+    ): Promise<boolean> {
+      const queued = await db
         .update(trials)
         .set({ status, meta: patchedMeta({ progress }, ['error_msg', 'processing_attempt']), updatedAt: new Date() })
-        .where(eq(trials.id, trialId));
+        .where(and(eq(trials.id, trialId), eq(trials.status, from)))
+        .returning({ id: trials.id });
+      return queued.length > 0;
     },
 
     /** The attempt takes the trial over: later writes of earlier attempts are ignored. */
@@ -99,19 +112,34 @@ export function createProcessingRepository(db: Database) {
         .where(attemptId === null ? eq(trials.id, trialId) : isAttempt(trialId, attemptId));
     },
 
-    /** The session's trials waiting (status processing, no attempt) at `stage`. */
+    /**
+     * How many other trials of the owner of `sessionId` are queued or running (status processing or reprocess);
+     * those waiting for their calibration or neutral are not counted, as they hold no worker.
+     */
+    async pendingOfOwner(sessionId: string, exceptTrialId: string): Promise<number> {
+      const owner = db.select({ userId: sessions.userId }).from(sessions).where(eq(sessions.id, sessionId));
+      const [row] = await db
+        .select({ count: sql<number>`count(*)::int` })
+        .from(trials)
+        .innerJoin(sessions, eq(trials.sessionId, sessions.id))
+        .where(
+          and(
+            inArray(sessions.userId, owner),
+            inArray(trials.status, ['processing', 'reprocess']),
+            eq(trials.trashed, false),
+            ne(trials.id, exceptTrialId),
+            sql`coalesce(${stageOf}, '') not in ('waiting_for_calibration', 'waiting_for_neutral')`,
+          ),
+        );
+      return row?.count ?? 0;
+    },
+
+    /** The session's trials waiting (status processing, no attempt) at `stage`, trashed ones too. */
     async waitingAt(sessionId: string, stage: 'waiting_for_calibration' | 'waiting_for_neutral'): Promise<TrialRow[]> {
       return db
         .select()
         .from(trials)
-        .where(
-          and(
-            eq(trials.sessionId, sessionId),
-            eq(trials.status, 'processing'),
-            eq(trials.trashed, false),
-            sql`${trials.meta}->'progress'->>'stage' = ${stage}`,
-          ),
-        );
+        .where(and(eq(trials.sessionId, sessionId), eq(trials.status, 'processing'), sql`${stageOf} = ${stage}`));
     },
   };
 }

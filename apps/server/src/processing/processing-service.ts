@@ -23,6 +23,15 @@ import { createServerTrialIO, type ServerTrialIODeps } from './server-trial-io.t
 
 /** Calibration, then neutral, then movement trials; reprocessing after everything recorded (pg-boss: higher first). */
 const PRIORITY: Record<TrialKind | 'reprocess', number> = { calibration: 30, neutral: 20, movement: 10, reprocess: 0 };
+/**
+ * Within a kind, the queue is shared between users in turn: a trial's priority drops by one for each
+ * trial its owner already has in the queue, so one user's tenth trial waits behind everyone's first and
+ * second (pg-boss takes the highest priority first, then the oldest). Kinds stay apart: a kind's
+ * priorities span fewer steps than the gap to the next kind.
+ */
+const FAIR_SHARE_STEPS = 1000;
+const priorityOf = (kind: TrialKind | 'reprocess', ownerPending: number) =>
+  PRIORITY[kind] * FAIR_SHARE_STEPS - Math.min(ownerPending, FAIR_SHARE_STEPS - 1);
 /** Internal failures are retried twice, 10–20 s then 20–40 s later (pg-boss backoff with jitter); user errors never. */
 const RETRY = { retryLimit: 2, retryDelayS: 10, retryBackoff: true };
 /**
@@ -94,21 +103,25 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
 
   async function send(trial: TrialRow, reprocess: boolean): Promise<void> {
     const { timeLimitS } = await timeLimitOf(trial.id);
+    const ownerPending = await repository.pendingOfOwner(trial.sessionId, trial.id);
     await queue.send(
       'process-trial',
       { trialId: trial.id },
       {
-        priority: PRIORITY[reprocess ? 'reprocess' : trialKindOf(trial.name)],
+        priority: priorityOf(reprocess ? 'reprocess' : trialKindOf(trial.name), ownerPending),
         ...RETRY,
         expireInSeconds: timeLimitS + 120,
       },
     );
   }
 
-  /** Hands a trial to the queue: status processing (or reprocess), stage queued. */
+  /**
+   * Hands a trial to the queue: status processing (or reprocess), stage queued; only from the status `trial`
+   * was read in, so that a trial two callers saw ready at once (the last two uploads) is queued once.
+   */
   async function enqueue(trial: TrialRow, reprocess = false): Promise<void> {
-    await repository.markQueued(trial.id, reprocess ? 'reprocess' : 'processing', progressAt('queued'));
-    await send(trial, reprocess);
+    const status = reprocess ? 'reprocess' : 'processing';
+    if (await repository.markQueued(trial.id, status, progressAt('queued'), trial.status)) await send(trial, reprocess);
   }
 
   /** What `trial` waits for before it can run, if anything: a calibration or neutral still on its way. */
@@ -123,7 +136,16 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     return newest?.status === 'done' ? null : 'waiting_for_neutral';
   }
 
-  /** When a calibration or neutral has ended, the trials that waited for it are queued. */
+  /**
+   * A trial trashed before it ran (queued or waiting, or interrupted and then replaced by a newer
+   * calibration or neutral) is not processed, and does not stay "processing" in the recycle bin: it ends
+   * in error saying so, which lets its owner reprocess it once restored.
+   */
+  async function stopInRecycleBin(trial: TrialRow): Promise<void> {
+    await repository.markError(trial.id, null, processingMessages.notProcessedInRecycleBin);
+  }
+
+  /** When a calibration or neutral has ended, the trials that waited for it are queued (or stopped, if trashed). */
   async function releaseWaiting(trial: TrialRow): Promise<void> {
     const kind = trialKindOf(trial.name);
     if (kind === 'movement') return;
@@ -131,7 +153,7 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
       trial.sessionId,
       kind === 'calibration' ? 'waiting_for_calibration' : 'waiting_for_neutral',
     )) {
-      await enqueue(waiting);
+      await (waiting.trashed ? stopInRecycleBin(waiting) : enqueue(waiting));
     }
   }
 
@@ -144,7 +166,8 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
       queuedAt?.stage === 'queued' && typeof queuedAt.started_at === 'string'
         ? (Date.now() - Date.parse(queuedAt.started_at)) / 1000
         : undefined;
-    if (!trial || trial.trashed || (trial.status !== 'processing' && trial.status !== 'reprocess')) return;
+    if (!trial || (trial.status !== 'processing' && trial.status !== 'reprocess')) return;
+    if (trial.trashed) return stopInRecycleBin(trial);
     const waitFor = await prerequisiteStage(trial);
     if (waitFor) {
       await repository.markWaiting(trialId, progressAt(waitFor));
@@ -157,7 +180,10 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
 
     const attemptId = `${job.id}.${job.retryCount}`;
     const { expectedS, timeLimitS } = await timeLimitOf(trialId);
-    const progress = progressAt(trialKindOf(trial.name) === 'calibration' ? 'board' : 'pose', expectedS);
+    const progress: ProcessingProgress = {
+      ...progressAt(trialKindOf(trial.name) === 'calibration' ? 'board' : 'pose', expectedS),
+      attempt: { number: job.retryCount + 1, of: job.retryLimit + 1 },
+    };
     await repository.startAttempt(trialId, attemptId, progress);
     running.add(job.id);
     const heartbeat = setInterval(() => {
@@ -225,6 +251,7 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
           trial.id,
           trial.status === 'reprocess' ? 'reprocess' : 'processing',
           progressAt('queued'),
+          trial.status,
         );
     },
     log,

@@ -239,8 +239,16 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
     async fail(failure: TrialFailure) {
       deps.logFailure(trial.id, failure);
       if (failure.kind === 'user') return repository.markError(trial.id, attempt.id, failure.message);
-      if (failure.willRetry)
-        return repository.setProgress(trial.id, attempt.id, { ...attempt.progress, stage: 'queued', percent: 0 });
+      if (failure.willRetry) {
+        // Back in the queue for the next attempt, which the screens announce ("retrying (2 of 3)").
+        const { number = 1, of = number + 1 } = attempt.progress.attempt ?? {};
+        return repository.setProgress(trial.id, attempt.id, {
+          ...attempt.progress,
+          stage: 'queued',
+          percent: 0,
+          attempt: { number: number + 1, of },
+        });
+      }
       return repository.markError(trial.id, attempt.id, processingMessages.internalFailure);
     },
   };

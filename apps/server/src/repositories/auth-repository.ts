@@ -1,8 +1,8 @@
-import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { schema, type Database } from '@kinetrace/db';
 import type { ChangeCache } from './change-cache.ts';
 
-const { authTokens, otpChallenges, rememberedDevices, passwordResets } = schema;
+const { authTokens, otpChallenges, rememberedDevices, passwordResets, loginUnlockLinks } = schema;
 
 export type AuthTokenRow = typeof authTokens.$inferSelect;
 export interface SignIn {
@@ -12,7 +12,7 @@ export interface SignIn {
 export type OtpChallengeRow = typeof otpChallenges.$inferSelect;
 
 /**
- * Logins, e-mailed codes, remembered devices and password-reset links: all stored by hash only. Live
+ * Logins and personal API tokens, e-mailed codes, remembered devices, password-reset and login unlock links: all stored by hash only. Live
  * logins come through `signIns` when there is one (change-cache.ts).
  */
 export function createAuthRepository(db: Database, signIns?: ChangeCache<SignIn | undefined>) {
@@ -35,8 +35,15 @@ export function createAuthRepository(db: Database, signIns?: ChangeCache<SignIn 
   }
 
   return {
-    async insertToken(userId: number, tokenHash: string, expiresAt: Date, verified: boolean): Promise<AuthTokenRow> {
-      const [row] = await db.insert(authTokens).values({ userId, tokenHash, expiresAt, verified }).returning();
+    /** A login begun at `createdAt` (the server's clock, which its expiry and its 30-day limit are counted on). */
+    async insertToken(login: {
+      userId: number;
+      tokenHash: string;
+      createdAt: Date;
+      expiresAt: Date;
+      verified: boolean;
+    }): Promise<AuthTokenRow> {
+      const [row] = await db.insert(authTokens).values(login).returning();
       return row;
     },
     /**
@@ -53,13 +60,71 @@ export function createAuthRepository(db: Database, signIns?: ChangeCache<SignIn 
         : await readLiveToken(tokenHash, now);
       return found && found.token.expiresAt > now ? found : undefined;
     },
+    /** A personal API token: verified from the start, since a verified login makes it. */
+    async insertPersonalToken(
+      userId: number,
+      tokenHash: string,
+      token: { name: string; readOnly: boolean; createdAt: Date; expiresAt: Date },
+    ): Promise<AuthTokenRow> {
+      const [row] = await db
+        .insert(authTokens)
+        .values({ userId, tokenHash, verified: true, kind: 'personal', ...token })
+        .returning();
+      return row;
+    },
+    /** The user's live personal tokens, oldest first. */
+    async listPersonalTokens(userId: number, now: Date): Promise<AuthTokenRow[]> {
+      return db
+        .select()
+        .from(authTokens)
+        .where(
+          and(
+            eq(authTokens.userId, userId),
+            eq(authTokens.kind, 'personal'),
+            isNull(authTokens.revokedAt),
+            gt(authTokens.expiresAt, now),
+          ),
+        )
+        .orderBy(authTokens.id);
+    },
+    /** Revokes one of the user's live personal tokens: false when the user has no such token. */
+    async revokePersonalToken(userId: number, tokenId: number, now: Date): Promise<boolean> {
+      const rows = await db
+        .update(authTokens)
+        .set({ revokedAt: now })
+        .where(
+          and(
+            eq(authTokens.id, tokenId),
+            eq(authTokens.userId, userId),
+            eq(authTokens.kind, 'personal'),
+            isNull(authTokens.revokedAt),
+          ),
+        )
+        .returning({ id: authTokens.id });
+      return rows.length === 1;
+    },
     async markTokenVerified(tokenId: number): Promise<void> {
       await db.update(authTokens).set({ verified: true }).where(eq(authTokens.id, tokenId));
+    },
+    /**
+     * Moves a live login's expiry to `expiresAt`, in one statement that leaves a revoked login revoked (a logout
+     * at the same moment wins): the new expiry, or undefined when the login was revoked meanwhile.
+     */
+    async extendToken(tokenId: number, expiresAt: Date): Promise<Date | undefined> {
+      const [row] = await db
+        .update(authTokens)
+        .set({ expiresAt })
+        .where(and(eq(authTokens.id, tokenId), isNull(authTokens.revokedAt)))
+        .returning({ expiresAt: authTokens.expiresAt });
+      return row?.expiresAt;
     },
     async revokeToken(tokenId: number, now: Date): Promise<void> {
       await db.update(authTokens).set({ revokedAt: now }).where(eq(authTokens.id, tokenId));
     },
-    /** After a new password: every login of the user ends and every device they had remembered must enter a code again. */
+    /**
+     * After a new password: every login and personal token of the user ends (a token made by whoever had the old
+     * password must not outlive it) and every device they had remembered must enter a code again.
+     */
     async endEverySignIn(userId: number, now: Date): Promise<void> {
       await db.transaction(async (tx) => {
         await tx
@@ -89,14 +154,24 @@ export function createAuthRepository(db: Database, signIns?: ChangeCache<SignIn 
         .limit(1);
       return row;
     },
-    /** Counts a wrong try atomically, so parallel guesses cannot exceed the limit; returns the new count. */
-    async countWrongAttempt(challengeId: number): Promise<number> {
+    /**
+     * Counts a try of the code before it is compared, in one statement, so that parallel guesses (on one
+     * server or several) cannot get more than `maxTries` compared: the try's number, or undefined when the
+     * code has had its tries (or was used meanwhile). A right try uses the code, so the count is of wrong ones.
+     */
+    async countTry(challengeId: number, maxTries: number): Promise<number | undefined> {
       const [row] = await db
         .update(otpChallenges)
-        .set({ wrongAttempts: sqlIncrement() })
-        .where(eq(otpChallenges.id, challengeId))
+        .set({ wrongAttempts: sql`${otpChallenges.wrongAttempts} + 1` })
+        .where(
+          and(
+            eq(otpChallenges.id, challengeId),
+            isNull(otpChallenges.usedAt),
+            lt(otpChallenges.wrongAttempts, maxTries),
+          ),
+        )
         .returning({ wrongAttempts: otpChallenges.wrongAttempts });
-      return row.wrongAttempts;
+      return row?.wrongAttempts;
     },
     /** Marks the code used; false when someone else used it first. */
     async consumeChallenge(challengeId: number, now: Date): Promise<boolean> {
@@ -128,19 +203,46 @@ export function createAuthRepository(db: Database, signIns?: ChangeCache<SignIn 
     async insertPasswordReset(userId: number, tokenHash: string, expiresAt: Date): Promise<void> {
       await db.insert(passwordResets).values({ userId, tokenHash, expiresAt });
     },
-    /** Uses a reset link once: returns its user, or undefined when unknown, used or expired. */
+    /**
+     * Uses a reset link once, and with it every other open link of its user, in one statement: a link
+     * mailed before the password was set anew stops working, even one used at the same moment (it finds
+     * its row already used). Returns the user, or undefined when the link is unknown, used or expired.
+     */
     async consumePasswordReset(tokenHash: string, now: Date): Promise<number | undefined> {
-      const [row] = await db
-        .update(passwordResets)
-        .set({ usedAt: now })
+      const ownerOfLink = db
+        .select({ userId: passwordResets.userId })
+        .from(passwordResets)
         .where(
           and(
             eq(passwordResets.tokenHash, tokenHash),
             isNull(passwordResets.usedAt),
             gt(passwordResets.expiresAt, now),
           ),
+        );
+      const used = await db
+        .update(passwordResets)
+        .set({ usedAt: now })
+        .where(and(inArray(passwordResets.userId, ownerOfLink), isNull(passwordResets.usedAt)))
+        .returning({ userId: passwordResets.userId, tokenHash: passwordResets.tokenHash });
+      return used.find((link) => link.tokenHash === tokenHash)?.userId;
+    },
+
+    async insertUnlockLink(userId: number, tokenHash: string, expiresAt: Date): Promise<void> {
+      await db.insert(loginUnlockLinks).values({ userId, tokenHash, expiresAt });
+    },
+    /** Uses an unlock link once: returns its user, or undefined when unknown, used or expired. */
+    async consumeUnlockLink(tokenHash: string, now: Date): Promise<number | undefined> {
+      const [row] = await db
+        .update(loginUnlockLinks)
+        .set({ usedAt: now })
+        .where(
+          and(
+            eq(loginUnlockLinks.tokenHash, tokenHash),
+            isNull(loginUnlockLinks.usedAt),
+            gt(loginUnlockLinks.expiresAt, now),
+          ),
         )
-        .returning({ userId: passwordResets.userId });
+        .returning({ userId: loginUnlockLinks.userId });
       return row?.userId;
     },
 
@@ -149,12 +251,9 @@ export function createAuthRepository(db: Database, signIns?: ChangeCache<SignIn 
       await db.delete(authTokens).where(or(lt(authTokens.expiresAt, now), lt(authTokens.revokedAt, now)));
       await db.delete(rememberedDevices).where(lt(rememberedDevices.expiresAt, now));
       await db.delete(passwordResets).where(lt(passwordResets.expiresAt, now));
+      await db.delete(loginUnlockLinks).where(lt(loginUnlockLinks.expiresAt, now));
     },
   };
-}
-
-function sqlIncrement() {
-  return sql`${otpChallenges.wrongAttempts} + 1`;
 }
 
 export type AuthRepository = ReturnType<typeof createAuthRepository>;

@@ -1,4 +1,4 @@
-import { and, asc, eq, ilike, inArray, isNotNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, ilike, inArray, isNotNull, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { schema, type Database } from '@kinetrace/db';
 import { RESERVED_TRIAL_NAMES } from '@kinetrace/contracts';
 import type { ChangeCache } from './change-cache.ts';
@@ -31,6 +31,8 @@ export interface SessionListFilter {
   subjectId?: number;
   includeTrashed: boolean;
   onlyTrashed: boolean;
+  /** What the recycle bin shows: trashed sessions and sessions holding a trashed trial (instead of the two above). */
+  inBin?: boolean;
   skipNoTrials: boolean;
   search?: string;
   sort: keyof typeof sortExpressions;
@@ -78,7 +80,11 @@ export function createSessionsRepository(db: Database, listCache?: ChangeCache<S
           : sql`false`,
       );
     if (filter.subjectId !== undefined) conditions.push(eq(sessions.subjectId, sql.placeholder('subjectId')));
-    if (filter.onlyTrashed) conditions.push(eq(sessions.trashed, true));
+    if (filter.inBin)
+      conditions.push(
+        sql`("sessions"."trashed" or exists (select 1 from trials t where t.session_id = "sessions"."id" and t.trashed))`,
+      );
+    else if (filter.onlyTrashed) conditions.push(eq(sessions.trashed, true));
     else if (!filter.includeTrashed) conditions.push(eq(sessions.trashed, false));
     if (filter.skipNoTrials) conditions.push(sql`exists (select 1 from trials t where ${countedTrials})`);
     if (filter.search) {
@@ -172,6 +178,26 @@ export function createSessionsRepository(db: Database, listCache?: ChangeCache<S
       const [row] = await db.insert(sessions).values(session).returning();
       return row;
     },
+    /** The user's newest session that nothing was done in: no trial (even trashed), no phone, no subject, no name, not public or trashed. */
+    async newestEmpty(userId: number): Promise<SessionRowDb | undefined> {
+      const [row] = await db
+        .select()
+        .from(sessions)
+        .where(
+          and(
+            eq(sessions.userId, userId),
+            isNull(sessions.subjectId),
+            eq(sessions.public, false),
+            eq(sessions.trashed, false),
+            sql`coalesce("sessions"."meta"->>'sessionName', '') = ''`,
+            sql`not exists (select 1 from ${schema.trials} t where t.session_id = "sessions"."id")`,
+            sql`not exists (select 1 from ${schema.sessionDevices} d where d.session_id = "sessions"."id")`,
+          ),
+        )
+        .orderBy(desc(sessions.createdAt))
+        .limit(1);
+      return row;
+    },
     async update(id: string, changes: Partial<NewSession>): Promise<SessionRowDb> {
       const [row] = await db
         .update(sessions)
@@ -215,12 +241,6 @@ export function createSessionsRepository(db: Database, listCache?: ChangeCache<S
         .select()
         .from(sessions)
         .where(and(eq(sessions.trashed, true), isNotNull(sessions.trashedAt), lt(sessions.trashedAt, cutoff)));
-    },
-    async trashedOfUser(userId: number): Promise<SessionRowDb[]> {
-      return db
-        .select()
-        .from(sessions)
-        .where(and(eq(sessions.userId, userId), eq(sessions.trashed, true)));
     },
   };
 }

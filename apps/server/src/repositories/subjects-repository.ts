@@ -86,6 +86,10 @@ export function createSubjectsRepository(db: Database) {
     async remove(id: number): Promise<void> {
       await db.delete(subjects).where(eq(subjects.id, id));
     },
+    async idsOfUser(userId: number): Promise<number[]> {
+      const rows = await db.select({ id: subjects.id }).from(subjects).where(eq(subjects.userId, userId));
+      return rows.map((row) => row.id);
+    },
     /** Subjects trashed before `cutoff`, for the retention job. */
     async trashedBefore(cutoff: Date): Promise<SubjectRow[]> {
       return db

@@ -24,18 +24,24 @@ export function createTasksRepository(db: Database) {
         .from(tasks)
         .where(and(eq(tasks.status, 'done'), lt(tasks.createdAt, cutoff)));
     },
-    /** The tasks `userId` asked for, and those whose prepared archive holds one of `sessionIds` (its key names it). */
-    async idsHoldingDataOf(userId: number, sessionIds: string[]): Promise<string[]> {
+    /**
+     * The tasks `userId` asked for, and those whose prepared archive holds one of `sessionIds` or
+     * `subjectIds` (its key names it): a visitor's or a share-link holder's archive of the user's data.
+     */
+    async idsHoldingDataOf(userId: number, sessionIds: string[], subjectIds: number[]): Promise<string[]> {
       const rows = await db
         .select({ id: tasks.id, userId: tasks.userId, resultKey: tasks.resultKey })
         .from(tasks)
         .where(or(eq(tasks.userId, userId), isNotNull(tasks.resultKey)));
-      const held = new Set(sessionIds);
+      const sessionsHeld = new Set(sessionIds);
+      const subjectsHeld = new Set(subjectIds);
       return rows
         .filter((row) => {
           if (row.userId === userId) return true;
           const target = row.resultKey ? parseDownloadKey(row.resultKey)?.target : undefined;
-          return target?.kind === 'session' && held.has(target.sessionId);
+          return target?.kind === 'session'
+            ? sessionsHeld.has(target.sessionId)
+            : subjectsHeld.has(target?.subjectId ?? NaN);
         })
         .map((row) => row.id);
     },

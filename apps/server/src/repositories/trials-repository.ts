@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import { schema, type Database } from '@kinetrace/db';
 
 export type TrialRow = typeof schema.trials.$inferSelect;
@@ -78,13 +78,14 @@ export function createTrialsRepository(db: Database) {
         .from(trials)
         .where(and(eq(trials.trashed, true), isNotNull(trials.trashedAt), lt(trials.trashedAt, cutoff)));
     },
-    /** Trashed trials of a user's sessions (the recycle bin empties these first). */
+    /** Trashed trials of a user's sessions, trashed or not (what the recycle bin lists of trials). */
     async trashedOfUser(userId: number): Promise<TrialRow[]> {
       return db
         .select({ trial: trials })
         .from(trials)
         .innerJoin(sessions, eq(trials.sessionId, sessions.id))
         .where(and(eq(sessions.userId, userId), eq(trials.trashed, true)))
+        .orderBy(desc(trials.trashedAt), asc(trials.id))
         .then((rows) => rows.map((row) => row.trial));
     },
     async nameTaken(sessionId: string, name: string, exceptTrialId: string): Promise<boolean> {

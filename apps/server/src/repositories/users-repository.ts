@@ -27,8 +27,9 @@ export function createUsersRepository(db: Database) {
         .where(sql`lower(${users.email}) = lower(${email})`);
       return row;
     },
-    async insert(user: NewUser): Promise<UserRow> {
-      const [row] = await db.insert(users).values(user).returning();
+    /** Inserts the user unless another has its username or e-mail address (whatever the case): undefined then. */
+    async insertUnlessTaken(user: NewUser): Promise<UserRow | undefined> {
+      const [row] = await db.insert(users).values(user).onConflictDoNothing().returning();
       return row;
     },
     async update(id: number, changes: UserChanges): Promise<UserRow> {

@@ -1,3 +1,4 @@
+import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -16,14 +17,17 @@ import {
   registerResponseSchema,
   REMEMBERED_DEVICE_HEADER,
   resetPasswordRequestSchema,
+  sendUnlockLinkRequestSchema,
   setInstitutionalUseRequestSchema,
   updateProfileRequestSchema,
   userInfoRequestSchema,
+  unlockLoginRequestSchema,
+  unlockLoginResponseSchema,
   userProfileSchema,
   verifyRequestSchema,
   verifyResponseSchema,
 } from '@kinetrace/contracts';
-import { requireLogin, requireVerified } from '../http/authentication.ts';
+import { requireBrowserLogin, requireLogin, requireVerified } from '../http/authentication.ts';
 import { invalidFields } from '../http/http-errors.ts';
 import { pictureTooLargeError, type AccountService } from '../services/account-service.ts';
 import type { AuthService } from '../services/auth-service.ts';
@@ -34,18 +38,23 @@ const rememberedDeviceHeaders = z.object({ [REMEMBERED_DEVICE_HEADER]: z.string(
 export function registerAccountRoutes(app: FastifyInstance, authService: AuthService, accounts: AccountService): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  api.post(
-    accountPaths.login,
-    {
-      schema: {
-        tags,
-        body: loginRequestSchema,
-        headers: rememberedDeviceHeaders,
-        response: { 200: loginResponseSchema },
+  // JSON, or a form as OpenCap's client posts it (opencap-processing utilsAuthentication.py): the
+  // form parser is this route's alone.
+  app.register(async (scope) => {
+    await scope.register(fastifyFormbody);
+    scope.withTypeProvider<ZodTypeProvider>().post(
+      accountPaths.login,
+      {
+        schema: {
+          tags,
+          body: loginRequestSchema,
+          headers: rememberedDeviceHeaders,
+          response: { 200: loginResponseSchema },
+        },
       },
-    },
-    (request) => authService.login(request.body, request.ip, request.headers[REMEMBERED_DEVICE_HEADER]),
-  );
+      (request) => authService.login(request.body, request.ip, request.headers[REMEMBERED_DEVICE_HEADER]),
+    );
+  });
 
   api.post(accountPaths.logout, { schema: { tags, response: { 200: messageResponseSchema } } }, async (request) => {
     await authService.logout(requireLogin(request));
@@ -100,7 +109,7 @@ export function registerAccountRoutes(app: FastifyInstance, authService: AuthSer
   api.post(
     accountPaths.updateProfile,
     { schema: { tags, body: updateProfileRequestSchema, response: { 200: userProfileSchema } } },
-    (request) => accounts.updateProfile(requireVerified(request), request.body),
+    (request) => accounts.updateProfile(requireBrowserLogin(request), request.body),
   );
 
   api.post(
@@ -140,6 +149,18 @@ export function registerAccountRoutes(app: FastifyInstance, authService: AuthSer
   );
 
   api.post(
+    accountPaths.sendUnlockLink,
+    { schema: { tags, body: sendUnlockLinkRequestSchema, response: { 200: messageResponseSchema } } },
+    (request) => authService.sendUnlockLink(request.body.username, request.ip),
+  );
+
+  api.post(
+    accountPaths.unlockLogin,
+    { schema: { tags, body: unlockLoginRequestSchema, response: { 200: unlockLoginResponseSchema } } },
+    (request) => authService.unlockLogin(request.body.token),
+  );
+
+  api.post(
     accountPaths.setInstitutionalUse,
     { schema: { tags, body: setInstitutionalUseRequestSchema, response: { 200: messageResponseSchema } } },
     (request) => accounts.setInstitutionalUse(requireVerified(request), request.body.institutional_use),
@@ -148,6 +169,6 @@ export function registerAccountRoutes(app: FastifyInstance, authService: AuthSer
   api.post(
     accountPaths.deleteAccount,
     { schema: { tags, body: deleteAccountRequestSchema, response: { 200: messageResponseSchema } } },
-    (request) => accounts.deleteAccount(requireVerified(request), request.body.confirm),
+    (request) => accounts.deleteAccount(requireBrowserLogin(request), request.body.confirm),
   );
 }

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { messages, serialId } from '@kinetrace/contracts';
 import { forbidden, HttpError, notFound } from '../http/http-errors.ts';
 import type { DownloadService } from '../services/download-service.ts';
-import type { MediaUrlSigner } from '../services/media-urls.ts';
+import { grantCodeOf, MEDIA_NAME_SEGMENT, type MediaUrlSigner } from '../services/media-urls.ts';
+import type { OpenCapSessions } from '../services/opencap-session.ts';
 import { userFilesPrefix } from '../services/storage-keys.ts';
 import type { ByteRange, FileStore } from '../storage/file-store.ts';
 
@@ -78,6 +79,7 @@ export function registerMediaRoutes(
   files: FileStore,
   signer: MediaUrlSigner,
   downloads: Pick<DownloadService, 'stillServes'>,
+  openCap: Pick<OpenCapSessions, 'derivedFile'>,
 ): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
@@ -113,10 +115,20 @@ export function registerMediaRoutes(
       },
     },
     async (request, reply) => {
-      const key = request.params['*'];
-      if (!(await signer.allows(key, request.query))) throw forbidden('This link has expired. Reload the page.');
+      // `<stored key>/<id>-<file name>`: the last segment only names the file for the client.
+      const path = request.params['*'];
+      const key = path.slice(0, path.lastIndexOf('/'));
+      if (!MEDIA_NAME_SEGMENT.test(path.slice(key.length + 1)) || !(await signer.allows(key, request.query)))
+        throw forbidden('This link has expired. Reload the page.');
       if (key.startsWith('downloads/') && !(await downloads.stillServes(key)))
         throw forbidden('This download is no longer available. Please prepare it again.');
+      const derived = await openCap.derivedFile(key, grantCodeOf(request.query.access)!);
+      if (derived)
+        return reply
+          .type(contentTypeOf(key))
+          .header('cache-control', 'private, no-cache')
+          .header('x-content-type-options', 'nosniff')
+          .send(derived);
       return sendStored(reply, files, key, request.headers.range, 'private, max-age=3600');
     },
   );

@@ -14,6 +14,7 @@ import {
 import { requireVerified } from '../http/authentication.ts';
 import { invalidFields } from '../http/http-errors.ts';
 import type { CalibrationImportService } from '../services/calibration-import-service.ts';
+import type { ImportStaging } from '../services/import-staging.ts';
 import type { LensCalibrationService } from '../services/lens-calibration-service.ts';
 import type { SessionService } from '../services/session-service.ts';
 import { withUploadedFiles } from './uploaded-files.ts';
@@ -27,10 +28,15 @@ const LENS_LIMITS = { fileSize: 40 * 1024 ** 2, files: 60, fields: 10 };
 /** Using the app without phones (import a calibration, next subject) and lens calibrations per device model (issue 9). */
 export function registerProcessingImportRoutes(
   app: FastifyInstance,
-  services: { calibrationImport: CalibrationImportService; sessions: SessionService; lenses: LensCalibrationService },
+  services: {
+    calibrationImport: CalibrationImportService;
+    sessions: SessionService;
+    lenses: LensCalibrationService;
+    staging: ImportStaging;
+  },
 ): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const { calibrationImport, sessions, lenses } = services;
+  const { calibrationImport, sessions, lenses, staging } = services;
 
   api.post(
     processingPaths.importCalibration(':id'),
@@ -44,8 +50,10 @@ export function registerProcessingImportRoutes(
     },
     (request) => {
       const context = requireVerified(request);
-      return withUploadedFiles(request, 'file', CALIBRATION_LIMITS, (files) =>
-        calibrationImport.importCalibration(context, request.params.id, files),
+      return staging.receive(context, request.params.id, (folder) =>
+        withUploadedFiles(request, 'file', CALIBRATION_LIMITS, folder, (files) =>
+          calibrationImport.importCalibration(context, request.params.id, files),
+        ),
       );
     },
   );
@@ -67,11 +75,13 @@ export function registerProcessingImportRoutes(
     { schema: { tags, consumes: ['multipart/form-data'], response: { 200: lensCalibrationSchema } } },
     (request) => {
       const context = requireVerified(request);
-      return withUploadedFiles(request, 'file', LENS_LIMITS, (files, fields) => {
-        const parsed = lensCalibrationFieldsSchema.safeParse(fields);
-        if (!parsed.success) throw invalidFields(fieldErrorsFromZod(parsed.error));
-        return lenses.upload(context, parsed.data, files);
-      });
+      return staging.receive(context, null, (folder) =>
+        withUploadedFiles(request, 'file', LENS_LIMITS, folder, (files, fields) => {
+          const parsed = lensCalibrationFieldsSchema.safeParse(fields);
+          if (!parsed.success) throw invalidFields(fieldErrorsFromZod(parsed.error));
+          return lenses.upload(context, parsed.data, files);
+        }),
+      );
     },
   );
 }

@@ -12,6 +12,7 @@ import {
 } from '@kinetrace/contracts';
 import { requireVerified } from '../http/authentication.ts';
 import { invalidFields } from '../http/http-errors.ts';
+import type { ImportStaging } from '../services/import-staging.ts';
 import type { RecordingService } from '../services/recording-service.ts';
 import type { TrialService } from '../services/trial-service.ts';
 import { withUploadedFiles } from './uploaded-files.ts';
@@ -21,7 +22,12 @@ const tags = ['Recording'];
 const IMPORT_LIMITS = { fileSize: 4 * 1024 ** 3, files: 16, fields: 5 };
 
 /** §7 recording calls of the researcher's page (owner only). */
-export function registerRecordingRoutes(app: FastifyInstance, recording: RecordingService, trials: TrialService): void {
+export function registerRecordingRoutes(
+  app: FastifyInstance,
+  recording: RecordingService,
+  trials: TrialService,
+  staging: ImportStaging,
+): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get(
@@ -87,18 +93,20 @@ export function registerRecordingRoutes(app: FastifyInstance, recording: Recordi
     { schema: { tags, params: uuidIdParams, consumes: ['multipart/form-data'], response: { 200: trialSchema } } },
     (request) => {
       const context = requireVerified(request);
-      return withUploadedFiles(request, 'video', IMPORT_LIMITS, async (videos, fields) => {
-        const parsed = importVideosFieldsSchema.safeParse(fields);
-        if (!parsed.success) throw invalidFields(fieldErrorsFromZod(parsed.error));
-        const trial = await recording.importVideos(
-          context,
-          request.params.id,
-          parsed.data.name,
-          videos,
-          parsed.data.device_model,
-        );
-        return trials.get({ user: context.user }, trial.id);
-      });
+      return staging.receive(context, request.params.id, (folder) =>
+        withUploadedFiles(request, 'video', IMPORT_LIMITS, folder, async (videos, fields) => {
+          const parsed = importVideosFieldsSchema.safeParse(fields);
+          if (!parsed.success) throw invalidFields(fieldErrorsFromZod(parsed.error));
+          const trial = await recording.importVideos(
+            context,
+            request.params.id,
+            parsed.data.name,
+            videos,
+            parsed.data.device_model,
+          );
+          return trials.get({ user: context.user }, trial.id);
+        }),
+      );
     },
   );
 }

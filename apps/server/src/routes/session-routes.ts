@@ -4,7 +4,9 @@ import { z } from 'zod';
 import {
   asyncDownloadResponseSchema,
   dataPaths,
+  emptyTrashRequestSchema,
   emptyTrashResponseSchema,
+  recycleBinResponseSchema,
   downloadPendingResponseSchema,
   downloadReadyResponseSchema,
   patchSessionRequestSchema,
@@ -16,6 +18,7 @@ import {
   setMetadataQuerySchema,
   setMetadataResponseSchema,
   setSubjectQuerySchema,
+  newSessionQuerySchema,
   validSessionsRequestSchema,
   validSessionsResponseSchema,
   uuidId,
@@ -87,9 +90,11 @@ export function registerSessionRoutes(
 ): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  api.get(dataPaths.newSession, { schema: { tags, response: { 200: z.array(sessionSchema) } } }, async (request) => [
-    await sessions.create(requireVerified(request)),
-  ]);
+  api.get(
+    dataPaths.newSession,
+    { schema: { tags, querystring: newSessionQuerySchema, response: { 200: z.array(sessionSchema) } } },
+    async (request) => [await sessions.create(requireVerified(request), { reuseEmpty: request.query.reuse_empty })],
+  );
 
   api.post(
     dataPaths.validSessions,
@@ -97,14 +102,30 @@ export function registerSessionRoutes(
     (request) => sessions.listValid(viewerOf(request, request.body.share_token), request.body),
   );
 
+  // OpenCap's client (opencap-processing utils.py) lists with GET and reads a plain list of full sessions.
+  for (const [path, onlyValid] of [
+    [dataPaths.sessions, false],
+    [dataPaths.validSessions, true],
+  ] as const) {
+    api.get(path, { schema: { tags, response: { 200: z.array(sessionSchema) } } }, (request) =>
+      sessions.listInFull(requireVerified(request), onlyValid),
+    );
+  }
+
   api.get(
     dataPaths.searchSessions,
     { schema: { tags, querystring: searchSessionsQuerySchema, response: { 200: z.array(sessionRowSchema) } } },
     (request) => sessions.search(requireVerified(request), request.query.text, request.query.include_trashed),
   );
 
-  api.post(dataPaths.emptyTrash, { schema: { tags, response: { 200: emptyTrashResponseSchema } } }, (request) =>
-    sessions.emptyTrash(requireVerified(request)),
+  api.get(dataPaths.recycleBin, { schema: { tags, response: { 200: recycleBinResponseSchema } } }, (request) =>
+    sessions.recycleBin(requireVerified(request)),
+  );
+
+  api.post(
+    dataPaths.emptyTrash,
+    { schema: { tags, body: emptyTrashRequestSchema, response: { 200: emptyTrashResponseSchema } } },
+    (request) => sessions.emptyTrash(requireVerified(request), request.body),
   );
 
   api.get(

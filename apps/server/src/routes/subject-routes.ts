@@ -49,11 +49,16 @@ export function registerSubjectRoutes(
     (request) => subjects.update(requireVerified(request), request.params.id, request.body),
   );
 
-  for (const action of ['trash', 'restore'] as const) {
+  for (const [action, run] of [
+    ['trash', subjects.trash],
+    ['restore', subjects.restore],
+    ['replace_share_token', subjects.replaceShareToken],
+    ['revoke_share_token', subjects.revokeShareToken],
+  ] as const) {
     api.post(
       `/subjects/:id/${action}/`,
       { schema: { tags, params: serialIdParams, response: { 200: subjectSchema } } },
-      (request) => subjects[action](requireVerified(request), request.params.id),
+      (request) => run(requireVerified(request), request.params.id),
     );
   }
 

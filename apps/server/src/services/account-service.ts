@@ -1,37 +1,35 @@
 import { randomBytes } from 'node:crypto';
 import { fileTypeFromBuffer } from 'file-type';
+import { imageSize } from 'image-size';
 import {
+  isWebAddress,
   messages,
   PASSWORD_RESET_TTL_MS,
   PROFILE_PICTURE_MAX_BYTES,
+  PROFILE_PICTURE_MAX_PIXELS,
   type InstitutionalUse,
   type MessageResponse,
   type NewPasswordRequest,
+  type RegisterResponse,
   type UserProfile,
 } from '@kinetrace/contracts';
 import type { registerRequestSchema, updateProfileRequestSchema } from '@kinetrace/contracts';
 import type { z } from 'zod';
-import { badRequest, forbidden, invalidFields, notFound, tooManyRequests } from '../http/http-errors.ts';
+import { badRequest, forbidden, invalidFields, notFound } from '../http/http-errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import { passwordResetMail } from '../mail/templates.ts';
+import { passwordResetMail, registrationAttemptMail } from '../mail/templates.ts';
 import type { AuthRepository } from '../repositories/auth-repository.ts';
 import type { UserRow, UsersRepository } from '../repositories/users-repository.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import type { AuthContext } from './auth-service.ts';
 import { throttleMail } from './mail-throttle.ts';
-import type { RateLimiter, RateRule } from './rate-limiter.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 import type { Removal } from './removal.ts';
 import { hashRandomToken, newRandomToken, slowHash } from './secrets.ts';
 import { userFilesPrefix } from './storage-keys.ts';
 
 type RegisterInput = z.output<typeof registerRequestSchema>;
 type ProfileInput = z.output<typeof updateProfileRequestSchema>;
-
-const ONE_HOUR = 60 * 60_000;
-/** Registrations per client address; the mails an account gets are limited in mail-throttle.ts. */
-export const accountRateRules = {
-  registrationsPerAddress: { limit: 20, windowMs: ONE_HOUR },
-} satisfies Record<string, RateRule>;
 
 /** Image types a browser shows in an <img>; anything else (including SVG, which can carry scripts) is refused. */
 const PICTURE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif', 'image/bmp']);
@@ -51,11 +49,6 @@ export interface AccountServiceDeps {
 export function createAccountService(deps: AccountServiceDeps) {
   const { users, auth, files, removal, mailer, rateLimiter, providerName, publicUrl, now = () => new Date() } = deps;
 
-  function throttle(key: string, rule: RateRule): void {
-    const waitS = rateLimiter.hit(key, rule);
-    if (waitS > 0) throw tooManyRequests(messages.tooManyAttempts(waitS), waitS);
-  }
-
   async function assertUnique(fields: { username?: string; email?: string }, exceptUserId?: number): Promise<void> {
     const errors: Record<string, string[]> = {};
     if (fields.username) {
@@ -71,6 +64,8 @@ export function createAccountService(deps: AccountServiceDeps) {
 
   function profileOf(user: UserRow, viewer: UserRow | undefined): UserProfile {
     const isOwner = viewer?.id === user.id;
+    // A website stored before only http(s) addresses were taken is not handed to other clients as a link.
+    const website = isWebAddress(user.website) ? user.website : '';
     return {
       id: user.id,
       username: user.username,
@@ -81,8 +76,8 @@ export function createAccountService(deps: AccountServiceDeps) {
       institution: user.institution,
       profession: user.profession,
       reason: user.reason,
-      website: user.website,
-      personalWebsite: user.website,
+      website,
+      personalWebsite: website,
       profile_picture: profilePictureUrl(user),
       ...(isOwner
         ? { newsletter: user.newsletter, institutional_use: user.institutionalUse as InstitutionalUse | null }
@@ -93,15 +88,29 @@ export function createAccountService(deps: AccountServiceDeps) {
   return {
     profilePictureUrl,
 
-    async register(input: RegisterInput, clientAddress: string) {
-      throttle(`register:address:${clientAddress}`, accountRateRules.registrationsPerAddress);
-      await assertUnique({ username: input.username, email: input.email });
-      const user = await users.insert({
+    /**
+     * Answers the same whether or not an account has the e-mail address, so it cannot be used to find
+     * accounts: when one has, no account is made and its owner is told by e-mail instead (that mail is
+     * counted against the address like any other registration's, see mail-throttle.ts). A taken username
+     * is said, as usernames are public (profile pages).
+     */
+    async register(input: RegisterInput, clientAddress: string): Promise<RegisterResponse> {
+      throttleMail(rateLimiter, 'register', clientAddress, input.email);
+      await assertUnique({ username: input.username });
+      // Hashed either way, so that the answer takes as long with a known address as with a new one.
+      const passwordHash = await slowHash(input.password);
+      const created = await users.insertUnlessTaken({
         username: input.username,
-        passwordHash: await slowHash(input.password),
+        passwordHash,
         ...profileColumns(input),
       });
-      return { id: user.id, username: user.username, message: messages.userCreated };
+      if (!created) {
+        // Taken meanwhile: the username by a registration at the same moment (said), else the address.
+        await assertUnique({ username: input.username });
+        const owner = await users.findByEmail(input.email);
+        if (owner) await mailer.send(registrationAttemptMail(owner.email, providerName, owner.username, publicUrl));
+      }
+      return { username: input.username, message: messages.userCreated };
     },
 
     async getUserInfo(username: string, viewer: UserRow | undefined): Promise<UserProfile> {
@@ -116,12 +125,16 @@ export function createAccountService(deps: AccountServiceDeps) {
       return profileOf(user, user);
     },
 
-    /** Stores a new picture after checking its bytes (not its name or declared type) are an image. */
+    /** Stores a new picture after checking its bytes (not its name or declared type) are an image of at most PROFILE_PICTURE_MAX_PIXELS. */
     async updateProfilePicture(context: AuthContext, username: string, content: Buffer): Promise<UserProfile> {
       if (username.toLowerCase() !== context.user.username.toLowerCase()) throw forbidden(messages.notFound);
       if (content.length > PROFILE_PICTURE_MAX_BYTES) throw pictureTooLargeError();
       const type = await fileTypeFromBuffer(content);
       if (!type || !PICTURE_TYPES.has(type.mime)) throw invalidFields({ profile_picture: [messages.pictureNotImage] });
+      if (pixelsOf(content) > PROFILE_PICTURE_MAX_PIXELS)
+        throw invalidFields({
+          profile_picture: [messages.pictureTooManyPixels(PROFILE_PICTURE_MAX_PIXELS / 1_000_000)],
+        });
 
       const key = `${userFilesPrefix(context.user.id)}/profile-picture/${randomBytes(8).toString('hex')}.${type.ext}`;
       await files.put(key, content);
@@ -189,6 +202,18 @@ function profileColumns(input: ProfileInput) {
     website: input.website,
     newsletter: input.newsletter,
   };
+}
+
+/** The pixels an image's header says it has (read without decoding it); a header that cannot be read is not an image. */
+function pixelsOf(content: Buffer): number {
+  let size: { width: number; height: number };
+  try {
+    size = imageSize(content);
+  } catch {
+    throw invalidFields({ profile_picture: [messages.pictureNotImage] });
+  }
+  if (!(size.width > 0 && size.height > 0)) throw invalidFields({ profile_picture: [messages.pictureNotImage] });
+  return size.width * size.height;
 }
 
 export function pictureTooLargeError() {

@@ -2,14 +2,18 @@ import { extname } from 'node:path';
 import { RESULT_TAGS } from '@kinetrace/contracts';
 
 /**
- * The folder layout of session archives (documented in docs/downloads.md), close to OpenCap's so
- * that existing analysis scripts find their files:
+ * The folder layout of session archives (documented in docs/downloads.md): OpenCap's, so that its
+ * analysis scripts (opencap-processing) find their files where its own downloads put them:
  *
- *   <session>/sessionMetadata.yaml
- *   <session>/Videos/Cam<i>/InputMedia/<trial>/<trial>.<ext>     one folder per camera (device)
- *   <session>/MarkerData/<trial>.trc, <trial>.c3d                 3D keypoints of each trial
+ *   <session>/sessionMetadata.yaml                                OpenCap's keys, naming the model used
+ *   <session>/Videos/mappingCamDevice.pickle                      {device id: camera index}
+ *   <session>/Videos/Cam<i>/InputMedia/<trial>/<trial>.<ext>      one folder per camera (device)
+ *   <session>/Videos/Cam<i>/InputMedia/<trial>/<trial>_sync.mp4   the synchronised video
+ *   <session>/MarkerData/<trial>.trc, <trial>.c3d                 3D markers of each trial
+ *   <session>/MarkerData/Settings/settings_<trial>.yaml           what each trial was processed with
  *   <session>/OpenSimData/Kinematics/<trial>.mot, <trial>.csv     joint angles of each trial
- *   <session>/OpenSimData/Model/<trial>/<file>                    the scaled model (neutral) and the one each trial used
+ *   <session>/OpenSimData/Model/<openSimModel>_scaled.osim        the neutral's scaled model
+ *   <session>/OpenSimData/Model/<trial>/<file>                    the model another trial used
  *   <session>/VisualizerJsons/<trial>/<file>                      3D viewer data
  *   <session>/CalibrationImages/<file>, NeutralImages/<file>
  *   <session>/CameraParameters/<trial>/<file>                     calibration candidates; the neutral's chosen cameras
@@ -23,6 +27,8 @@ const resultFolders: Record<string, (trial: string, fileName: string) => string>
   [RESULT_TAGS.opensimModel]: (trial, fileName) => `OpenSimData/Model/${trial}/${fileName}`,
   [RESULT_TAGS.visualizerTransforms]: (trial, fileName) => `VisualizerJsons/${trial}/${fileName}`,
   [RESULT_TAGS.videoSync]: (trial, fileName) => `VisualizerVideos/${trial}/${fileName}`,
+  // JSON, which YAML readers read as it is.
+  [RESULT_TAGS.mainSettings]: (trial) => `MarkerData/Settings/settings_${trial}.yaml`,
   [RESULT_TAGS.calibrationImage]: (_, fileName) => `CalibrationImages/${fileName}`,
   [RESULT_TAGS.neutralImage]: (_, fileName) => `NeutralImages/${fileName}`,
   [RESULT_TAGS.cameraParameters]: (trial, fileName) => `CameraParameters/${trial}/${fileName}`,
@@ -34,9 +40,20 @@ export function safeName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_') || '_';
 }
 
-export function resultPath(trialName: string, tag: string, fileName: string): string {
+/** Where OpenCap's layout puts a result: per camera by its `Cam<i>`, the neutral's model by the model's name. */
+export interface ResultPlace {
+  cameraIndex?: number;
+  /** The neutral's model: `<openSimModel>`, whose scaled model OpenCap's scripts open. */
+  scaledModelName?: string;
+}
+
+export function resultPath(trialName: string, tag: string, fileName: string, place: ResultPlace = {}): string {
   const trial = safeName(trialName);
   const file = safeName(fileName);
+  if (tag === RESULT_TAGS.videoSync && place.cameraIndex !== undefined)
+    return `Videos/Cam${place.cameraIndex}/InputMedia/${trial}/${trial}_sync${extname(file)}`;
+  if (tag === RESULT_TAGS.opensimModel && place.scaledModelName)
+    return `OpenSimData/Model/${safeName(place.scaledModelName)}_scaled.osim`;
   return resultFolders[tag]?.(trial, file) ?? `Results/${trial}/${safeName(tag)}/${file}`;
 }
 

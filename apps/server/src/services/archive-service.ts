@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
-import { stringify } from 'yaml';
 import type { SessionRowDb, SessionsRepository } from '../repositories/sessions-repository.ts';
-import type { SubjectRow, SubjectsRepository } from '../repositories/subjects-repository.ts';
+import type { SubjectRow } from '../repositories/subjects-repository.ts';
 import type { TrialsRepository } from '../repositories/trials-repository.ts';
 import type { FileStore } from '../storage/file-store.ts';
-import { disclosed, fileKind, type Disclosure, type SessionView } from './access.ts';
+import { disclosed, fileKind, sharedTag, type Disclosure, type SessionView } from './access.ts';
+import type { OpenCapSessions } from './opencap-session.ts';
 import { resultPath, safeName, videoPath } from './archive-layout.ts';
 import { sessionNameOf } from './presenters.ts';
 
@@ -33,59 +33,16 @@ const STORED_EXTENSIONS = /\.(mp4|mov|webm|mkv|avi|jpe?g|png|gif|webp|zip|gz)$/i
 
 export function createArchiveService(deps: {
   sessions: SessionsRepository;
-  subjects: SubjectsRepository;
   trials: TrialsRepository;
   files: FileStore;
+  openCap: OpenCapSessions;
 }) {
-  const { sessions, subjects, trials, files } = deps;
+  const { sessions, trials, files, openCap } = deps;
 
   async function storedEntry(name: string, key: string | null): Promise<ArchiveEntry | null> {
     if (!key) return null;
     const sizeBytes = await files.size(key);
     return sizeBytes === null ? null : { name, content: { key, sizeBytes } };
-  }
-
-  /** sessionMetadata.yaml, in OpenCap's keys so its tools read it, plus Kinetrace's own settings. */
-  function sessionMetadata(
-    session: SessionRowDb,
-    subject: SubjectRow | undefined,
-    disclosure: Disclosure,
-    cameras: Map<string, number>,
-    devices: Map<string, unknown>,
-  ) {
-    const details = disclosure.subjectDetails ? subject : undefined;
-    const measures = disclosure.processedData ? subject : undefined;
-    const meta = session.meta as { checkerboard?: Record<string, unknown>; settings?: Record<string, unknown> };
-    const board = meta.checkerboard ?? {};
-    const settings = meta.settings ?? {};
-    return stringify({
-      sessionID: session.id,
-      sessionName: sessionNameOf(session),
-      subjectID: details?.name ?? null,
-      mass_kg: measures?.weightKg ?? null,
-      height_m: measures?.heightM ?? null,
-      birth_year: details?.birthYear ?? null,
-      sex_at_birth: details?.sexAtBirth ?? null,
-      gender: details?.gender ?? null,
-      subject_tags: details?.subjectTags ?? [],
-      checkerBoard: {
-        black2BlackCornersHeight_n: board.rows ?? null,
-        black2BlackCornersWidth_n: board.cols ?? null,
-        squareSideLength_mm: board.squareSize ?? null,
-        placement: board.placement === 'Lying' ? 'ground' : board.placement === 'Perpendicular' ? 'backWall' : null,
-      },
-      posemodel: settings.pose_model ?? null,
-      openSimModel: settings.openSimModel ?? null,
-      augmentermodel: settings.augmenter_model ?? null,
-      filterfrequency: settings.filter_frequency ?? null,
-      framerate: settings.framerate ?? null,
-      scalingsetup: settings.scaling_setup ?? null,
-      datasharing: settings.data_sharing ?? null,
-      cameras: Object.fromEntries(
-        [...cameras].map(([deviceId, index]) => [`Cam${index}`, { deviceId, ...(devices.get(deviceId) as object) }]),
-      ),
-      created_at: session.createdAt.toISOString(),
-    });
   }
 
   /** Every entry of one session the disclosure allows, under `folder/`. Trashed trials are left out. */
@@ -96,13 +53,13 @@ export function createArchiveService(deps: {
   ): Promise<ArchiveEntry[]> {
     const rows = (await trials.ofSession(session.id)).filter((trial) => !trial.trashed);
     const withFiles = await trials.withFiles(rows);
-    const cameras = new Map<string, number>();
-    const devices = new Map<string, unknown>();
+    const asOpenCap = await openCap.of(session);
+    // The calibrated cameras keep their numbers; a phone that recorded without being calibrated comes after them.
+    const cameras = new Map(asOpenCap.cameraIndex);
     const entries: (ArchiveEntry | null)[] = [];
     for (const { trial, videos, results } of withFiles) {
       for (const video of videos) {
         if (!cameras.has(video.deviceId)) cameras.set(video.deviceId, cameras.size);
-        devices.set(video.deviceId, video.parameters.device ?? {});
         if (!disclosure.media) continue;
         const extension = video.storageKey?.split('.').at(-1) ?? 'mp4';
         entries.push(
@@ -115,15 +72,29 @@ export function createArchiveService(deps: {
       for (const result of results) {
         if (!disclosed(disclosure, fileKind({ kind: 'result', tag: result.tag }))) continue;
         const fileName = result.storageKey?.split('/').at(-1) ?? result.tag;
-        entries.push(await storedEntry(`${folder}/${resultPath(trial.name, result.tag, fileName)}`, result.storageKey));
+        const deviceId = result.meta?.device_id;
+        const place = {
+          cameraIndex: typeof deviceId === 'string' ? cameras.get(deviceId) : undefined,
+          scaledModelName: trial.id === asOpenCap.neutral?.id ? asOpenCap.modelName : undefined,
+        };
+        entries.push(
+          await storedEntry(
+            `${folder}/${resultPath(trial.name, sharedTag(result.tag), fileName, place)}`,
+            result.storageKey,
+          ),
+        );
       }
     }
-    const subject = session.subjectId === null ? undefined : await subjects.findById(session.subjectId);
+    const numbered = { ...asOpenCap, cameraIndex: cameras };
     return [
       {
         name: `${folder}/sessionMetadata.yaml`,
-        content: Buffer.from(sessionMetadata(session, subject, disclosure, cameras, devices)),
+        content: Buffer.from(await openCap.metadataYaml(session, numbered, disclosure)),
       },
+      // Beside the videos it numbers, and only with them.
+      ...(cameras.size > 0 && disclosure.media
+        ? [{ name: `${folder}/Videos/mappingCamDevice.pickle`, content: openCap.cameraMapping(numbered) }]
+        : []),
       ...entries.filter((entry): entry is ArchiveEntry => entry !== null),
     ];
   }

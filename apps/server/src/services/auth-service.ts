@@ -1,18 +1,23 @@
 import {
+  LOGIN_ABSOLUTE_LIMIT_MS,
+  LOGIN_SLIDE_STEP_MS,
   messages,
   OTP_MAX_WRONG_ATTEMPTS,
   OTP_TTL_MS,
   REMEMBER_DEVICE_MS,
   SESSION_DURATION_MS,
+  UNLOCK_LINK_TTL_MS,
   type LoginRequest,
   type LoginResponse,
   type MeResponse,
+  type MessageResponse,
+  type UnlockLoginResponse,
   type VerifyResponse,
 } from '@kinetrace/contracts';
 import type { InstitutionalUse } from '@kinetrace/contracts';
-import { invalidFields, tooManyRequests } from '../http/http-errors.ts';
+import { badRequest, invalidFields, tooManyRequests } from '../http/http-errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import { verificationCodeMail } from '../mail/templates.ts';
+import { unlockLinkMail, verificationCodeMail } from '../mail/templates.ts';
 import type { AuthRepository, AuthTokenRow } from '../repositories/auth-repository.ts';
 import type { UserRow, UsersRepository } from '../repositories/users-repository.ts';
 import { mailRateRules, throttleMail } from './mail-throttle.ts';
@@ -60,6 +65,8 @@ export interface AuthServiceDeps {
   mailer: Mailer;
   rateLimiter: RateLimiter;
   providerName: string;
+  /** E-mailed links start with it (never with anything a request says about itself). */
+  publicUrl: string;
   now?: () => Date;
 }
 
@@ -69,6 +76,7 @@ export function createAuthService({
   mailer,
   rateLimiter,
   providerName,
+  publicUrl,
   now = () => new Date(),
 }: AuthServiceDeps) {
   /** Refuses the try (429) while any of its keys must wait; failures are recorded by the caller. */
@@ -96,10 +104,11 @@ export function createAuthService({
   async function checkCode(context: AuthContext, code: string): Promise<string | undefined> {
     const challenge = await auth.findOpenChallenge(context.token.id);
     if (!challenge || challenge.expiresAt <= now()) return messages.codeExpired;
-    if (challenge.wrongAttempts >= OTP_MAX_WRONG_ATTEMPTS) return messages.tooManyWrongCodes;
+    // Counted before the slow comparison, never after it: otherwise every guess sent at once is compared.
+    const tryNumber = await auth.countTry(challenge.id, OTP_MAX_WRONG_ATTEMPTS);
+    if (tryNumber === undefined) return messages.tooManyWrongCodes;
     if (!(await verifySlowHash(challenge.codeHash, code))) {
-      const wrongAttempts = await auth.countWrongAttempt(challenge.id);
-      return wrongAttempts >= OTP_MAX_WRONG_ATTEMPTS ? messages.tooManyWrongCodes : messages.invalidCode;
+      return tryNumber >= OTP_MAX_WRONG_ATTEMPTS ? messages.tooManyWrongCodes : messages.invalidCode;
     }
     if (!(await auth.consumeChallenge(challenge.id, now()))) return messages.codeExpired;
     return undefined;
@@ -127,12 +136,14 @@ export function createAuthService({
       if (!remembered) throttleMail(rateLimiter, 'code', clientAddress, user.email);
 
       const token = newRandomToken();
-      const row = await auth.insertToken(
-        user.id,
-        hashRandomToken(token),
-        new Date(now().getTime() + SESSION_DURATION_MS),
-        remembered,
-      );
+      const createdAt = now();
+      const row = await auth.insertToken({
+        userId: user.id,
+        tokenHash: hashRandomToken(token),
+        createdAt,
+        expiresAt: new Date(createdAt.getTime() + SESSION_DURATION_MS),
+        verified: remembered,
+      });
       if (!remembered) await sendNewCode(user, row);
       return {
         token,
@@ -142,9 +153,58 @@ export function createAuthService({
       };
     },
 
-    /** The caller behind a bearer token, or null when the token is unknown, revoked or expired. */
+    /**
+     * The owner's way through the account-wide limits (many wrong passwords from many addresses hold back
+     * every browser the account does not know): a link, mailed to the account's address, that makes the
+     * browser opening it a remembered device. Answers the same whether or not the account exists.
+     */
+    async sendUnlockLink(username: string, clientAddress: string): Promise<MessageResponse> {
+      throttleMail(rateLimiter, 'unlock', clientAddress, `account:${username}`);
+      const user = await users.findByUsername(username);
+      if (user) {
+        const token = newRandomToken();
+        await auth.insertUnlockLink(user.id, hashRandomToken(token), new Date(now().getTime() + UNLOCK_LINK_TTL_MS));
+        await mailer.send(
+          unlockLinkMail(user.email, providerName, user.username, `${publicUrl}/unlock-login/${token}`),
+        );
+      }
+      return { message: messages.unlockLinkSent };
+    },
+
+    /**
+     * Opens an unlock link (once): the browser is remembered for the account, as if its owner had entered
+     * an e-mailed code asking to remember it, which the link proves as well.
+     */
+    async unlockLogin(token: string): Promise<UnlockLoginResponse> {
+      const userId = await auth.consumeUnlockLink(hashRandomToken(token), now());
+      const user = userId === undefined ? undefined : await users.findById(userId);
+      if (!user) throw badRequest(messages.invalidUnlockLink);
+      const deviceToken = newRandomToken();
+      await auth.insertRememberedDevice(
+        user.id,
+        hashRandomToken(deviceToken),
+        new Date(now().getTime() + REMEMBER_DEVICE_MS),
+      );
+      return { username: user.username, remembered_device_token: deviceToken };
+    },
+
+    /**
+     * The caller behind a bearer token, or null when the token is unknown, revoked or expired. A verified login
+     * in use stays alive: its expiry moves to 12 hours after this call (§9, as the web app's timer does), at most
+     * once a minute, and never past 30 days after the login (LOGIN_ABSOLUTE_LIMIT_MS). A login waiting for its
+     * code never moves: it ends 12 hours after the password was given.
+     */
     async authenticate(bearer: string): Promise<AuthContext | null> {
-      return (await auth.findLiveToken(hashRandomToken(bearer), now())) ?? null;
+      const time = now();
+      const context = await auth.findLiveToken(hashRandomToken(bearer), time);
+      if (!context) return null;
+      const { token } = context;
+      const slid = new Date(
+        Math.min(time.getTime() + SESSION_DURATION_MS, token.createdAt.getTime() + LOGIN_ABSOLUTE_LIMIT_MS),
+      );
+      if (!token.verified || slid.getTime() - token.expiresAt.getTime() < LOGIN_SLIDE_STEP_MS) return context;
+      const expiresAt = await auth.extendToken(token.id, slid);
+      return expiresAt ? { ...context, token: { ...token, expiresAt } } : null;
     },
 
     async verify(

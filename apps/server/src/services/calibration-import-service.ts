@@ -1,8 +1,5 @@
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { CameraModel } from '@kinetrace/mocap/camera/camera';
-import { readCameraFile, writeKinetraceCameras } from '@kinetrace/mocap/camera/formats/index';
+import { writeKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
 import {
   CALIBRATION_FILE_EXTENSIONS,
   CHECKERBOARD_DEFAULTS,
@@ -15,6 +12,8 @@ import {
 import { invalidFields } from '../http/http-errors.ts';
 import type { TrialsRepository } from '../repositories/trials-repository.ts';
 import type { FileStore } from '../storage/file-store.ts';
+import type { ParseUpload, UploadParserThreads } from '../upload-parsing/upload-parser-thread.ts';
+import { refusalMessage } from '../upload-parsing/upload-refusals.ts';
 import type { AuthContext } from './auth-service.ts';
 import type { Removal } from './removal.ts';
 import type { SessionService } from './session-service.ts';
@@ -42,46 +41,32 @@ const extensionOf = (fileName: string) =>
 const stemOf = (fileName: string, extension: string) => fileName.slice(0, fileName.length - extension.length);
 const isPickle = (extension: CalibrationExtension) => extension === '.pickle' || extension === '.pkl';
 
-function isUsableCamera(camera: CameraModel): boolean {
-  const numbers = [
-    ...camera.intrinsics,
-    ...camera.distortion,
-    ...camera.rotationCameraFromWorld,
-    ...camera.translationCameraFromWorldM,
-  ];
-  return (
-    camera.imageSize.width > 0 &&
-    camera.imageSize.height > 0 &&
-    camera.intrinsics[0] > 0 &&
-    camera.intrinsics[4] > 0 &&
-    numbers.every(Number.isFinite)
-  );
-}
-
 /**
- * Reads one uploaded calibration file with the engine's readers (chosen by the file's name, which
- * the upload's saved path no longer has). Any failure becomes one message naming the file: a
- * parser's own text would show server paths and internals.
+ * Reads one uploaded calibration file with the engine's readers, in an upload parser thread (chosen
+ * by the file's name, which the upload's saved path no longer has). Any failure becomes one message
+ * naming the file: a parser's own text would show server paths and internals.
  */
 async function readCalibrationFile(
+  parse: ParseUpload,
   file: UploadedFile,
   pickleCameraName: string,
   placement: 'Perpendicular' | 'Lying',
 ): Promise<CameraModel[]> {
   const extension = extensionOf(file.fileName);
   if (!extension) throw invalidFields({ file: [importMessages.calibrationFileType(file.fileName)] });
-  const directory = await mkdtemp(join(tmpdir(), 'kinetrace-calibration-'));
+  const unreadable = importMessages.calibrationFileUnreadable(file.fileName, FORMAT_NAMES[extension]);
+  let cameras: CameraModel[];
   try {
-    const named = join(directory, `calibration${extension}`);
-    await symlink(file.path, named);
-    const cameras = await readCameraFile(named, { opencap: { name: pickleCameraName, placement } });
-    if (cameras.length === 0 || !cameras.every(isUsableCamera)) throw new Error('no usable camera');
-    return cameras;
-  } catch {
-    throw invalidFields({ file: [importMessages.calibrationFileUnreadable(file.fileName, FORMAT_NAMES[extension])] });
-  } finally {
-    await rm(directory, { recursive: true, force: true });
+    cameras = await parse('camera-file', {
+      path: file.path,
+      fileName: `calibration${extension}`,
+      options: { opencap: { name: pickleCameraName, placement } },
+    });
+  } catch (error) {
+    throw invalidFields({ file: [refusalMessage(error, file.fileName, unreadable)] });
   }
+  if (cameras.length === 0) throw invalidFields({ file: [unreadable] });
+  return cameras;
 }
 
 /**
@@ -117,9 +102,10 @@ export function createCalibrationImportService(deps: {
   files: FileStore;
   removal: Removal;
   sessionService: SessionService;
+  parsers: UploadParserThreads;
   now: () => Date;
 }) {
-  const { trials, files, removal, sessionService, now } = deps;
+  const { trials, files, removal, sessionService, parsers, now } = deps;
 
   /** Stores the cameras as a done calibration trial; it replaces the previous calibration only once complete. */
   async function storeCalibration(
@@ -139,7 +125,8 @@ export function createCalibrationImportService(deps: {
     try {
       for (const [index, { camera, fileName }] of cameras.entries()) {
         const key = `${trialFilesPrefix(sessionId, trial.id)}/results/${RESULT_TAGS.cameraParameters}/${cameraFileName(camera.name, index)}`;
-        await files.put(key, Buffer.from(writeKinetraceCameras([camera], { kind: 'imported', source: fileName })));
+        // The file goes to readers with the processed data: the uploaded file's name stays in the owner's meta.
+        await files.put(key, Buffer.from(writeKinetraceCameras([camera], { kind: 'imported' })));
         await trials.insertResult({
           trialId: trial.id,
           tag: RESULT_TAGS.cameraParameters,
@@ -174,14 +161,16 @@ export function createCalibrationImportService(deps: {
         CHECKERBOARD_DEFAULTS.placement;
       const pickleNames = pickleCameraNames(uploads);
       const cameras: { camera: CameraModel; fileName: string }[] = [];
-      for (const [index, upload] of uploads.entries()) {
-        for (const camera of await readCalibrationFile(upload, pickleNames[index], placement)) {
-          if (cameras.some((entry) => entry.camera.name.toLowerCase() === camera.name.toLowerCase())) {
-            throw invalidFields({ file: [importMessages.calibrationCameraTwice(camera.name, upload.fileName)] });
+      await parsers.withThread('files', async (parse) => {
+        for (const [index, upload] of uploads.entries()) {
+          for (const camera of await readCalibrationFile(parse, upload, pickleNames[index], placement)) {
+            if (cameras.some((entry) => entry.camera.name.toLowerCase() === camera.name.toLowerCase())) {
+              throw invalidFields({ file: [importMessages.calibrationCameraTwice(camera.name, upload.fileName)] });
+            }
+            cameras.push({ camera, fileName: upload.fileName });
           }
-          cameras.push({ camera, fileName: upload.fileName });
         }
-      }
+      });
       if (cameras.length < MIN_CALIBRATED_CAMERAS)
         throw invalidFields({ file: [importMessages.calibrationTooFewCameras(cameras.length)] });
       const trialId = await storeCalibration(sessionId, cameras);

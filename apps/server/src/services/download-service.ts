@@ -5,14 +5,15 @@ import type { JobPayload } from '../jobs/job-kinds.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { TasksRepository } from '../repositories/tasks-repository.ts';
 import type { FileStore } from '../storage/file-store.ts';
-import { grantCode, subjectAccess, subjectSessionView, type Viewer } from './access.ts';
+import { isOutOfSpace, OUT_OF_SPACE_STATUS } from '../storage/out-of-space.ts';
+import { grantCode, liveSubjectLink, subjectAccess, subjectSessionView, type Viewer } from './access.ts';
 import type { Archive, ArchiveService } from './archive-service.ts';
 import type { MediaUrlSigner } from './media-urls.ts';
 import type { SessionService } from './session-service.ts';
 import type { SessionsRepository } from '../repositories/sessions-repository.ts';
 import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
 import type { RateLimiter, RateRule } from './rate-limiter.ts';
-import { downloadFileKey, parseDownloadKey, type ArchiveTarget } from './storage-keys.ts';
+import { downloadFileKey, downloadFilesPrefix, parseDownloadKey, type ArchiveTarget } from './storage-keys.ts';
 
 export type TaskState = { ready: true; url: string } | { ready: false; status: string; progress: number };
 
@@ -26,6 +27,9 @@ export const archiveRateRules = {
 } satisfies Record<string, RateRule>;
 
 const NO_SHARE_TOKEN = 'n';
+/** What a failed task records as its reason when it was not a rule's answer. */
+const SERVER_FAILURE = 'something went wrong on the server';
+const OUT_OF_SPACE = 'the server is out of disk space';
 const shareCodeOf = (shareToken: string | undefined) =>
   shareToken ? grantCode({ kind: 'share', token: shareToken }) : NO_SHARE_TOKEN;
 
@@ -65,7 +69,7 @@ export function createDownloadService(deps: {
   /** A subject's archive: the sessions `subjectSessionView` gives this viewer, the same for the sync and the async download. */
   async function subjectArchive(viewer: Viewer, subjectId: number) {
     const subject = await readableSubject(viewer, subjectId);
-    return archives.subjectArchive(subject, (session) => subjectSessionView(session, viewer, subject.shareToken));
+    return archives.subjectArchive(subject, (session) => subjectSessionView(session, viewer, subject));
   }
 
   /** The async download's job builds the archive for the viewer who asked, checked again then. */
@@ -85,8 +89,8 @@ export function createDownloadService(deps: {
     if (target.kind === 'session') {
       const session = await sessions.findById(target.sessionId);
       const subject = !session || session.subjectId === null ? undefined : await subjects.findById(session.subjectId);
-      candidates.push(session?.shareToken ?? null, subject?.shareToken ?? null);
-    } else candidates.push((await subjects.findById(target.subjectId))?.shareToken ?? null);
+      candidates.push(session?.shareToken ?? null, liveSubjectLink(subject));
+    } else candidates.push(liveSubjectLink(await subjects.findById(target.subjectId)));
     const shareToken = candidates.find((token): token is string => !!token && shareCodeOf(token) === shareCode);
     return shareToken ? { user, shareToken } : null;
   }
@@ -155,9 +159,11 @@ export function createDownloadService(deps: {
         await progressSaved;
         await tasks.update(taskId, { status: 'done', progress: 1, resultKey: key, finishedAt: now() });
       } catch (error) {
-        // The task's error is read by the viewer: a rule's answer (the session is gone, no longer shared) is theirs;
-        // anything else (file paths, driver text) stays in the job's log.
-        const reason = error instanceof HttpError ? error.message : 'something went wrong on the server';
+        // Half an archive is of no use, and on a full disk it is the space the server needs back.
+        await files.removeTree(downloadFilesPrefix(taskId));
+        // The task's error is read by the viewer: a rule's answer (the session is gone, no longer shared) is theirs,
+        // as is a full disk; anything else (file paths, driver text) stays in the job's log.
+        const reason = error instanceof HttpError ? error.message : isOutOfSpace(error) ? OUT_OF_SPACE : SERVER_FAILURE;
         await tasks.update(taskId, { status: 'failed', error: reason, finishedAt: now() });
         throw error;
       }
@@ -166,9 +172,11 @@ export function createDownloadService(deps: {
     async state(viewer: Viewer, taskId: string): Promise<TaskState> {
       const task = await tasks.findById(taskId);
       if (!task || (task.userId !== null && task.userId !== viewer.user?.id)) throw notFound(messages.taskNotFound);
+      if (task.status === 'failed' && task.error === OUT_OF_SPACE)
+        throw new HttpError(OUT_OF_SPACE_STATUS, { detail: messages.serverOutOfSpace });
       if (task.status === 'failed')
         throw badRequest(
-          `The archive could not be prepared: ${(task.error ?? 'something went wrong on the server').replace(/\.$/, '')}. Please try again.`,
+          `The archive could not be prepared: ${(task.error ?? SERVER_FAILURE).replace(/\.$/, '')}. Please try again.`,
         );
       if (task.status === 'done' && task.resultKey) return { ready: true, url: media.url(task.resultKey) };
       return { ready: false, status: task.status, progress: task.progress };

@@ -1,8 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { findCheckerboard } from '@kinetrace/mocap/calibration/checkerboard';
-import { calibrateIntrinsics } from '@kinetrace/mocap/calibration/intrinsics';
-import { readKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
-import { decodeImage } from '@kinetrace/mocap/video/decode';
 import {
   CHECKERBOARD_DEFAULTS,
   importMessages,
@@ -18,6 +13,13 @@ import type {
   LensCalibrationsRepository,
   NewLensCalibration,
 } from '../repositories/lens-calibrations-repository.ts';
+import {
+  UploadParseError,
+  type ParseUpload,
+  type UploadParserThreads,
+} from '../upload-parsing/upload-parser-thread.ts';
+import type { UploadParsers } from '../upload-parsing/upload-parsers.ts';
+import { refusalMessage } from '../upload-parsing/upload-refusals.ts';
 import type { AuthContext } from './auth-service.ts';
 import type { UploadedFile } from './calibration-import-service.ts';
 
@@ -33,29 +35,28 @@ const present = (row: LensCalibrationRow): LensCalibration => ({
 });
 
 /** A `kinetrace calibrate` file: Kinetrace camera JSON with one camera (its RMS error in the metadata). */
-async function lensFromJson(file: UploadedFile, deviceModel: string): Promise<NewLensCalibration> {
-  let text: string;
-  let cameras: ReturnType<typeof readKinetraceCameras>;
+async function lensFromJson(parse: ParseUpload, file: UploadedFile, deviceModel: string): Promise<NewLensCalibration> {
+  const unreadable = importMessages.lensJsonUnreadable(file.fileName);
+  let lens: Awaited<ReturnType<UploadParsers['lens-json']>>;
   try {
-    text = await readFile(file.path, 'utf8');
-    cameras = readKinetraceCameras(text);
-  } catch {
-    throw fileErrors(importMessages.lensJsonUnreadable(file.fileName));
+    lens = await parse('lens-json', { path: file.path });
+  } catch (error) {
+    throw fileErrors(refusalMessage(error, file.fileName, unreadable));
   }
-  if (cameras.length !== 1) throw fileErrors(importMessages.lensJsonUnreadable(file.fileName));
-  const rms = (JSON.parse(text) as { calibration?: { rmsPx?: unknown } }).calibration?.rmsPx;
-  const [camera] = cameras;
+  if (lens.cameras.length !== 1) throw fileErrors(unreadable);
+  const [camera] = lens.cameras;
   return {
     deviceModel,
     imageSize: camera.imageSize,
     intrinsics: camera.intrinsics,
     distortion: camera.distortion,
-    rmsErrorPx: typeof rms === 'number' && Number.isFinite(rms) ? rms : null,
+    rmsErrorPx: lens.rmsPx,
   };
 }
 
 /** Zhang's calibration from board images, as `kinetrace calibrate --images` does (k3 fixed at 0: few views). */
 async function lensFromImages(
+  parse: ParseUpload,
   files: UploadedFile[],
   deviceModel: string,
   board: { rows: number; cols: number; squareSizeMm: number },
@@ -63,28 +64,35 @@ async function lensFromImages(
   const views: Float64Array[] = [];
   let imageSize: { width: number; height: number } | undefined;
   for (const file of files) {
-    const image = await decodeImage(file.path, 'gray').catch(() => {
-      throw fileErrors(importMessages.lensImageUnreadable(file.fileName));
-    });
+    const image = await parse('board-image', { path: file.path, rows: board.rows, cols: board.cols }).catch(
+      (error: unknown) => {
+        const tooLarge = error instanceof UploadParseError && error.parserError?.name === 'ImageTooLargeError';
+        throw fileErrors(
+          tooLarge
+            ? importMessages.lensImageTooLarge(file.fileName)
+            : refusalMessage(error, file.fileName, importMessages.lensImageUnreadable(file.fileName)),
+        );
+      },
+    );
     if (imageSize && (imageSize.width !== image.width || imageSize.height !== image.height))
       throw fileErrors(importMessages.lensImageSizes(file.fileName));
     imageSize = { width: image.width, height: image.height };
-    const { detection } = findCheckerboard(image.data, image.width, image.height, board.rows, board.cols);
-    if (detection) views.push(detection.corners);
+    if (image.corners) views.push(image.corners);
   }
   if (!imageSize || views.length < LENS_MIN_VIEWS) {
     throw fileErrors(importMessages.lensTooFewViews(views.length, files.length, board.cols, board.rows));
   }
-  const result = await calibrateIntrinsics(views, board, imageSize, { name: deviceModel }).catch(() => {
-    throw fileErrors(importMessages.lensFailed);
+  const result = await parse('lens-intrinsics', { views, board, imageSize }).catch((error: unknown) => {
+    if (error instanceof UploadParseError) throw fileErrors(importMessages.lensFailed);
+    throw error;
   });
-  if (![...result.camera.intrinsics, ...result.camera.distortion, result.rmsPx].every(Number.isFinite))
+  if (![...result.intrinsics, ...result.distortion, result.rmsPx].every(Number.isFinite))
     throw fileErrors(importMessages.lensFailed);
   return {
     deviceModel,
     imageSize,
-    intrinsics: result.camera.intrinsics,
-    distortion: result.camera.distortion,
+    intrinsics: result.intrinsics,
+    distortion: result.distortion,
     rmsErrorPx: result.rmsPx,
   };
 }
@@ -93,8 +101,11 @@ async function lensFromImages(
  * Lens calibrations per device model, kept per user: a later board calibration of a phone of that
  * model takes its intrinsics and distortion from here instead of estimating them from one view.
  */
-export function createLensCalibrationService(deps: { lenses: LensCalibrationsRepository }) {
-  const { lenses } = deps;
+export function createLensCalibrationService(deps: {
+  lenses: LensCalibrationsRepository;
+  parsers: UploadParserThreads;
+}) {
+  const { lenses, parsers } = deps;
   return {
     async list(context: AuthContext): Promise<LensCalibration[]> {
       return (await lenses.ofUser(context.user.id)).map(present);
@@ -111,12 +122,14 @@ export function createLensCalibrationService(deps: { lenses: LensCalibrationsRep
       if (jsonFiles.length > 0 && files.length > 1) throw fileErrors(importMessages.lensOneJson);
       const lens =
         jsonFiles.length === 1
-          ? await lensFromJson(jsonFiles[0], fields.device_model)
-          : await lensFromImages(files, fields.device_model, {
-              rows: fields.cb_rows ?? CHECKERBOARD_DEFAULTS.rows,
-              cols: fields.cb_cols ?? CHECKERBOARD_DEFAULTS.cols,
-              squareSizeMm: fields.cb_square ?? CHECKERBOARD_DEFAULTS.squareSizeMm,
-            });
+          ? await parsers.withThread('files', (parse) => lensFromJson(parse, jsonFiles[0], fields.device_model))
+          : await parsers.withThread('images', (parse) =>
+              lensFromImages(parse, files, fields.device_model, {
+                rows: fields.cb_rows ?? CHECKERBOARD_DEFAULTS.rows,
+                cols: fields.cb_cols ?? CHECKERBOARD_DEFAULTS.cols,
+                squareSizeMm: fields.cb_square ?? CHECKERBOARD_DEFAULTS.squareSizeMm,
+              }),
+            );
       return present(await lenses.save(context.user.id, lens));
     },
   };

@@ -12,6 +12,11 @@ const ONE_HOUR = 60 * 60_000;
  *
  * - `reset`: password-reset links, which anyone may ask for any address. The recipient is counted by
  *   the address asked for, whether or not an account has it, so the answers cannot tell which do.
+ * - `register`: registrations, each counted against its client address and the e-mail address it
+ *   names; a registration naming an address that has an account mails its owner (account-service.ts),
+ *   so the recipient is counted whether or not an account has it, like `reset`'s.
+ * - `unlock`: links that let an account's owner through the login limits, asked for by username; the
+ *   recipient is counted by the account name asked for, whether or not there is such an account.
  * - `code`: the second-factor codes, sent at each login without a remembered device and on "send a
  *   new code". Only someone who knows an account's password (or holds its login) makes one, so no
  *   stranger can use up an owner's allowance; the address limit leaves room for a lab behind one
@@ -19,6 +24,14 @@ const ONE_HOUR = 60 * 60_000;
  */
 export const mailRateRules = {
   reset: {
+    perClientAddress: { limit: 10, windowMs: ONE_HOUR },
+    perRecipient: { limit: 3, windowMs: ONE_HOUR },
+  },
+  register: {
+    perClientAddress: { limit: 20, windowMs: ONE_HOUR },
+    perRecipient: { limit: 3, windowMs: ONE_HOUR },
+  },
+  unlock: {
     perClientAddress: { limit: 10, windowMs: ONE_HOUR },
     perRecipient: { limit: 3, windowMs: ONE_HOUR },
   },

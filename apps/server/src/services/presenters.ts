@@ -1,8 +1,9 @@
-import type { Session, SessionRow, Trial, TrialStatus } from '@kinetrace/contracts';
+import type { RecycleBin, Session, SessionRow, Trial, TrialStatus } from '@kinetrace/contracts';
 import type { SessionListItem, SessionRowDb } from '../repositories/sessions-repository.ts';
-import type { TrialWithFiles } from '../repositories/trials-repository.ts';
-import { disclosed, fileKind, type Disclosure, type SessionView } from './access.ts';
-import type { MediaUrlSigner } from './media-urls.ts';
+import type { TrialRow, TrialWithFiles } from '../repositories/trials-repository.ts';
+import { disclosed, fileKind, sharedTag, type FileKind, type SessionView } from './access.ts';
+import type { MediaName, MediaUrlSigner } from './media-urls.ts';
+import { derivedResultsOf, openCapFileName, OPENCAP_FILE_NAMES, type OpenCapSession } from './opencap-session.ts';
 
 /** API shapes of sessions and trials, from database rows. */
 
@@ -11,45 +12,89 @@ export function sessionNameOf(session: Pick<SessionRowDb, 'id' | 'meta'>): strin
   return typeof name === 'string' && name ? name : session.id;
 }
 
-/** A neutral trial's meta records the subject as it was recorded; it goes out as the view discloses (access.ts). */
-function trialMetaFor(meta: Record<string, unknown>, disclosure: Disclosure): Record<string, unknown> {
-  const subject = meta.subject as Record<string, unknown> | undefined;
-  if (!subject || (disclosure.subjectDetails && disclosure.processedData)) return meta;
-  const { mass_kg, height_m, ...details } = subject;
-  const shown = {
-    ...(disclosure.subjectDetails ? details : {}),
-    ...(disclosure.processedData ? { mass_kg, height_m } : {}),
-  };
-  return { ...meta, subject: shown };
+/**
+ * Meta only the owner reads: the names of the files they uploaded (an imported calibration's), which
+ * may name the lab, the study or the person recorded.
+ */
+const OWNER_ONLY_META = new Set(['source_files', 'source_file']);
+
+function metaFor(meta: Record<string, unknown>, view: SessionView): Record<string, unknown> {
+  if (view.grant.kind === 'owner') return meta;
+  return Object.fromEntries(Object.entries(meta).filter(([key]) => !OWNER_ONLY_META.has(key)));
 }
 
-/** A trial as one viewer may see it: results and videos their session view discloses, with media URLs issued on their access. */
-export function toTrial({ trial, videos, results }: TrialWithFiles, media: MediaUrlSigner, view: SessionView): Trial {
-  const shown = (kind: 'media' | 'data') => disclosed(view.disclosure, kind);
-  const url = (key: string | null, kind: 'media' | 'data') =>
-    key ? media.url(key, { grant: view.grant, kind }) : null;
+/** A neutral trial's meta records the subject as it was recorded; it goes out as the view discloses (access.ts). */
+function trialMetaFor(meta: Record<string, unknown>, view: SessionView): Record<string, unknown> {
+  const { disclosure } = view;
+  const shown = metaFor(meta, view);
+  const subject = meta.subject as Record<string, unknown> | undefined;
+  if (!subject || (disclosure.subjectDetails && disclosure.processedData)) return shown;
+  const { mass_kg, height_m, ...details } = subject;
+  return {
+    ...shown,
+    subject: {
+      ...(disclosure.subjectDetails ? details : {}),
+      ...(disclosure.processedData ? { mass_kg, height_m } : {}),
+    },
+  };
+}
+
+/**
+ * A trial as one viewer may see it: results and videos their session view discloses, with media URLs
+ * issued on their access, named and completed as OpenCap's client reads them (opencap-session.ts).
+ */
+export function toTrial(
+  { trial, videos, results }: TrialWithFiles,
+  media: MediaUrlSigner,
+  view: SessionView,
+  openCap: OpenCapSession,
+): Trial {
+  const shown = (kind: FileKind) => disclosed(view.disclosure, kind);
+  const url = (key: string | null, kind: FileKind, name: MediaName) =>
+    key ? media.url(key, { grant: view.grant, kind }, name) : null;
+  const stored = results.map((result) => {
+    const kind = fileKind({ kind: 'result', tag: result.tag });
+    const deviceId = result.meta?.device_id;
+    const tag = sharedTag(result.tag);
+    return {
+      kind,
+      result: {
+        id: result.id,
+        tag,
+        media: url(result.storageKey, kind, {
+          id: result.id,
+          name: openCapFileName(trial, { ...result, tag }, openCap) ?? undefined,
+        }),
+        device_id: typeof deviceId === 'string' ? deviceId : null,
+        meta: result.meta ? metaFor(result.meta, view) : null,
+      },
+    };
+  });
+  const derived = derivedResultsOf(trial, openCap).map(({ tag, key }) => ({
+    kind: 'data' as const,
+    result: {
+      id: null,
+      tag,
+      media: url(key, 'data', { id: tag, name: OPENCAP_FILE_NAMES[tag] }),
+      device_id: null,
+      meta: null,
+    },
+  }));
   return {
     id: trial.id,
     session: trial.sessionId,
+    session_id: trial.sessionId,
     name: trial.name,
     status: trial.status as TrialStatus,
     trashed: trial.trashed,
     trashed_at: trial.trashedAt?.toISOString() ?? null,
     tags: trial.tags,
-    meta: trialMetaFor(trial.meta, view.disclosure),
-    results: results
-      .map((result) => ({ result, kind: fileKind({ kind: 'result', tag: result.tag }) }))
-      .filter(({ kind }) => shown(kind))
-      .map(({ result, kind }) => ({
-        id: result.id,
-        tag: result.tag,
-        media: url(result.storageKey, kind),
-        meta: result.meta ?? null,
-      })),
+    meta: trialMetaFor(trial.meta, view),
+    results: [...stored, ...derived].filter(({ kind }) => shown(kind)).map(({ result }) => result),
     videos: (shown('media') ? videos : []).map((video) => ({
       id: video.id,
       device_id: video.deviceId,
-      video: url(video.storageKey, 'media'),
+      video: url(video.storageKey, 'media', { id: video.id }),
       parameters: video.parameters,
     })),
     created_at: trial.createdAt.toISOString(),
@@ -68,6 +113,15 @@ export function toSessionRow({ session, sessionName, subjectName, trialsCount }:
     trashed: session.trashed,
     trashed_at: session.trashedAt?.toISOString() ?? null,
     public: session.public,
+  };
+}
+
+export function toRecycleBinTrial(trial: TrialRow): RecycleBin['sessions'][number]['trashed_trials'][number] {
+  return {
+    id: trial.id,
+    name: trial.name,
+    status: trial.status as TrialStatus,
+    trashed_at: trial.trashedAt?.toISOString() ?? null,
   };
 }
 

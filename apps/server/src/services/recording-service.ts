@@ -5,6 +5,7 @@ import {
   messages,
   MIN_CALIBRATED_CAMERAS,
   RECORDING_LIMIT_S,
+  recordingLimitS,
   RESERVED_TRIAL_NAMES,
   trialNameField,
   type RecordingStatus,
@@ -22,14 +23,20 @@ import type { MediaUrlSigner } from './media-urls.ts';
 import type { Removal } from './removal.ts';
 import { calibratedCamerasOf } from './session-calibration.ts';
 import type { SessionService } from './session-service.ts';
+import type { StagedUploads } from './staged-uploads.ts';
 import { recordingMetaOf, type VideoIntake } from './video-intake.ts';
 
 /** A phone is connected while it polled within this time (it polls every 0.5 s). */
 export const DEVICE_CONNECTED_WINDOW_MS = 5_000;
-/** A phone that recorded but has not been seen for this long will not upload: the trial fails with §8's message. */
+/**
+ * A phone that recorded but has not been seen for this long, while the server was up, and has not begun
+ * its upload will not upload: the trial fails with §8's message.
+ */
 export const DEVICE_LOST_AFTER_MS = 15_000;
 /** Phones start together this long after the order, so that every one has polled it (they poll every 0.5 s). */
 export const RECORDING_LEAD_MS = 1_500;
+/** An imported video's length beyond its rate's recording limit that is still taken (a container's rounding). */
+const IMPORT_DURATION_SLACK_S = 0.5;
 /** Calibration and neutral videos are taken at 30 fps whatever the session's rate. */
 const STILL_TRIAL_FRAMERATE = 30;
 
@@ -60,9 +67,12 @@ export function createRecordingService(deps: {
   intake: VideoIntake;
   media: MediaUrlSigner;
   removal: Removal;
+  stagedUploads: StagedUploads;
+  /** When this server came up: a phone cannot have been seen while it was down. */
+  startedAt: Date;
   now: () => Date;
 }) {
-  const { trials, devices, subjects, sessionService, intake, media, removal, now } = deps;
+  const { trials, devices, subjects, sessionService, intake, media, removal, stagedUploads, now } = deps;
 
   const connectedSince = () => new Date(now().getTime() - DEVICE_CONNECTED_WINDOW_MS);
 
@@ -70,6 +80,24 @@ export function createRecordingService(deps: {
   async function currentTrial(sessionId: string): Promise<TrialRow | undefined> {
     const live = (await trials.ofSession(sessionId)).filter((trial) => !trial.trashed);
     return live.at(-1);
+  }
+
+  /**
+   * The phones of `waitingFor` that have gone away: not seen for DEVICE_LOST_AFTER_MS of the time the
+   * server was up (a restart, however long, gives every phone that time again to come back), and with no
+   * upload of the trial begun (a phone sending its video waits however long its connection drops).
+   */
+  async function lostDevices(trial: TrialRow, waitingFor: string[], time: number): Promise<string[]> {
+    if (time - deps.startedAt.getTime() < DEVICE_LOST_AFTER_MS) return [];
+    const seen = new Set(
+      (await devices.connected(trial.sessionId, new Date(time - DEVICE_LOST_AFTER_MS))).map(
+        (device) => device.deviceId,
+      ),
+    );
+    const lost: string[] = [];
+    for (const device of waitingFor)
+      if (!seen.has(device) && !(await stagedUploads.isUploading(trial.id, device))) lost.push(device);
+    return lost;
   }
 
   /**
@@ -92,16 +120,9 @@ export function createRecordingService(deps: {
       const expected = meta.expected_devices ?? [];
       const uploaded = new Set((await trials.videosOf(trial.id)).map((video) => video.deviceId));
       const waitingFor = expected.filter((device) => !uploaded.has(device));
-      if (waitingFor.length > 0) {
-        const seen = new Set(
-          (await devices.connected(trial.sessionId, new Date(time - DEVICE_LOST_AFTER_MS))).map(
-            (device) => device.deviceId,
-          ),
-        );
-        if (waitingFor.some((device) => !seen.has(device))) {
-          const message = messages.videosMissing(expected.length, uploaded.size);
-          return trials.update(trial.id, { status: 'error', meta: { ...meta, error_msg: message } });
-        }
+      if (waitingFor.length > 0 && (await lostDevices(trial, waitingFor, time)).length > 0) {
+        const message = messages.videosMissing(expected.length, uploaded.size);
+        return trials.update(trial.id, { status: 'error', meta: { ...meta, error_msg: message } });
       }
     }
     return trial;
@@ -252,7 +273,10 @@ export function createRecordingService(deps: {
       if (!trial) throw notFound(messages.trialNotFound);
       const tag = trialName === 'calibration' ? 'calibration-img' : 'neutral-img';
       const results = (await trials.resultsOf(trial.id)).filter((result) => result.tag === tag && result.storageKey);
-      return { status: (await advance(trial)).status, images: results.map((result) => media.url(result.storageKey!)) };
+      return {
+        status: (await advance(trial)).status,
+        images: results.map((result) => media.url(result.storageKey!, undefined, { id: result.id })),
+      };
     },
 
     /**
@@ -280,6 +304,11 @@ export function createRecordingService(deps: {
       for (const file of files) {
         const inspected = await intake.inspect(file.fileName, file.path);
         if ('message' in inspected) throw invalidFields({ video: [inspected.message] });
+        // A trial is at most what a phone records at the video's rate, so that nobody holds the queue for hours.
+        const { durationS, fps } = inspected.info;
+        const limitS = recordingLimitS(fps);
+        if (durationS > limitS + IMPORT_DURATION_SLACK_S)
+          throw invalidFields({ video: [importMessages.videoTooLong(file.fileName, durationS, fps, limitS)] });
         infos.push(inspected.info);
       }
       const deviceIds = files.map(

@@ -7,8 +7,12 @@ import {
   FRAMERATES,
   importMessages,
   messages,
+  type EmptyTrashRequest,
+  type RecycleBin,
   type Session,
+  type SessionSettingsResponse,
   type SetMetadataQuery,
+  type SettingChoices,
   type validSessionsRequestSchema,
 } from '@kinetrace/contracts';
 import type { z } from 'zod';
@@ -18,10 +22,11 @@ import type { SessionRowDb, SessionsRepository } from '../repositories/sessions-
 import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
 import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
 import type { FileStore } from '../storage/file-store.ts';
-import { OWNER_VIEW, sessionView, type Access, type SessionView, type Viewer } from './access.ts';
+import { OWNER_VIEW, sessionView, subjectAccess, type Access, type SessionView, type Viewer } from './access.ts';
 import type { AuthContext } from './auth-service.ts';
 import type { MediaUrlSigner } from './media-urls.ts';
-import { toSession, toSessionRow, toTrial } from './presenters.ts';
+import type { OpenCapSession, OpenCapSessions } from './opencap-session.ts';
+import { toRecycleBinTrial, toSession, toSessionRow, toTrial } from './presenters.ts';
 import type { Removal } from './removal.ts';
 import { latestCalibration } from './session-calibration.ts';
 import { trialFilesPrefix } from './storage-keys.ts';
@@ -36,13 +41,16 @@ export interface SessionServiceDeps {
   files: FileStore;
   removal: Removal;
   media: MediaUrlSigner;
+  openCap: OpenCapSessions;
   /** The phone capture page's address, completed by the pairing token (the QR code's content). */
   captureUrl: (pairingToken: string) => string;
+  /** What each processing choice runs on this server (what the operator installed), asked each time: installs need no restart. */
+  settingChoices: () => SettingChoices;
   now: () => Date;
 }
 
 export function createSessionService(deps: SessionServiceDeps) {
-  const { sessions, subjects, trials, devices, files, removal, media, captureUrl, now } = deps;
+  const { sessions, subjects, trials, devices, files, removal, media, openCap, captureUrl, settingChoices, now } = deps;
 
   /** The session, how the viewer may use it and what they may see of it; 404 when the viewer may not see it at all. */
   async function access(
@@ -52,11 +60,24 @@ export function createSessionService(deps: SessionServiceDeps) {
     const session = await sessions.findById(id);
     if (session) {
       const subject = session.subjectId === null ? undefined : await subjects.findById(session.subjectId);
-      const view = sessionView(session, viewer, subject?.shareToken ?? null);
+      const view = sessionView(session, viewer, subject);
       if (view) return { session, access: view.grant.kind === 'owner' ? 'owner' : 'reader', view };
     }
     throw notFound(messages.sessionNotFound);
   }
+
+  /** Every session of the user, newest first: the lists that have no pages. */
+  const everySessionOf = (userId: number, filter: { inBin?: boolean; includeTrashed: boolean }) =>
+    sessions.list({
+      userId,
+      ...filter,
+      onlyTrashed: false,
+      skipNoTrials: false,
+      sort: 'created_at',
+      sortDesc: true,
+      start: 0,
+      quantity: -1,
+    });
 
   /** The caller's own session (every change needs ownership). */
   async function ownSession(context: AuthContext, id: string): Promise<SessionRowDb> {
@@ -69,10 +90,11 @@ export function createSessionService(deps: SessionServiceDeps) {
     const isOwner = view.grant.kind === 'owner';
     const rows = (await trials.ofSession(session.id)).filter((trial) => isOwner || !trial.trashed);
     const withFiles = await trials.withFiles(rows);
+    const asOpenCap = await openCap.of(session);
     return toSession(session, {
       subjectName: await sessions.subjectName(session.subjectId),
       trialsCount: await sessions.trialsCount(session.id),
-      trials: withFiles.map((trial) => toTrial(trial, media, view)),
+      trials: withFiles.map((trial) => toTrial(trial, media, view, asOpenCap)),
       view,
       qrcode: isOwner ? await QRCode.toDataURL(captureUrl(session.pairingToken), { margin: 1, width: 256 }) : null,
     });
@@ -118,11 +140,21 @@ export function createSessionService(deps: SessionServiceDeps) {
   }
 
   return {
+    /** The session as OpenCap's client numbers and names it, for presenting one of its trials. */
+    async openCapOf(sessionId: string): Promise<OpenCapSession> {
+      const session = await sessions.findById(sessionId);
+      if (!session) throw notFound(messages.sessionNotFound);
+      return openCap.of(session);
+    },
+
     access,
     ownSession,
     present,
 
-    async create(context: AuthContext): Promise<Session> {
+    /** A new session, or with `reuseEmpty` the caller's newest one that nothing was done in yet (newSessionQuerySchema). */
+    async create(context: AuthContext, { reuseEmpty = false }: { reuseEmpty?: boolean } = {}): Promise<Session> {
+      const empty = reuseEmpty ? await sessions.newestEmpty(context.user.id) : undefined;
+      if (empty) return present(empty, OWNER_VIEW);
       const session = await sessions.insert({
         userId: context.user.id,
         pairingToken: newToken(),
@@ -204,8 +236,7 @@ export function createSessionService(deps: SessionServiceDeps) {
       ) {
         // A subject's share token lists that subject's sessions (read only), never trashed ones.
         const subject = await subjects.findById(query.subject_id);
-        const shared = subject && !subject.trashed && viewer.shareToken && viewer.shareToken === subject.shareToken;
-        if (!shared) return { sessions: [], total: 0 };
+        if (!subject || subjectAccess(subject, viewer) !== 'reader') return { sessions: [], total: 0 };
         const { items, total } = await sessions.list({
           ...page,
           subjectId: subject.id,
@@ -217,6 +248,25 @@ export function createSessionService(deps: SessionServiceDeps) {
       if (!viewer.user) return { sessions: [], total: 0 };
       const { items, total } = await sessions.list({ ...page, userId: viewer.user.id, subjectId: query.subject_id });
       return { sessions: items.map(toSessionRow), total };
+    },
+
+    /**
+     * OpenCap's client's lists (GET /sessions/ and /sessions/valid/): the caller's sessions in full,
+     * trials and all, newest first, never trashed ones; `valid` as OpenCap's API means it, those with
+     * a processed neutral.
+     */
+    async listInFull(context: AuthContext, onlyValid: boolean): Promise<Session[]> {
+      const { items } = await everySessionOf(context.user.id, { includeTrashed: false });
+      const listed: Session[] = [];
+      for (const { session: row } of items) {
+        const hasNeutral = async () =>
+          (await trials.ofSession(row.id)).some(
+            (trial) => trial.name === 'neutral' && trial.status === 'done' && !trial.trashed,
+          );
+        const session = (!onlyValid || (await hasNeutral())) && (await sessions.findById(row.id));
+        if (session) listed.push(await present(session, OWNER_VIEW));
+      }
+      return listed;
     },
 
     async search(context: AuthContext, text: string, includeTrashed: boolean) {
@@ -299,8 +349,8 @@ export function createSessionService(deps: SessionServiceDeps) {
       return { meta: updated.meta, warnings };
     },
 
-    settings(): { framerates: number[] } {
-      return { framerates: [...FRAMERATES] };
+    settings(): SessionSettingsResponse {
+      return { framerates: [...FRAMERATES], choices: settingChoices() };
     },
 
     async trash(context: AuthContext, id: string): Promise<Session> {
@@ -318,13 +368,47 @@ export function createSessionService(deps: SessionServiceDeps) {
       await removal.session(id);
     },
 
-    /** §2.18 empty bin: every trashed trial of the caller first, then every trashed session. */
-    async emptyTrash(context: AuthContext): Promise<{ trials: number; sessions: number }> {
-      const trashedTrials = await trials.trashedOfUser(context.user.id);
-      for (const trial of trashedTrials) await removal.trial(trial.sessionId, trial.id);
-      const trashedSessions = await sessions.trashedOfUser(context.user.id);
-      for (const session of trashedSessions) await removal.session(session.id);
-      return { trials: trashedTrials.length, sessions: trashedSessions.length };
+    /**
+     * §2.18 what the bin holds: trashed sessions, and active sessions holding trashed trials (whose
+     * trials would otherwise be in no list at all), each with its trashed trials; newest first.
+     */
+    async recycleBin(context: AuthContext): Promise<RecycleBin> {
+      const [{ items }, trashedTrials] = await Promise.all([
+        everySessionOf(context.user.id, { inBin: true, includeTrashed: true }),
+        trials.trashedOfUser(context.user.id),
+      ]);
+      const binned = items.map((item) => {
+        const trashed = trashedTrials.filter((trial) => trial.sessionId === item.session.id);
+        const lastTrashed = Math.max(
+          item.session.trashedAt?.getTime() ?? 0,
+          ...trashed.map((trial) => trial.trashedAt?.getTime() ?? 0),
+        );
+        return { lastTrashed, row: { ...toSessionRow(item), trashed_trials: trashed.map(toRecycleBinTrial) } };
+      });
+      return { sessions: binned.sort((a, b) => b.lastTrashed - a.lastTrashed).map(({ row }) => row) };
+    },
+
+    /**
+     * §2.18 empty bin: the trashed trials the bin listed first, then the trashed sessions it listed.
+     * Only what is still the caller's and still trashed goes; anything trashed since the bin was shown stays.
+     */
+    async emptyTrash(context: AuthContext, listed: EmptyTrashRequest): Promise<{ trials: number; sessions: number }> {
+      const owned = async (sessionId: string) => (await sessions.findById(sessionId))?.userId === context.user.id;
+      let removedTrials = 0;
+      for (const id of new Set(listed.trials)) {
+        const trial = await trials.findById(id);
+        if (!trial?.trashed || !(await owned(trial.sessionId))) continue;
+        await removal.trial(trial.sessionId, trial.id);
+        removedTrials++;
+      }
+      let removedSessions = 0;
+      for (const id of new Set(listed.sessions)) {
+        const session = await sessions.findById(id);
+        if (!session?.trashed || session.userId !== context.user.id) continue;
+        await removal.session(session.id);
+        removedSessions++;
+      }
+      return { trials: removedTrials, sessions: removedSessions };
     },
   };
 }

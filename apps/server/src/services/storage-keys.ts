@@ -23,7 +23,7 @@ export interface DownloadKey {
 }
 
 const DOWNLOAD_KEY =
-  /^downloads\/([0-9a-f-]{36})\/(?:session-([0-9a-f-]{36})|subject-(\d{1,10}))\/(n|s[\w-]{22})\/([\w-]{22})\/([^/]+)$/;
+  /^downloads\/([0-9a-f-]{36})\/(?:session-([0-9a-f-]{36})|subject-(\d{1,10}))\/(n|s[0-9a-f]{22})\/([\w-]{22})\/([^/]+)$/;
 
 export function downloadFileKey({ taskId, target, shareCode, digest, fileName }: DownloadKey): string {
   const named = target.kind === 'session' ? `session-${target.sessionId}` : `subject-${target.subjectId}`;

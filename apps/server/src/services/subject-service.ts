@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   GENDER_OPTIONS,
   messages,
@@ -14,6 +13,7 @@ import type { SessionsRepository } from '../repositories/sessions-repository.ts'
 import type { SubjectRow, SubjectsRepository } from '../repositories/subjects-repository.ts';
 import { subjectAccess, type Viewer } from './access.ts';
 import type { AuthContext } from './auth-service.ts';
+import { newRandomToken } from './secrets.ts';
 
 type SubjectInput = z.output<typeof subjectInputSchema>;
 type SubjectListQuery = z.output<typeof subjectListQuerySchema>;
@@ -103,7 +103,7 @@ export function createSubjectService({ subjects, sessions, now }: SubjectService
       const row = await subjects.insert({
         userId: context.user.id,
         ...fieldsOf(input),
-        shareToken: randomBytes(24).toString('base64url'),
+        shareToken: newRandomToken(),
       });
       return present(row);
     },
@@ -121,6 +121,18 @@ export function createSubjectService({ subjects, sessions, now }: SubjectService
     async restore(context: AuthContext, id: number): Promise<Subject> {
       await ownSubject(context, id);
       return present(await subjects.update(id, { trashed: false, trashedAt: null }));
+    },
+
+    /** A new share link: whoever holds the previous one loses access at once (its media URLs too). */
+    async replaceShareToken(context: AuthContext, id: number): Promise<Subject> {
+      await ownSubject(context, id);
+      return present(await subjects.update(id, { shareToken: newRandomToken() }));
+    },
+
+    /** No share link until the owner makes a new one: whoever holds the current one loses access at once. */
+    async revokeShareToken(context: AuthContext, id: number): Promise<Subject> {
+      await ownSubject(context, id);
+      return present(await subjects.update(id, { shareToken: null }));
     },
 
     /** Removes the subject; its sessions stay, without a subject. */

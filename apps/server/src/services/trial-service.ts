@@ -45,7 +45,7 @@ export function createTrialService({ trials, sessionService, removal, media, now
 
   async function present(trial: TrialRow, view: SessionView = OWNER_VIEW): Promise<Trial> {
     const [withFiles] = await trials.withFiles([trial]);
-    return toTrial(withFiles, media, view);
+    return toTrial(withFiles, media, view, await sessionService.openCapOf(trial.sessionId));
   }
 
   function assertNotBusy(trial: TrialRow): void {

@@ -3,7 +3,7 @@ import { ffprobePath } from '@kinetrace/mocap/video/binaries';
 import { probeVideo } from '@kinetrace/mocap/video/probe';
 import { runProcess } from '@kinetrace/mocap/video/run-process';
 import type { VideoInfo } from '@kinetrace/mocap/video/types';
-import { messages } from '@kinetrace/contracts';
+import { messages, VIDEO_MAX_FRAME_PIXELS } from '@kinetrace/contracts';
 import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import { trialFilesPrefix } from './storage-keys.ts';
@@ -80,14 +80,18 @@ export function createVideoIntake(deps: {
 
   const startProcessing = (trial: TrialRow) => processing.enqueue(trial);
 
-  /** The video's header, or the message that refuses it (its internals, server paths and ffprobe's text, only logged). */
+  /** The video's header, or the message that refuses it (its internals, server paths and ffprobe's text, only logged; frames over 8K). */
   async function inspect(camera: string, path: string): Promise<{ info: VideoInfo } | { message: string }> {
+    let info: VideoInfo;
     try {
-      return { info: await probeWholeVideo(path) };
+      info = await probeWholeVideo(path);
     } catch (error) {
       deps.log.warn({ err: error, camera }, 'uploaded video could not be read');
       return { message: messages.videoUnreadable(camera, 'the file is incomplete or not a video') };
     }
+    if (info.width * info.height > VIDEO_MAX_FRAME_PIXELS)
+      return { message: messages.videoUnreadable(camera, messages.videoFramesTooLarge(info.width, info.height)) };
+    return { info };
   }
 
   return {

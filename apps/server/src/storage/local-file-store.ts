@@ -32,9 +32,15 @@ export function createLocalFileStore(rootDir: string): FileStore {
       const path = pathOf(key);
       await mkdir(dirname(path), { recursive: true });
       const partial = `${path}.${randomUUID()}.partial`;
-      if (Buffer.isBuffer(data)) await writeFile(partial, data);
-      else await pipeline(data as Readable, createWriteStream(partial));
-      await rename(partial, path);
+      try {
+        if (Buffer.isBuffer(data)) await writeFile(partial, data);
+        else await pipeline(data as Readable, createWriteStream(partial));
+        await rename(partial, path);
+      } catch (error) {
+        // What was written goes at once: on a full disk, it is the space the server needs back.
+        await rm(partial, { force: true });
+        throw error;
+      }
     },
     // Opened before it is measured: a file removed meanwhile (a replaced result) is either absent
     // or read whole from the open handle, never a stream that fails after the reply has begun.

@@ -19,7 +19,7 @@ export const subjectBody = {
 export async function sessionWithSubject(
   test: TestApp,
   token: string,
-  body: typeof subjectBody = subjectBody,
+  body: Record<string, unknown> = subjectBody,
 ): Promise<{ session: Session; subject: Subject }> {
   const headers = authHeader(token);
   const session = ((await test.call({ method: 'GET', url: '/api/sessions/new/', headers })).json() as Session[])[0];

@@ -114,6 +114,17 @@ function phoneSized(source: string, path: string, seconds?: number): void {
   ]);
 }
 
+/** The floor board rendered from each of the first `count` demo cameras' known poses, into `directory`. */
+export async function makeBoardVideos(directory: string, count: number = DEMO_CAMERAS.length): Promise<TrialVideos> {
+  mkdirSync(directory, { recursive: true });
+  const cameras = (await demoCamerasInBoardWorld(referencePath(POSE2SIM_QCA))).slice(0, count);
+  return cameras.map((camera) => {
+    const video = { name: `${camera.name}.mp4`, path: join(directory, `${camera.name}.mp4`) };
+    encodeStill(renderBoardView(camera, DEMO_FLOOR_BOARD.board), video.path);
+    return video;
+  });
+}
+
 /** Makes every fixture video under `directory` (a few seconds of ffmpeg). */
 export async function makeDemoVideos(directory: string, trialSeconds = 0.75): Promise<DemoVideos> {
   const folder = (name: string) => {
@@ -123,17 +134,15 @@ export async function makeDemoVideos(directory: string, trialSeconds = 0.75): Pr
   };
   const cameras = await demoCamerasInBoardWorld(referencePath(POSE2SIM_QCA));
   const made: DemoVideos = { calibration: [], neutral: [], trial: [], noBoard: [], nobody: [], oneUnreadable: [] };
+  made.calibration = await makeBoardVideos(folder('calibration'));
   for (const camera of cameras) {
     const file = `${camera.name}.mp4`;
-    const calibration = join(folder('calibration'), file);
-    encodeStill(renderBoardView(camera, DEMO_FLOOR_BOARD.board), calibration);
     const neutral = join(folder('neutral'), file);
     phoneSized(referencePath(`${POSE2SIM_SESSION}/S00_P00_T00_StaticTrial/videos/${file}`), neutral);
     const trial = join(folder('trial'), file);
     phoneSized(referencePath(`${POSE2SIM_DEMO}/videos/${file}`), trial, trialSeconds);
     const nobody = join(folder('nobody'), file);
     encodeStill(new Uint8Array(width * height).fill(128), nobody);
-    made.calibration.push({ name: file, path: calibration });
     made.neutral.push({ name: file, path: neutral });
     made.trial.push({ name: file, path: trial });
     made.noBoard.push({ name: file, path: neutral });

@@ -22,14 +22,21 @@ export async function seedTrial(
   trial: {
     name: string;
     status?: string;
-    videos?: { deviceId: string; bytes: Buffer; extension?: string }[];
-    results?: { tag: string; fileName: string; bytes: Buffer }[];
+    videos?: { deviceId: string; bytes: Buffer; extension?: string; parameters?: Record<string, unknown> }[];
+    results?: { tag: string; fileName: string; bytes: Buffer; meta?: Record<string, unknown> }[];
+    meta?: Record<string, unknown>;
   },
 ): Promise<string> {
   const { db } = test.backends.database;
   const [row] = await db
     .insert(schema.trials)
-    .values({ sessionId, name: trial.name, status: trial.status ?? 'done', createdAt: nextCreatedAt() })
+    .values({
+      sessionId,
+      name: trial.name,
+      status: trial.status ?? 'done',
+      createdAt: nextCreatedAt(),
+      ...(trial.meta && { meta: trial.meta }),
+    })
     .returning();
   for (const video of trial.videos ?? []) {
     const key = `sessions/${sessionId}/trials/${row.id}/videos/${video.deviceId}.${video.extension ?? 'mp4'}`;
@@ -38,13 +45,15 @@ export async function seedTrial(
       trialId: row.id,
       deviceId: video.deviceId,
       storageKey: key,
-      parameters: { device: { model: 'Pixel 8' } },
+      parameters: video.parameters ?? { device: { model: 'Pixel 8' } },
     });
   }
   for (const result of trial.results ?? []) {
     const key = `sessions/${sessionId}/trials/${row.id}/results/${result.tag}/${result.fileName}`;
     await test.backends.files.put(key, result.bytes);
-    await db.insert(schema.trialResults).values({ trialId: row.id, tag: result.tag, storageKey: key });
+    await db
+      .insert(schema.trialResults)
+      .values({ trialId: row.id, tag: result.tag, storageKey: key, meta: result.meta ?? null });
   }
   return row.id;
 }

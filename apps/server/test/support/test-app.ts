@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, type AppOptions } from '../../src/app.ts';
 import { openBackends, type Backends } from '../../src/backends.ts';
 import { loadConfig } from '../../src/config.ts';
 import { codeIn, readOutbox } from './outbox.ts';
@@ -74,11 +74,39 @@ export async function scratchDatabase(
   };
 }
 
-/** A fresh app on a fresh database of the chosen backend, with a movable clock and captured logs. */
-export async function startTestApp(backend: Backend, env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * A fresh app on a fresh database of the chosen backend, with a movable clock and captured logs; with
+ * `runJobs: 'after-listen'` its jobs wait for `app.startJobs()` (a test that queues work first).
+ */
+export async function startTestApp(
+  backend: Backend,
+  env: Record<string, string> = {},
+  options: Pick<AppOptions, 'runJobs'> = {},
+): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kinetrace-test-'));
   const { databaseUrl, dropDatabase } = await scratchDatabase(backend, 'kinetrace_test');
   if (!databaseUrl) await seedEmbeddedDatabase(dataDir);
+  const test = await openTestApp({ dataDir, databaseUrl }, env, options);
+  return {
+    ...test,
+    async close() {
+      await test.close();
+      await dropDatabase();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * An app as startTestApp makes it, on a data folder and database that already exist (PostgreSQL at
+ * `databaseUrl`, else the folder's embedded one): close() leaves both for the next server.
+ */
+export async function openTestApp(
+  place: { dataDir: string; databaseUrl: string | undefined },
+  env: Record<string, string> = {},
+  options: Pick<AppOptions, 'runJobs'> = {},
+): Promise<TestApp> {
+  const { dataDir, databaseUrl } = place;
   const config = loadConfig({
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
@@ -95,7 +123,11 @@ export async function startTestApp(backend: Backend, env: Record<string, string>
   });
   const backends = await openBackends(config, (line) => logs.push(line));
   const clock = { offsetMs: 0 };
-  const app = await buildApp(config, backends, { now: () => new Date(Date.now() + clock.offsetMs), logStream });
+  const app = await buildApp(config, backends, {
+    now: () => new Date(Date.now() + clock.offsetMs),
+    logStream,
+    ...options,
+  });
   await app.ready();
   return {
     app,
@@ -108,13 +140,20 @@ export async function startTestApp(backend: Backend, env: Record<string, string>
     async close() {
       await app.close();
       await backends.close();
-      await dropDatabase();
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
 
 let userCounter = 0;
+/**
+ * A media URL (absolute on PUBLIC_URL, as OpenCap's client needs) on the server a test listens on:
+ * its path and signed query under `baseUrl`.
+ */
+export function onTestServer(baseUrl: string, mediaUrl: string): string {
+  const { pathname, search } = new URL(mediaUrl);
+  return `${baseUrl}${pathname}${search}`;
+}
+
 export const PASSWORD = 'correct horse battery staple';
 
 export function newUserPayload(overrides: Record<string, unknown> = {}) {

@@ -1,0 +1,106 @@
+import { readdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountPaths, API_PREFIX, instancePaths } from '@kinetrace/contracts';
+import { webDistDir } from '../src/routes/web-app.ts';
+import { ensureBuilt } from './support/npm-start.ts';
+import { startTestApp, type TestApp } from './support/test-app.ts';
+
+/**
+ * Issue 20, item 13: every answer (the web app's pages and files, the API, the API docs) carries a content
+ * security policy that runs only the server's own scripts, may not be framed, is not MIME-sniffed and
+ * sends no Referer.
+ */
+
+/** The policy's directives by name, each with its sources. */
+function policyOf(header: string | string[] | number | undefined): Map<string, string[]> {
+  expect(typeof header, 'a Content-Security-Policy header').toBe('string');
+  const directives = new Map<string, string[]>();
+  for (const part of String(header).split(';')) {
+    const [name, ...sources] = part.trim().split(/\s+/);
+    if (name) directives.set(name.toLowerCase(), sources);
+  }
+  return directives;
+}
+
+const PUBLIC_URL = 'http://kinetrace.test:8443';
+const PUBLIC_ORIGIN = new URL(PUBLIC_URL).origin;
+
+describe('security headers', () => {
+  let test: TestApp;
+  beforeAll(async () => {
+    // The app's pages are its built index.html: build it as `npm start` does, before the app looks for it.
+    ensureBuilt();
+    test = await startTestApp('pglite', { PUBLIC_URL });
+  }, 300_000);
+  afterAll(async () => {
+    await test?.close();
+  });
+
+  const get = (url: string) => test.call({ method: 'GET', url });
+
+  function expectHardened(response: Awaited<ReturnType<typeof get>>) {
+    const policy = policyOf(response.headers['content-security-policy']);
+    expect(policy.get('script-src')).toEqual(["'self'"]);
+    expect(policy.get('script-src-attr')).toEqual(["'none'"]);
+    expect(policy.get('default-src')).toEqual(["'self'"]);
+    expect(policy.get('object-src')).toEqual(["'none'"]);
+    expect(policy.get('base-uri')).toEqual(["'self'"]);
+    expect(policy.get('frame-ancestors')).toEqual(["'none'"]);
+    expect(response.headers['x-frame-options']).toBe('DENY');
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['referrer-policy']).toBe('no-referrer');
+    // A self-signed certificate on a local network must stay acceptable: no HSTS pinning it.
+    expect(response.headers['strict-transport-security']).toBeUndefined();
+    return policy;
+  }
+
+  it('are on the web app: its start page, history-mode routes and its scripts', async () => {
+    const nonces = new Set<string>();
+    for (const url of ['/', '/index.html', '/sessions', '/capture/some-pairing-token']) {
+      const page = await get(url);
+      expect(page.statusCode, url).toBe(200);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      const policy = expectHardened(page);
+      // Images, videos and result files the API signs (PUBLIC_URL), the QR code (data:), chosen pictures and
+      // recordings (blob:).
+      expect(policy.get('img-src')).toEqual(["'self'", PUBLIC_ORIGIN, 'data:', 'blob:']);
+      expect(policy.get('media-src')).toEqual(["'self'", PUBLIC_ORIGIN, 'blob:']);
+      expect(policy.get('connect-src')).toEqual(["'self'", PUBLIC_ORIGIN]);
+      // Inline styles only with this answer's nonce, which the page hands to the app.
+      const [self, nonceSource, ...others] = policy.get('style-src') ?? [];
+      expect([self, others]).toEqual(["'self'", []]);
+      const nonce = /^'nonce-([A-Za-z0-9+/]{22}==)'$/.exec(nonceSource)?.[1];
+      expect(nonce, `a style nonce in ${nonceSource}`).toBeDefined();
+      expect(page.body).toContain(`<meta property="csp-nonce" nonce="${nonce}" />`);
+      nonces.add(nonce!);
+    }
+    expect(nonces.size, 'a fresh nonce for each page').toBe(4);
+    const script = readdirSync(`${webDistDir}/assets`).find((name) => name.endsWith('.js'));
+    const asset = await get(`/assets/${script}`);
+    expect(asset.statusCode).toBe(200);
+    expectHardened(asset);
+  });
+
+  it('are on API answers, errors included', async () => {
+    const info = await get(`${API_PREFIX}${instancePaths.info}`);
+    expect(info.statusCode).toBe(200);
+    expectHardened(info);
+    const unauthorised = await get(`${API_PREFIX}${accountPaths.me}`);
+    expect(unauthorised.statusCode).toBe(401);
+    expectHardened(unauthorised);
+    const missing = await get(`${API_PREFIX}/no-such-call/`);
+    expect(missing.statusCode).toBe(404);
+    expectHardened(missing);
+  });
+
+  it('are on the API docs page and its files', async () => {
+    const page = await get(`${API_PREFIX}/docs/`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('swagger-ui-bundle.js');
+    // Swagger UI's inline styles, which it cannot give a nonce; its scripts are as strict as the app's.
+    expect(expectHardened(page).get('style-src')).toEqual(["'self'", "'unsafe-inline'"]);
+    const bundle = await get(`${API_PREFIX}/docs/static/swagger-ui-bundle.js`);
+    expect(bundle.statusCode).toBe(200);
+    expectHardened(bundle);
+  });
+});

@@ -1,0 +1,116 @@
+import { eq } from 'drizzle-orm';
+import { PAIRING_TOKEN_HEADER, type CaptureState, type Session } from '@kinetrace/contracts';
+import { schema } from '@kinetrace/db';
+import { authHeader, type TestApp } from './test-app.ts';
+
+/** A phone as the server sees it: pairing, polling, uploading with raw tus requests. */
+export class FakePhone {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly pairingToken: string,
+    readonly deviceId: string,
+  ) {}
+
+  async connect() {
+    const response = await fetch(`${this.baseUrl}/api/capture/${this.pairingToken}/connect/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        device_id: this.deviceId,
+        capabilities: {
+          model: 'Test phone',
+          max_width: 1920,
+          max_height: 1080,
+          framerates: [30, 60],
+          mime_types: ['video/mp4'],
+        },
+      }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  async state(): Promise<CaptureState> {
+    const response = await fetch(`${this.baseUrl}/api/capture/${this.pairingToken}/state/?device_id=${this.deviceId}`);
+    if (!response.ok) throw new Error(`state ${response.status}: ${await response.text()}`);
+    return (await response.json()) as CaptureState;
+  }
+
+  private metadata(trialId: string) {
+    const pairs = {
+      pairing_token: this.pairingToken,
+      trial_id: trialId,
+      device_id: this.deviceId,
+      first_frame_ms: String(Date.now()),
+      filetype: 'video/mp4',
+    };
+    return Object.entries(pairs)
+      .map(([key, value]) => `${key} ${Buffer.from(value).toString('base64')}`)
+      .join(',');
+  }
+
+  /** Creates a tus upload; answers its URL, or the refusal. */
+  async createUpload(trialId: string, length: number): Promise<{ status: number; location?: string; body: string }> {
+    const response = await fetch(`${this.baseUrl}/api/capture/uploads/`, {
+      method: 'POST',
+      headers: {
+        'tus-resumable': '1.0.0',
+        [PAIRING_TOKEN_HEADER]: this.pairingToken,
+        'upload-length': String(length),
+        'upload-metadata': this.metadata(trialId),
+      },
+    });
+    const location = response.headers.get('location') ?? undefined;
+    return {
+      status: response.status,
+      location: location && new URL(location, this.baseUrl).toString(),
+      body: await response.text(),
+    };
+  }
+
+  async offset(url: string): Promise<number> {
+    const response = await fetch(url, {
+      method: 'HEAD',
+      headers: { 'tus-resumable': '1.0.0', [PAIRING_TOKEN_HEADER]: this.pairingToken },
+    });
+    return Number(response.headers.get('upload-offset'));
+  }
+
+  async send(url: string, bytes: Buffer, offset: number): Promise<{ status: number; body: string }> {
+    const response = await fetch(url, {
+      method: 'PATCH',
+      headers: {
+        'tus-resumable': '1.0.0',
+        [PAIRING_TOKEN_HEADER]: this.pairingToken,
+        'upload-offset': String(offset),
+        'content-type': 'application/offset+octet-stream',
+      },
+      body: new Uint8Array(bytes),
+    });
+    return { status: response.status, body: await response.text() };
+  }
+
+  async upload(trialId: string, bytes: Buffer) {
+    const created = await this.createUpload(trialId, bytes.length);
+    if (!created.location) return { status: created.status, body: created.body };
+    return this.send(created.location, bytes, 0);
+  }
+}
+
+/** A new session of the user holding `token`, with `count` phones paired to it (the app listening at `baseUrl`). */
+export async function newSessionWithPhones(test: TestApp, baseUrl: string, token: string, count = 2) {
+  const created = await test.call({ method: 'GET', url: '/api/sessions/new/', headers: authHeader(token) });
+  const session = (created.json() as Session[])[0];
+  const [row] = await test.backends.database.db
+    .select()
+    .from(schema.sessions)
+    .where(eq(schema.sessions.id, session.id));
+  const phones = Array.from(
+    { length: count },
+    (_, index) => new FakePhone(baseUrl, row.pairingToken, `phone-${index}-${session.id.slice(0, 8)}`),
+  );
+  for (const phone of phones) {
+    const connected = await phone.connect();
+    if (connected.status !== 200) throw new Error(`phone not paired: ${connected.status}`);
+  }
+  return { session, phones, pairingToken: row.pairingToken };
+}
