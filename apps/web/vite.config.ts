@@ -12,7 +12,13 @@ const webRoot = fileURLToPath(new URL('.', import.meta.url));
 export default defineConfig({
   root: webRoot,
   plugins: [react()],
-  build: { outDir: 'dist', emptyOutDir: true },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    // Modules run in the order they are imported, whichever chunk holds them: zod must be told not to use eval
+    // (src/app/zod-without-eval.ts, the first import) before any schema is made.
+    rolldownOptions: { output: { strictExecutionOrder: true } },
+  },
   server: {
     proxy: { '/api': 'http://localhost:8080' },
   },

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { RESULT_TAGS, type Session } from '@kinetrace/contracts';
 import { chromium } from 'playwright-core';
 import { referencePath } from '../../../packages/mocap/test/reference-data.ts';
+import { freePort } from '../../server/test/support/npm-start.ts';
 import { seedTrial } from '../../server/test/support/seed.ts';
 import { authHeader, startTestApp, verifiedUser } from '../../server/test/support/test-app.ts';
 
@@ -45,7 +46,9 @@ function sixtySecondTrial(): string {
   });
 }
 
-const test = await startTestApp('pglite', { LOG_LEVEL: 'warn' });
+// Media URLs are absolute on PUBLIC_URL: it must be the address the page is served from.
+const port = await freePort();
+const test = await startTestApp('pglite', { LOG_LEVEL: 'warn', PUBLIC_URL: `http://127.0.0.1:${port}` });
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
@@ -71,7 +74,7 @@ try {
     name: 'sixty_seconds',
     results: [{ tag: RESULT_TAGS.visualizerTransforms, fileName: 'long.json', bytes: Buffer.from(long) }],
   });
-  const address = await test.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = await test.app.listen({ port, host: '127.0.0.1' });
   const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
   await page.goto(`${address}/session/${session.id}`);
 

@@ -1,3 +1,4 @@
+import './app/zod-without-eval.ts';
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import { MantineProvider } from '@mantine/core';
@@ -8,11 +9,12 @@ import { RouterProvider } from 'react-router';
 import { queryClient } from './app/query-client.ts';
 import { router } from './app/router.tsx';
 import { StartupCheck } from './app/StartupCheck.tsx';
+import { getStyleNonce } from './app/style-nonce.ts';
 import { ToastArea } from './components/toasts.tsx';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <MantineProvider>
+    <MantineProvider getStyleNonce={getStyleNonce}>
       <ToastArea />
       <QueryClientProvider client={queryClient}>
         <StartupCheck>

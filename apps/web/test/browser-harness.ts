@@ -1,6 +1,4 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +7,7 @@ import { expect } from 'vitest';
 import { buildApp } from '../../server/src/app.ts';
 import { openBackends, type Backends } from '../../server/src/backends.ts';
 import { loadConfig } from '../../server/src/config.ts';
-import { npmStartNodeArgs } from '../../server/test/support/npm-start.ts';
+import { ensureBuilt, freePort, spawnServer } from '../../server/test/support/npm-start.ts';
 import { seedTrial } from '../../server/test/support/seed.ts';
 import { seedEmbeddedDatabase } from '../../server/test/support/pglite-template.ts';
 import type { TestApp } from '../../server/test/support/test-app.ts';
@@ -24,27 +22,6 @@ export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 /** Screenshots for a person to look at; `.tmp/` is ignored by git. */
 export const screenshotDir = join(repoRoot, '.tmp/web-screenshots');
 
-let built = false;
-/** The web app and the server bundle as `npm start` makes them, rebuilt when their sources changed. */
-export function ensureBuilt(): void {
-  if (built) return;
-  execFileSync(process.execPath, ['scripts/ensure-ready.mjs'], { cwd: repoRoot, stdio: 'inherit' });
-  built = true;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
 export interface RunningServer {
   baseUrl: string;
   dataDir: string;
@@ -54,46 +31,16 @@ export interface RunningServer {
 
 export async function startServer(): Promise<RunningServer> {
   ensureBuilt();
-  const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), 'kinetrace-web-test-'));
   await seedEmbeddedDatabase(dataDir);
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const output: string[] = [];
-  const child: ChildProcess = spawn(process.execPath, npmStartNodeArgs(), {
-    cwd: repoRoot,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, PUBLIC_URL: baseUrl, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`The server exited with ${child.exitCode}:\n${output.join('')}`);
-    const ready = await fetch(`${baseUrl}/api/instance/`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ready) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`The server did not answer within 90 s:\n${output.join('')}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-
+  const server = spawnServer({ dataDir, port: await freePort() });
+  await server.ready();
   return {
-    baseUrl,
+    baseUrl: server.baseUrl,
     dataDir,
     mailbox: new Mailbox(join(dataDir, 'outbox')),
     async stop() {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        const killTimer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await exited;
-        clearTimeout(killTimer);
-      }
+      await server.stop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
@@ -265,6 +212,9 @@ export const tableRows = (page: Page, table: string) => page.getByRole('table', 
 export const tableRow = (page: Page, table: string, cell: string) =>
   tableRows(page, table).filter({ has: page.getByRole('cell', { name: cell, exact: true }) });
 
+/** The row of the session's trial table for the trial named `name`. */
+export const trialRow = (page: Page, name: string) => tableRow(page, 'Trials', name);
+
 /**
  * Picks `item` in a row's actions menu (`row` as its button names it: 'trial walk_1', 'subject P01'),
  * looked for in that menu alone: the previous menu may still be fading out.
@@ -275,6 +225,15 @@ export async function chooseRowAction(page: Page, row: string, item: string): Pr
     .getByRole('menu', { name: `Actions for ${row}` })
     .getByRole('menuitem', { name: item, exact: true })
     .click();
+}
+
+/** Picks options of a Mantine MultiSelect by their labels. */
+export async function pickOptions(page: Page, field: string, options: string[]): Promise<void> {
+  for (const option of options) {
+    await page.getByRole('combobox', { name: field }).click();
+    await page.getByRole('option', { name: option, exact: true }).click();
+  }
+  await page.keyboard.press('Escape');
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
@@ -315,7 +274,13 @@ export const eventually = <Value>(read: () => Value | Promise<Value>) => expect.
 
 /** A toast's text, as the person sees it at the bottom of the page. */
 export async function expectToast(page: Page, text: string): Promise<void> {
-  await page.getByTestId('toast-message').filter({ hasText: text }).first().waitFor({ timeout: 15_000 });
+  try {
+    await page.getByTestId('toast-message').filter({ hasText: text }).first().waitFor({ timeout: 15_000 });
+  } catch (error) {
+    // Which toasts the person saw instead says what went wrong; the timeout alone does not.
+    const shown = await page.getByTestId('toast-message').allTextContents();
+    throw new Error(`No toast "${text}" within 15 s; on screen: ${JSON.stringify(shown)}`, { cause: error });
+  }
 }
 
 export interface TestUser {

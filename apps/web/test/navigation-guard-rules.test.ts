@@ -18,6 +18,7 @@ const ALL_ROUTES: RouteName[] = [
   'AnalysisDashboard',
   'ResetPassword',
   'NewPassword',
+  'UnlockLogin',
   'RecycleBin',
   'Subjects',
   'ProfilePage',
@@ -47,16 +48,17 @@ describe('guardRedirect', () => {
         'Register',
         'ResetPassword',
         'Session',
+        'UnlockLogin',
       ].sort(),
     );
     for (const route of ALL_ROUTES)
       if (!open.includes(route)) expect(guardRedirect(route, visitor), route).toBe('Login');
   });
 
-  it('keeps an unverified login on Verify (or Login) only', () => {
+  it('keeps an unverified login on Verify (or Login, or an unlock link) only', () => {
     const unverified = { ...visitor, loggedIn: true };
     const open = ALL_ROUTES.filter((route) => guardRedirect(route, unverified) === null);
-    expect(open.sort()).toEqual(['Login', 'Verify']);
+    expect(open.sort()).toEqual(['Login', 'UnlockLogin', 'Verify']);
   });
 
   it('forces License while the declared use is empty or not permitted, and nowhere else', () => {

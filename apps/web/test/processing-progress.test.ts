@@ -22,7 +22,15 @@ describe('progressView: what the screens show of a processing trial', () => {
       elapsedS: 75,
       overdue: false,
       expectedS: 30,
+      retry: null,
     });
+  });
+
+  it('says which attempt a retried trial is at, from the second one on', () => {
+    expect(progressView(trialWith({ attempt: { number: 1, of: 3 } }), at(1)).retry).toBeNull();
+    expect(progressView(trialWith({ stage: 'queued', attempt: { number: 2, of: 3 } }), at(1)).retry).toBe(
+      'retrying (2 of 3)',
+    );
   });
 
   it('calls a trial stuck only well past what its videos warrant, and never within the first minutes', () => {

@@ -1,7 +1,8 @@
 import { messages } from '@kinetrace/contracts';
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pngFile } from '../../server/test/support/png.ts';
 import {
   createAccount,
   expectPath,
@@ -17,28 +18,10 @@ import {
   type RunningServer,
 } from './browser-harness.ts';
 
-/** A real PNG file: a `size`×`size` square of one colour (8-bit RGB, no interlace). */
+/** A real PNG file: a `size`×`size` square of one colour. */
 function makePng(size: number, rgb: [number, number, number]): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const typeAndData = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(typeAndData));
-    return Buffer.concat([length, typeAndData, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(size, 0);
-  header.writeUInt32BE(size, 4);
-  header.set([8, 2, 0, 0, 0], 8); // bit depth 8, colour type RGB, deflate, adaptive filter, no interlace
   const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: size }, () => rgb).flat())]);
-  const pixels = Buffer.concat(Array.from({ length: size }, () => row));
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(pixels)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return pngFile(size, size, deflateSync(Buffer.concat(Array.from({ length: size }, () => row))));
 }
 
 describe('the profile page: view, edit, picture, settings and account deletion', () => {
@@ -190,6 +173,52 @@ describe('the profile page: view, edit, picture, settings and account deletion',
     await screenshot(page, 'profile-settings');
     await page.getByRole('button', { name: 'Go Back' }).click();
     await page.getByRole('button', { name: 'Edit Profile' }).waitFor();
+  });
+
+  it('creates a read-only API token shown once, which reads but cannot write, and revokes it', async () => {
+    const api = (path: string, token: string) =>
+      fetch(`${server.baseUrl}/api${path}`, { headers: { authorization: `Token ${token}` } });
+    await page.goto(`/profile/${user.username}/`);
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const table = page.getByRole('table', { name: 'Personal API tokens' });
+    await table.getByText('No tokens.').waitFor();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByText(messages.required).waitFor();
+
+    await textbox(page, 'Token name').fill('lab scripts');
+    await expect(page.getByRole('radio', { name: 'Read-only' }).isChecked()).resolves.toBe(true);
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const secret = page.getByLabel('New token', { exact: true });
+    const token = (await secret.textContent())!;
+    expect(token).toMatch(/^ktp_/);
+    await page.getByText(messages.personalTokenCreated).waitFor();
+    await page.getByRole('button', { name: 'Copy token' }).click();
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(token);
+    await table.getByRole('cell', { name: 'Read-only' }).waitFor();
+    await screenshot(page, 'profile-api-tokens');
+
+    expect((await api('/sessions/', token)).status).toBe(200);
+    expect((await api('/sessions/new/', token)).status).toBe(403); // a GET that writes: refused to read-only
+
+    await page.getByRole('button', { name: 'Done' }).click();
+    await secret.waitFor({ state: 'detached' });
+    await page.reload();
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await table.getByRole('cell', { name: 'lab scripts' }).waitFor();
+    expect(await page.content()).not.toContain(token);
+
+    await table
+      .getByRole('row', { name: /lab scripts/ })
+      .getByRole('button', { name: 'Revoke' })
+      .click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke token' });
+    await dialog.getByText("Revoke the token 'lab scripts'?").waitFor();
+    await dialog.getByRole('button', { name: 'Revoke' }).click();
+    await expectToast(page, messages.personalTokenRevoked);
+    await table.getByText('No tokens.').waitFor();
+    await screenshot(page, 'profile-api-tokens-revoked');
+    expect((await api('/sessions/', token)).status).toBe(401);
+    await page.getByRole('button', { name: 'Go Back' }).click();
   });
 
   it('deletes the account after typing the username; it is logged out and cannot log in again', async () => {

@@ -116,15 +116,32 @@ describe('the session list: paging, rename, trash and restore, opening a session
     await eventually(() => rowOf(page, 'session_44').count()).toBe(0);
   });
 
-  it('trashes a session from its menu, shows it as trashed, and restores it', async () => {
+  it('trashes a session from its menu after asking, shows it as trashed, and restores it after asking', async () => {
     await page.getByRole('button', { name: 'Actions for session session_43' }).click();
     await menuOf(page, 'session_43').getByRole('menuitem', { name: 'Trash' }).click();
+    const question = page.getByRole('dialog', { name: 'Trash session' });
+    await question
+      .getByText(
+        'Do you want to trash session session_43? You will be able to restore it for 30 days. After that, this session will be permanently removed.',
+        { exact: true },
+      )
+      .waitFor();
+    await screenshot(page, 'session-trash-question');
+    await question.getByRole('button', { name: 'No' }).click();
+    await question.waitFor({ state: 'detached' });
+    await expect(rowOf(page, 'session_43').getAttribute('data-trashed')).resolves.toBe(null);
+    await page.getByRole('button', { name: 'Actions for session session_43' }).click();
+    await menuOf(page, 'session_43').getByRole('menuitem', { name: 'Trash' }).click();
+    await question.getByRole('button', { name: 'Yes' }).click();
     await eventually(() => rowOf(page, 'session_43').getAttribute('data-trashed')).toBe('true');
     await expect(rowOf(page, 'session_43').locator('td').nth(5).innerText()).resolves.toBe('Yes');
     await page.getByRole('button', { name: 'Actions for session session_43' }).click();
     await menuOf(page, 'session_43').getByRole('menuitem', { name: 'Restore' }).waitFor();
     await expect(menuOf(page, 'session_43').getByRole('menuitem', { name: 'Trash' }).count()).resolves.toBe(0);
     await menuOf(page, 'session_43').getByRole('menuitem', { name: 'Restore' }).click();
+    const restore = page.getByRole('dialog', { name: 'Restore session' });
+    await restore.getByText('Do you want to restore session session_43?', { exact: true }).waitFor();
+    await restore.getByRole('button', { name: 'Yes' }).click();
     await eventually(() => rowOf(page, 'session_43').getAttribute('data-trashed')).toBe(null);
   });
 
@@ -152,5 +169,14 @@ describe('the session list: paging, rename, trash and restore, opening a session
     await page.goto('/sessions');
     await page.getByRole('button', { name: 'New session' }).click();
     await expectPath(page, /^\/[0-9a-f-]{36}\/connect-devices$/);
+  });
+
+  it('goes to connecting devices when the session list cannot be loaded (§4.1)', async () => {
+    await page.route('**/api/sessions/valid/', (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: '{"detail":"Service unavailable"}' }),
+    );
+    await page.goto('/sessions');
+    await expectPath(page, /connect-devices$/);
+    await page.unroute('**/api/sessions/valid/');
   });
 });

@@ -13,11 +13,9 @@ import {
   screenshot,
   startSignedIn,
   stopSignedIn,
-  tableRow,
+  trialRow,
   type SeedableServer,
 } from './browser-harness.ts';
-
-const trialRow = (page: Page, name: string) => tableRow(page, 'Trials', name);
 
 /** Two cameras' videos: enough for the server to accept a trial as reprocessable (these tests never decode them). */
 const videos = ['cam01', 'cam02'].map((deviceId) => ({
@@ -108,10 +106,23 @@ describe('the session screen follows processing: progress in the trial list, rep
     await screenshot(page, 'session-trial-reprocess');
   });
 
-  it("the session menu calibrates the session's cameras again in the wizard", async () => {
+  it("the session menu calibrates the session's cameras again in the wizard, starting from its board", async () => {
+    await callApi(
+      server.baseUrl,
+      token,
+      `/sessions/${session.id}/set_metadata/?cb_rows=6&cb_cols=9&cb_square=24.5&cb_placement=Lying`,
+    );
+    await page.reload();
     await page.getByRole('button', { name: 'Session menu' }).click();
     await page.getByRole('menuitem', { name: 'Calibrate again' }).click();
     await expectPath(page, `/${session.id}/calibration`);
     await page.getByRole('heading', { name: 'Calibration', level: 2 }).waitFor();
+    await eventually(async () => [
+      await page.getByRole('textbox', { name: 'Rows' }).inputValue(),
+      await page.getByRole('textbox', { name: 'Columns' }).inputValue(),
+      await page.getByRole('textbox', { name: 'Square size (mm)' }).inputValue(),
+      await page.getByRole('combobox', { name: 'Placement' }).inputValue(),
+    ]).toEqual(['6', '9', '24.5', 'Lying']);
+    await screenshot(page, 'calibration-stored-board');
   });
 });

@@ -1,10 +1,14 @@
 import {
   PROCESSING_STAGES,
+  RESULT_TAGS,
   capturePaths,
   messages,
   type ConnectDeviceRequest,
   type ProcessingProgress,
+  type Session,
+  type Trial,
 } from '@kinetrace/contracts';
+import { readCameraFile, writeKinetraceCameras } from '@kinetrace/mocap/camera/formats/index';
 import { schema } from '@kinetrace/db';
 import { eq } from 'drizzle-orm';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -16,15 +20,24 @@ import {
   expectPath,
   expectToast,
   makeUser,
+  pickOptions,
   screenshot,
   startSignedIn,
   stopSignedIn,
+  trialRow,
   type SeedableServer,
 } from './browser-harness.ts';
+import { DEMO_PHONE_SOURCES } from './fake-cameras/demo-phone-videos.ts';
 
-const QCA_CALIBRATION = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson/calibration/Calib.qca.txt';
-const DEMO_VIDEOS = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson/videos';
-const DEMO_CAMERAS = ['cam01', 'cam02', 'cam03', 'cam04'];
+/**
+ * A lab with two cameras (issue 21): two of the demo's, another pair than the phones' journey
+ * (capture-phones.test.ts) films, among those whose neutral the engine scales (issue 25).
+ */
+const IMPORTED_CAMERAS = ['cam03', 'cam04'];
+/** How long an imported trial may take to process: tens of seconds on idle cores, minutes on a busy machine. */
+const PROCESSING_PATIENCE_MS = 350_000;
+const importedVideos = (trial: 'neutral' | 'trial') =>
+  IMPORTED_CAMERAS.map((camera) => referencePath(DEMO_PHONE_SOURCES[trial](camera)));
 
 /**
  * A phone paired through the capture calls its page makes: it connects, then asks for the session's state
@@ -78,6 +91,19 @@ describe('the session wizard: addresses that survive a reload, the stepper, and 
   afterAll(async () => {
     for (const unpair of unpairPhones) unpair();
     await stopSignedIn({ server, browser });
+  });
+
+  it('first login leaves no empty session behind: the first step and New session take up the one it made', async () => {
+    // Signing in without sessions went through Connect devices (§2.8), which made a session for its QR code.
+    expect(await sessionCount()).toBe(1);
+    await page.goto('/sessions');
+    const firstRow = page.getByRole('table', { name: 'Sessions' }).locator('tbody tr').first();
+    const madeAtLogin = (await firstRow.locator('td').first().innerText()).trim();
+    await page.getByRole('button', { name: 'New session' }).click();
+    await expectPath(page, /^\/[0-9a-f-]{36}\/connect-devices$/);
+    expect(new URL(page.url()).pathname.split('/')[1]).toBe(madeAtLogin);
+    expect(await sessionCount()).toBe(1);
+    await screenshot(page, 'wizard-0-new-session-takes-up-the-empty-one');
   });
 
   it('Connect devices warns that phones cannot open a loopback address, and says how to fix it', async () => {
@@ -173,11 +199,66 @@ describe('the session wizard: addresses that survive a reload, the stepper, and 
     await expectPath(page, `/${sessionId}/connect-devices`);
     await eventually(() => currentStep(page).innerText()).toContain('Connect devices');
   });
+
+  it('the Neutral panel shows an example image and two example videos of our model in the pose; Any pose shows its notice for 8 s', async () => {
+    const neutral = await context.newPage();
+    await neutral.clock.install();
+    await neutral.goto(`/${sessionId}/neutral`);
+    const image = neutral.getByRole('img', { name: 'Example image: the neutral pose from the front' });
+    await image.waitFor();
+    // The model stands upright (about 1.6 m from the ground to the nose), arms straight at its sides.
+    const bones = await image
+      .locator('line[stroke-linecap=round]')
+      .evaluateAll((lines) =>
+        lines.map((line) => ['x1', 'y1', 'x2', 'y2'].map((name) => Number(line.getAttribute(name)))),
+      );
+    expect(bones).toHaveLength(20);
+    const xs = bones.flatMap(([x1, , x2]) => [x1, x2]);
+    const ys = bones.flatMap(([, y1, , y2]) => [y1, y2]);
+    expect(Math.max(...ys) - Math.min(...ys)).toBeGreaterThan(1.5);
+    expect(Math.max(...ys) - Math.min(...ys)).toBeLessThan(1.7);
+    expect(Math.max(...xs) - Math.min(...xs), 'arms at the sides').toBeLessThan(0.45);
+    for (const [title, seconds] of [
+      ['Getting into the pose, then holding still', '5s'],
+      ['The pose from every side', '6s'],
+    ]) {
+      const video = neutral.getByRole('img', { name: `Example video: ${title}` });
+      const animations = await video
+        .locator('animate')
+        .evaluateAll((elements) =>
+          elements.map((element) => [element.getAttribute('dur'), element.getAttribute('values')]),
+        );
+      expect(animations.length).toBe(4 * 20 + 2);
+      expect(animations.every(([dur]) => dur === seconds)).toBe(true);
+      // The figure moves: some coordinate takes many values over the loop.
+      expect(Math.max(...animations.map(([, values]) => new Set(values!.split(';')).size))).toBeGreaterThan(10);
+    }
+    await screenshot(neutral, 'wizard-3-neutral-examples');
+
+    await neutral.getByRole('button', { name: 'Advanced Settings' }).click();
+    await neutral.getByRole('combobox', { name: 'Scaling setup' }).click();
+    await neutral.getByRole('option', { name: 'Any pose', exact: true }).click();
+    await neutral.getByRole('dialog', { name: 'Advanced Settings' }).getByRole('button', { name: 'Save' }).click();
+    const notice = neutral.getByTestId('toast-message').filter({ hasText: messages.anyPoseNotice });
+    await notice.waitFor();
+    await screenshot(neutral, 'wizard-3-neutral-any-pose-notice');
+    // The page's clock stands still from here, and moves only as the test says.
+    await neutral.clock.pauseAt(Date.now() + 100);
+    await neutral.clock.runFor(6_000);
+    expect(await notice.isVisible()).toBe(true);
+    await neutral.clock.runFor(2_500);
+    await neutral.clock.resume();
+    await notice.waitFor({ state: 'detached' });
+    await neutral.close();
+  });
 });
 
 describeWithData(
-  'a lab without phones: import a calibration, then neutral videos',
-  [QCA_CALIBRATION, ...DEMO_CAMERAS.map((camera) => `${DEMO_VIDEOS}/${camera}.mp4`)],
+  'a lab with two cameras and no phones: import a calibration, the neutral and a trial, to joint angles',
+  [
+    DEMO_PHONE_SOURCES.calibration,
+    ...IMPORTED_CAMERAS.flatMap((camera) => [DEMO_PHONE_SOURCES.neutral(camera), DEMO_PHONE_SOURCES.trial(camera)]),
+  ],
   () => {
     let server: SeedableServer;
     let browser: Browser;
@@ -186,12 +267,30 @@ describeWithData(
     let firstSessionId: string;
     const user = makeUser('importer');
 
+    /** Waits until the newest trial named `name` has finished processing; answers it. */
+    async function processed(sessionId: string, name: string): Promise<Trial> {
+      await expect
+        .poll(
+          async () =>
+            (await callApi<Session>(server.baseUrl, token, `/sessions/${sessionId}/`)).trials
+              .filter((trial) => trial.name === name)
+              .at(-1)?.status,
+          // Real videos through the real pose model: minutes on a busy machine.
+          { timeout: PROCESSING_PATIENCE_MS, interval: 1000 },
+        )
+        .toMatch(/^(done|error)$/);
+      const trial = (await callApi<Session>(server.baseUrl, token, `/sessions/${sessionId}/`)).trials
+        .filter((one) => one.name === name)
+        .at(-1)!;
+      return callApi<Trial>(server.baseUrl, token, `/trials/${trial.id}/`);
+    }
+
     beforeAll(async () => {
       ({ server, browser, page, token } = await startSignedIn(user));
     });
     afterAll(() => stopSignedIn({ server, browser }));
 
-    it("a Qualisys file calibrates the demo's four cameras and the wizard goes on to Neutral", async () => {
+    it("one calibration file per camera calibrates the demo's two cameras and the wizard goes on to Neutral", async () => {
       await page.goto('/connect-devices');
       await expectPath(page, /^\/[0-9a-f-]{36}\/connect-devices$/);
       const sessionId = new URL(page.url()).pathname.split('/')[1];
@@ -202,10 +301,18 @@ describeWithData(
       const dialog = page.getByRole('dialog', { name: 'Import a calibration file' });
       await dialog.getByRole('button', { name: 'Import' }).click();
       await dialog.getByText(messages.required).waitFor();
-      await dialog.locator('input[type="file"]').setInputFiles(referencePath(QCA_CALIBRATION));
+      // The demo's Qualisys calibration, one Kinetrace file per camera, as a lab exports them.
+      const cameras = await readCameraFile(referencePath(DEMO_PHONE_SOURCES.calibration));
+      await dialog.locator('input[type="file"]').setInputFiles(
+        IMPORTED_CAMERAS.map((name) => ({
+          name: `${name}.json`,
+          mimeType: 'application/json',
+          buffer: Buffer.from(writeKinetraceCameras(cameras.filter((camera) => camera.name === name))),
+        })),
+      );
       await screenshot(page, 'wizard-3-import-calibration');
       await dialog.getByRole('button', { name: 'Import' }).click();
-      await expectToast(page, messages.camerasCalibrated(4));
+      await expectToast(page, messages.camerasCalibrated(IMPORTED_CAMERAS.length));
       await expectPath(page, `/${sessionId}/neutral`);
       await eventually(() => currentStep(page).innerText()).toContain('Neutral');
       await screenshot(page, 'wizard-5-neutral');
@@ -220,7 +327,7 @@ describeWithData(
       expect(nextSessionId).not.toBe(firstSessionId);
       await page.getByRole('heading', { name: 'Neutral pose', level: 2 }).waitFor();
       expect(await callApi(server.baseUrl, token, `/sessions/${nextSessionId}/get_n_calibrated_cameras/`)).toEqual({
-        data: 4,
+        data: IMPORTED_CAMERAS.length,
       });
     });
 
@@ -242,35 +349,74 @@ describeWithData(
       await screenshot(page, 'session-lens-calibrations');
     });
 
-    it("Import neutral videos on the Neutral step follows the imported trial with the runner's stage and percentage", async () => {
-      await callApi(server.baseUrl, token, '/subjects/', {
-        name: 'Balancer',
-        weight: 70,
-        height: 1.75,
-        birth_year: 1990,
-        subject_tags: ['unimpaired'],
-        terms: true,
-      });
-      await page.goto(`/${firstSessionId}/neutral`);
-      const importButton = page.getByRole('button', { name: 'Import neutral videos' });
-      // Subject, consent and data sharing first: the neutral trial is processed with them.
-      await eventually(() => importButton.isDisabled()).toBe(true);
-      await page.getByRole('combobox', { name: 'Subject' }).click();
-      await page.getByRole('option', { name: /Balancer/ }).click();
-      await page.getByRole('checkbox', { name: /agrees/ }).check();
-      await page.getByRole('combobox', { name: 'Data sharing' }).click();
-      await page.getByRole('option', { name: 'Share processed data', exact: true }).click();
-      await importButton.click();
-      const dialog = page.getByRole('dialog', { name: 'Import neutral videos' });
-      await dialog
-        .locator('input[type="file"]')
-        .setInputFiles(DEMO_CAMERAS.map((camera) => referencePath(`${DEMO_VIDEOS}/${camera}.mp4`)));
-      await dialog.getByRole('button', { name: 'Import' }).click();
-      // The page keeps asking the recorder's status meanwhile: the import must not be taken for phones gone missing.
-      await eventually(() => page.getByTestId('processing-stage').textContent()).toBe(PROCESSING_STAGES.pose);
-      await eventually(() => page.getByTestId('processing-elapsed').textContent()).toMatch(/^\d+% · \d\d:\d\d$/);
-      await expect(page.getByTestId('neutral-error').count()).resolves.toBe(0);
-      await screenshot(page, 'wizard-6-neutral-import-processing');
-    });
+    it(
+      "Import neutral videos on the Neutral step follows the imported neutral with the runner's stage, to the session once scaled",
+      async () => {
+        await callApi(server.baseUrl, token, '/subjects/', {
+          name: 'Balancer',
+          weight: 69,
+          height: 1.72,
+          birth_year: 1990,
+          subject_tags: ['unimpaired'],
+          terms: true,
+        });
+        await page.goto(`/${firstSessionId}/neutral`);
+        const importButton = page.getByRole('button', { name: 'Import neutral videos' });
+        // Subject, consent and data sharing first: the neutral trial is processed with them.
+        await eventually(() => importButton.isDisabled()).toBe(true);
+        await page.getByRole('combobox', { name: 'Subject' }).click();
+        await page.getByRole('option', { name: /Balancer/ }).click();
+        await page.getByRole('checkbox', { name: /agrees/ }).check();
+        await page.getByRole('combobox', { name: 'Data sharing' }).click();
+        await page.getByRole('option', { name: 'Share processed data', exact: true }).click();
+        await importButton.click();
+        const dialog = page.getByRole('dialog', { name: 'Import neutral videos' });
+        await dialog.locator('input[type="file"]').setInputFiles(importedVideos('neutral'));
+        await dialog.getByRole('button', { name: 'Import' }).click();
+        // The page keeps asking the recorder's status meanwhile: the import must not be taken for phones gone missing.
+        await eventually(() => page.getByTestId('processing-stage').textContent()).toBe(PROCESSING_STAGES.pose);
+        await eventually(() => page.getByTestId('processing-elapsed').textContent()).toMatch(/^\d+% · \d\d:\d\d$/);
+        await expect(page.getByTestId('neutral-error').count()).resolves.toBe(0);
+        await screenshot(page, 'wizard-6-neutral-import-processing');
+
+        const neutral = await processed(firstSessionId, 'neutral');
+        expect([neutral.status, neutral.meta.error_msg]).toEqual(['done', undefined]);
+        await expectPath(page, `/session/${firstSessionId}`);
+      },
+      PROCESSING_PATIENCE_MS + 60_000,
+    );
+
+    it(
+      'videos imported as a trial from the session menu are processed to joint angles the Chart page draws',
+      async () => {
+        await page.getByRole('button', { name: 'Session menu' }).click();
+        await page.getByRole('menuitem', { name: 'Import videos as a trial' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Import videos' });
+        await dialog.getByRole('textbox', { name: 'Trial name' }).fill('balancing');
+        await dialog.locator('input[type="file"]').setInputFiles(importedVideos('trial'));
+        await dialog.getByRole('button', { name: 'Import' }).click();
+        await dialog.waitFor({ state: 'detached' });
+        await trialRow(page, 'balancing').waitFor();
+
+        const balancing = await processed(firstSessionId, 'balancing');
+        expect([balancing.status, balancing.meta.error_msg]).toEqual(['done', undefined]);
+        await trialRow(page, 'balancing')
+          .getByTestId('trial-status')
+          .filter({ hasText: /^done$/ })
+          .waitFor();
+        await trialRow(page, 'balancing').getByText('balancing', { exact: true }).click();
+        await page
+          .getByRole('list', { name: 'Results of balancing' })
+          .getByRole('link', { name: RESULT_TAGS.ikResults, exact: true })
+          .waitFor();
+
+        await page.goto(`/dashboard/${firstSessionId}`);
+        await pickOptions(page, 'Trials', ['balancing']);
+        await pickOptions(page, 'Y quantities', ['knee_angle_r']);
+        await eventually(() => page.getByTestId('chart').getAttribute('aria-label')).toMatch(/knee_angle_r/);
+        await screenshot(page, 'wizard-7-imported-trial-chart');
+      },
+      PROCESSING_PATIENCE_MS + 60_000,
+    );
   },
 );

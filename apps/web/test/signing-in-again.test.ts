@@ -175,3 +175,53 @@ describe('a user who forgot their password chooses a new one from the e-mailed l
     await context.close();
   });
 });
+
+describe('an owner whose logins are held back after wrong passwords gets in with an e-mailed unlock link', () => {
+  let page: Page;
+  const user = makeUser('unlocked');
+
+  beforeAll(async () => {
+    await createAccount(server.baseUrl, user);
+    page = await (await newContext(browser, server.baseUrl)).newPage();
+  });
+
+  it('is offered the link once logins are held back; the browser that opens it logs in without a code', async () => {
+    await page.goto('/login');
+    await textbox(page, 'Username').fill(user.username);
+    await textbox(page, 'Password').fill('not the password, but long enough');
+    // Wrong passwords until the server holds this account's logins from here back (it delays after five).
+    let status = 0;
+    for (let attempt = 0; attempt < 15 && status !== 429; attempt++) {
+      const answer = page.waitForResponse((response) => response.url().endsWith('/api/login/'));
+      await page.getByRole('button', { name: 'Login' }).click();
+      status = (await answer).status();
+    }
+    expect(status).toBe(429);
+    await page.getByText(messages.loginHeldBack).waitFor();
+    await screenshot(page, 'login-held-back');
+
+    await server.mailbox.skipAll();
+    await page.getByRole('button', { name: 'E-mail me an unlock link' }).click();
+    await expectToast(page, messages.unlockLinkSent);
+    const link = await server.mailbox.nextLink(user.email);
+    expect(link.startsWith(`${server.baseUrl}/unlock-login/`)).toBe(true);
+    await page.goto(link);
+    await page.getByText(messages.browserUnlocked(user.username)).waitFor();
+    await screenshot(page, 'login-unlocked');
+
+    // The link works once: opened again elsewhere, it says so and leads back to Login.
+    const elsewhere = await (await newContext(browser, server.baseUrl)).newPage();
+    await elsewhere.goto(link);
+    await elsewhere.getByText(messages.invalidUnlockLink).waitFor();
+    await elsewhere.getByRole('link', { name: 'Back to login' }).waitFor();
+    await elsewhere.context().close();
+
+    await page.getByRole('link', { name: 'Log in' }).click();
+    await expectPath(page, '/login');
+    await expect(textbox(page, 'Username').inputValue()).resolves.toBe(user.username);
+    await textbox(page, 'Password').fill(user.password);
+    await page.getByRole('button', { name: 'Login' }).click();
+    await expectPath(page, /^\/(license|sessions|connect-devices)$/);
+    expect(await server.mailbox.unreadCount(user.email)).toBe(0);
+  });
+});

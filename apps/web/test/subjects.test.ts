@@ -6,6 +6,7 @@ import {
   chooseRowAction,
   eventually,
   expectPath,
+  expectToast,
   launchBrowser,
   makeUser,
   newContext,
@@ -174,6 +175,50 @@ describe('the Subjects screen and the subject dialog', () => {
     await page.getByText('Subject: P01-renamed').first().waitFor();
     await page.goBack();
     await expectPath(page, '/subjects');
+  });
+
+  it("replaces and revokes the subject's share link from its menu, and makes a new one", async () => {
+    const token = await tokenOf(page);
+    const { subjects } = await callApi<{ subjects: Subject[] }>(server.baseUrl, token, '/subjects/?quantity=-1');
+    const { id, share_token: first } = subjects.find((subject) => subject.name === 'P01-renamed')!;
+    const shareTokenNow = async () => (await callApi<Subject>(server.baseUrl, token, `/subjects/${id}/`)).share_token;
+    const readsWith = async (shareToken: string) =>
+      (await fetch(`${server.baseUrl}/api/subjects/${id}/?share_token=${encodeURIComponent(shareToken)}`)).status;
+    expect(await readsWith(first!)).toBe(200);
+
+    await openSubjectMenu(page, 'P01-renamed', 'Replace share link');
+    const replace = page.getByRole('dialog', { name: 'Replace share link' });
+    await replace.getByText(messages.shareLinkReplaceQuestion('P01-renamed'), { exact: true }).waitFor();
+    await screenshot(page, 'subject-share-link-replace');
+    await replace.getByRole('button', { name: 'Yes' }).click();
+    await expectToast(page, messages.shareLinkReplaced);
+    const second = await shareTokenNow();
+    expect(second).not.toBe(first);
+    expect(await readsWith(first!)).toBe(404);
+    expect(await readsWith(second!)).toBe(200);
+
+    await openSubjectMenu(page, 'P01-renamed', 'Revoke share link');
+    const revoke = page.getByRole('dialog', { name: 'Revoke share link' });
+    await revoke.getByText(messages.shareLinkRevokeQuestion('P01-renamed'), { exact: true }).waitFor();
+    await revoke.getByRole('button', { name: 'Yes' }).click();
+    await expectToast(page, messages.shareLinkRevoked);
+    await eventually(shareTokenNow).toBeNull();
+    expect(await readsWith(second!)).toBe(404);
+
+    // With no link, the menu offers to make one and nothing to revoke.
+    await page.getByRole('button', { name: 'Actions for subject P01-renamed' }).click();
+    const menu = page.getByRole('menu', { name: 'Actions for subject P01-renamed' });
+    await menu.getByRole('menuitem', { name: 'Create share link' }).waitFor();
+    await expect(menu.getByRole('menuitem', { name: 'Revoke share link' }).count()).resolves.toBe(0);
+    await screenshot(page, 'subject-share-link-menu-revoked');
+    await menu.getByRole('menuitem', { name: 'Create share link' }).click();
+    const create = page.getByRole('dialog', { name: 'Create share link' });
+    await create.getByText(messages.shareLinkCreateQuestion('P01-renamed'), { exact: true }).waitFor();
+    await create.getByRole('button', { name: 'Yes' }).click();
+    await expectToast(page, messages.shareLinkCreated);
+    const third = await shareTokenNow();
+    expect(third).toEqual(expect.any(String));
+    expect(await readsWith(third!)).toBe(200);
   });
 
   it('asks before downloading all data of a subject, then prepares the archive with its progress', async () => {

@@ -13,6 +13,7 @@ import {
   eventually,
   makeUser,
   newContext,
+  pickOptions,
   screenshot,
   startSignedIn,
   stopSignedIn,
@@ -32,9 +33,9 @@ interface Transforms {
   bodies: Record<string, { translation: number[][] }>;
 }
 
-/** A 3-second test-pattern video, H.264 in mp4 as processing writes them. */
-function testVideo(dir: string, name: string, pattern: string): Buffer {
-  const path = join(dir, `${name}.mp4`);
+/** ffmpeg's lavfi test source `pattern` written to `fileName` in `dir` with the `output` options; its bytes. */
+function renderPattern(dir: string, fileName: string, pattern: string, output: string[]): Buffer {
+  const path = join(dir, fileName);
   execFileSync(ffmpegPath(), [
     '-hide_banner',
     '-loglevel',
@@ -43,7 +44,16 @@ function testVideo(dir: string, name: string, pattern: string): Buffer {
     '-f',
     'lavfi',
     '-i',
-    `${pattern}=size=320x240:rate=${VIDEO_FPS}`,
+    pattern,
+    ...output,
+    path,
+  ]);
+  return readFileSync(path);
+}
+
+/** A 3-second test-pattern video, H.264 in mp4 as processing writes them. */
+const testVideo = (dir: string, name: string, pattern: string) =>
+  renderPattern(dir, `${name}.mp4`, `${pattern}=size=320x240:rate=${VIDEO_FPS}`, [
     '-t',
     '3',
     '-c:v',
@@ -54,10 +64,11 @@ function testVideo(dir: string, name: string, pattern: string): Buffer {
     '1',
     '-movflags',
     '+faststart',
-    path,
   ]);
-  return readFileSync(path);
-}
+
+/** A still of the test pattern as PNG, as processing writes a neutral's images. */
+const testImage = (dir: string, name: string) =>
+  renderPattern(dir, `${name}.png`, 'testsrc=size=320x240', ['-frames:v', '1']);
 
 /** The IK-json processing writes (packages/mocap/src/session/ik-json.ts), from the fixture's .mot. */
 function ikJsonOf(motText: string): Buffer {
@@ -171,27 +182,54 @@ async function downloaded(page: Page, click: () => Promise<void>): Promise<{ nam
   return { name: download.suggestedFilename(), bytes: readFileSync((await download.path())!) };
 }
 
-/** Picks options of a Mantine MultiSelect by their labels. */
-async function pick(page: Page, field: string, options: string[]): Promise<void> {
-  for (const option of options) {
-    await page.getByRole('combobox', { name: field }).click();
-    await page.getByRole('option', { name: option, exact: true }).click();
-  }
-  await page.keyboard.press('Escape');
-}
-
 const chart = (page: Page) => page.getByTestId('chart');
 
 async function chartJointAngles(page: Page): Promise<void> {
   await page.goto(`/dashboard/${session.id}`);
-  await pick(page, 'Trials', ['jump']);
-  await pick(page, 'Y quantities', ['knee_angle_r', 'hip_flexion_r']);
+  await pickOptions(page, 'Trials', ['jump']);
+  await pickOptions(page, 'Y quantities', ['knee_angle_r', 'hip_flexion_r']);
 }
 
 let session: Session;
 
 const videoTimes = (page: Page) =>
   page.locator('video').evaluateAll((videos) => (videos as HTMLVideoElement[]).map((video) => video.currentTime));
+
+/**
+ * Each animation frame for `durationMs`: every video's time against the clock's at that same moment (its last
+ * time plus the wall time since, at the speed).
+ */
+const videosAgainstClock = (page: Page, speedFactor: number, durationMs = 5000) =>
+  page.evaluate(
+    ({ speedFactor, durationMs }) =>
+      new Promise<{ clockS: number; videos: number[] }[]>((resolve) => {
+        const out: { clockS: number; videos: number[] }[] = [];
+        const end = performance.now() + durationMs;
+        // A renderer busy drawing in software may hold animation frames back: the sampling ends by the clock too.
+        setTimeout(() => resolve(out), durationMs + 500);
+        requestAnimationFrame(function sample() {
+          const { time, timeAtMs } = document.querySelector<HTMLElement>('[data-testid=viewer-time]')!.dataset;
+          const elements = [...document.querySelectorAll('video')];
+          const running = elements.every((video) => !video.paused);
+          const sinceS = running ? (performance.now() - Number(timeAtMs)) / 1000 : 0;
+          // While a video seeks (the loop back to the start) the clock waits for it, and chromium may report
+          // its time as 0 until the picture is there: only settled moments are compared.
+          if (elements.every((video) => !video.seeking)) {
+            out.push({
+              clockS: Number(time) + sinceS * speedFactor,
+              videos: elements.map((video) => video.currentTime),
+            });
+          }
+          if (performance.now() < end) requestAnimationFrame(sample);
+          else resolve(out);
+        });
+      }),
+    { speedFactor, durationMs },
+  );
+
+/** The largest difference between a video's time and the clock's over `samples`. */
+const worstGap = (samples: { clockS: number; videos: number[] }[]) =>
+  Math.max(...samples.flatMap(({ clockS, videos }) => videos.map((videoTime) => Math.abs(videoTime - clockS))));
 
 describeWithData('the trial viewer, its videos and the chart', [fixture.transforms, fixture.motion], () => {
   let server: SeedableServer;
@@ -221,6 +259,15 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
       ],
     });
     await server.seedTrial(session.id, { name: 'walk_raw', videos: [{ deviceId: 'phone-a', bytes: left }] });
+    // A processed neutral as processing leaves it: a scaled model, keypoints and an image per camera, no motion.
+    await server.seedTrial(session.id, {
+      name: 'neutral',
+      videos: [{ deviceId: 'phone-a', bytes: left }],
+      results: [
+        { tag: RESULT_TAGS.neutralImage, fileName: 'neutral_cam0.png', bytes: testImage(videoDir, 'neutral') },
+        { tag: RESULT_TAGS.opensimModel, fileName: 'neutral_scaled.osim', bytes: Buffer.from('<OpenSimDocument/>') },
+      ],
+    });
   });
   afterAll(async () => {
     await stopSignedIn({ server, browser });
@@ -257,6 +304,48 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
     }
   });
 
+  it('puts the 3D view and the videos side by side, the view as tall as the videos: no blank area beside either', async () => {
+    // What is drawn: the canvas, and each video with its caption (read at one moment, in the page's pixels).
+    const { canvas, videos } = await page.evaluate(() => {
+      const box = (element: Element) => {
+        const { left, top, right, bottom } = element.getBoundingClientRect();
+        return { left, top, right, bottom };
+      };
+      const figures = [...document.querySelectorAll('[data-testid=trial-videos] figure')].map(box);
+      return {
+        canvas: box(document.querySelector('[data-testid=viewer-scene] canvas')!),
+        videos: {
+          left: Math.min(...figures.map((figure) => figure.left)),
+          top: Math.min(...figures.map((figure) => figure.top)),
+          bottom: Math.max(...figures.map((figure) => figure.bottom)),
+        },
+      };
+    });
+    expect(videos.left, 'videos to the right of the 3D view').toBeGreaterThanOrEqual(canvas.right);
+    expect(Math.abs(videos.top - canvas.top), 'tops').toBeLessThanOrEqual(1);
+    expect(Math.abs(videos.bottom - canvas.bottom), 'bottoms').toBeLessThanOrEqual(1);
+    // And the controls follow right below both.
+    const controls = (await page.getByRole('button', { name: /^(Play|Pause)$/ }).boundingBox())!;
+    const canvasOnPage = (await scene(page).locator('canvas').boundingBox())!;
+    expect(controls.y - (canvasOnPage.y + canvasOnPage.height)).toBeLessThan(40);
+    await screenshot(page, 'trial-viewer-layout');
+
+    // On a phone's width the videos go below the view, and nothing is wider than the screen (the canvas
+    // held the flex row at its drawn width, 1048 px, and the page scrolled sideways).
+    const wide = page.viewportSize()!;
+    await page.setViewportSize({ width: 400, height: 800 });
+    try {
+      await expect
+        .poll(() => page.evaluate(() => document.documentElement.scrollWidth), { timeout: 10_000 })
+        .toBeLessThanOrEqual(400);
+      const narrow = (await scene(page).locator('canvas').boundingBox())!;
+      expect(narrow.x + narrow.width).toBeLessThanOrEqual(400);
+      await screenshot(page, 'trial-viewer-layout-phone');
+    } finally {
+      await page.setViewportSize(wide);
+    }
+  });
+
   it('puts every video and the 3D frame at the time sought, and keeps them there while playing at 2x and 0.25x', async () => {
     for (const timeS of [1.5, 1.17, 1.93]) {
       await seek(page, timeS);
@@ -267,42 +356,45 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
       await page.getByRole('combobox', { name: 'Speed' }).click();
       await page.getByRole('option', { name: speed, exact: true }).click();
       await page.getByRole('button', { name: 'Play' }).click();
-      // Each animation frame for 5 s: every video's time against the clock's at that same moment (its last
-      // time plus the wall time since, at the speed).
-      const samples = await page.evaluate(
-        (speedFactor) =>
-          new Promise<{ clockS: number; videos: number[] }[]>((resolve) => {
-            const out: { clockS: number; videos: number[] }[] = [];
-            const end = performance.now() + 5000;
-            // A renderer busy drawing in software may hold animation frames back: the 5 s end by the clock too.
-            setTimeout(() => resolve(out), 5500);
-            requestAnimationFrame(function sample() {
-              const { time, timeAtMs } = document.querySelector<HTMLElement>('[data-testid=viewer-time]')!.dataset;
-              const elements = [...document.querySelectorAll('video')];
-              const running = elements.every((video) => !video.paused);
-              const sinceS = running ? (performance.now() - Number(timeAtMs)) / 1000 : 0;
-              // While a video seeks (the loop back to the start) the clock waits for it, and chromium may report
-              // its time as 0 until the picture is there: only settled moments are compared.
-              if (elements.every((video) => !video.seeking)) {
-                out.push({
-                  clockS: Number(time) + sinceS * speedFactor,
-                  videos: elements.map((video) => video.currentTime),
-                });
-              }
-              if (performance.now() < end) requestAnimationFrame(sample);
-              else resolve(out);
-            });
-          }),
-        Number.parseFloat(speed),
-      );
+      const samples = await videosAgainstClock(page, Number.parseFloat(speed));
       await page.getByRole('button', { name: 'Pause' }).click();
       // Software WebGL draws only a few frames a second; enough to see the clocks drift apart.
       expect(samples.length).toBeGreaterThanOrEqual(4);
-      const worst = Math.max(
-        ...samples.flatMap(({ clockS, videos }) => videos.map((videoTime) => Math.abs(videoTime - clockS))),
-      );
-      expect(worst, `largest video-to-clock difference at ${speed}`).toBeLessThanOrEqual(FRAME_S);
+      expect(worstGap(samples), `largest video-to-clock difference at ${speed}`).toBeLessThanOrEqual(FRAME_S);
     }
+  });
+
+  it("brings every video within a frame of the viewer's time after a pause and after a seek", async () => {
+    await page.goto(`/session/${session.id}`);
+    await page.getByRole('cell', { name: 'jump', exact: true }).click();
+    await scene(page).locator('canvas').waitFor();
+    const expectVideosOnClock = async (when: string) => {
+      // Once every video has stopped and finished seeking, its time and the clock's are read at one moment.
+      await eventually(() =>
+        page
+          .locator('video')
+          .evaluateAll((videos) => (videos as HTMLVideoElement[]).every((video) => video.paused && !video.seeking)),
+      ).toBe(true);
+      const [sample] = await videosAgainstClock(page, 1, 0);
+      expect(worstGap([sample]), `videos against the clock ${when}`).toBeLessThanOrEqual(FRAME_S);
+    };
+    // Autoplay starts after 2 s (spec §9); each pause comes at another moment of the loop.
+    await page.getByRole('button', { name: 'Pause' }).waitFor({ timeout: 20_000 });
+    for (const playedMs of [700, 1100, 400]) {
+      await page.waitForTimeout(playedMs);
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await expectVideosOnClock(`after ${playedMs} ms of play and a pause`);
+      await page.getByRole('button', { name: 'Play' }).click();
+    }
+    // A seek while playing, paused at once: the pause lands while the videos seek.
+    for (const timeS of [1.3, 1.85]) {
+      await seek(page, timeS);
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await expectVideosOnClock(`after seeking ${timeS} s`);
+      await page.getByRole('button', { name: 'Play' }).click();
+    }
+    await screenshot(page, 'trial-viewer-after-seek');
+    await page.getByRole('button', { name: 'Pause' }).click();
   });
 
   it('says when a trial has only unsynchronised videos and no 3D result', async () => {
@@ -310,6 +402,19 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
     await page.getByText(messages.resultNotFound(RESULT_TAGS.visualizerTransforms), { exact: true }).waitFor();
     await page.getByText(messages.videosNotSynchronized, { exact: true }).waitFor();
     await expect(page.locator('video').count()).resolves.toBe(1);
+  });
+
+  it('opens a processed neutral with its image and what it is for, without a missing-result alert', async () => {
+    await page.getByRole('cell', { name: 'neutral', exact: true }).click();
+    await page.getByText(messages.neutralHasNoMotion, { exact: true }).waitFor();
+    await eventually(() =>
+      page
+        .getByTestId('neutral-images')
+        .getByRole('img', { name: 'Neutral pose, camera 1' })
+        .evaluate((image) => (image as HTMLImageElement).naturalWidth),
+    ).toBe(320);
+    await expect(page.getByText(messages.resultNotFound(RESULT_TAGS.visualizerTransforms)).count()).resolves.toBe(0);
+    await screenshot(page, 'trial-viewer-neutral');
   });
 
   it('charts knee_angle_r and hip_flexion_r as two series, and downloads chart.png and the plotted columns', async () => {
@@ -339,15 +444,24 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
     await expect(page.getByRole('link', { name: 'jump.mot' }).getAttribute('download')).resolves.toBe('jump.mot');
   });
 
-  it('shows a public session to an anonymous visitor read-only, with the viewer and the chart', async () => {
-    const response = await fetch(`${server.baseUrl}/api/sessions/${session.id}/`, {
-      method: 'PATCH',
-      headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ public: true }),
+  it('the owner makes the session public on its screen and copies the link; a visitor reads it read-only, until it is private again', async () => {
+    await page.goto(`/session/${session.id}`);
+    const toggle = page.getByRole('switch', { name: 'Public session' });
+    await expect(toggle.isChecked()).resolves.toBe(false);
+    await expect(page.getByRole('textbox', { name: 'Public link' }).count()).resolves.toBe(0);
+    await toggle.click();
+    const link = page.getByRole('textbox', { name: 'Public link' });
+    await expect(link.inputValue()).resolves.toBe(`${server.baseUrl}/session/${session.id}`);
+    await page.getByTestId('session-sharing').getByRole('button', { name: 'Copy' }).click();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).toBe(`${server.baseUrl}/session/${session.id}`);
+    await expect(callApi<Session>(server.baseUrl, token, `/sessions/${session.id}/`)).resolves.toMatchObject({
+      public: true,
     });
-    expect(response.ok).toBe(true);
+    await screenshot(page, 'session-public-toggle');
+
     const visitor = await (await newContext(browser, server.baseUrl)).newPage();
-    await visitor.goto(`/session/${session.id}`);
+    await visitor.goto(copied);
     await visitor.getByRole('cell', { name: 'jump', exact: true }).click();
     await scene(visitor).locator('canvas').waitFor();
     await eventually(() => scene(visitor).getAttribute('data-frame')).not.toBeNull();
@@ -358,8 +472,17 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
     ]) {
       await expect(ownerControl.count()).resolves.toBe(0);
     }
+    // The toggle is the owner's alone.
+    await expect(visitor.getByRole('switch', { name: 'Public session' }).count()).resolves.toBe(0);
     await chartJointAngles(visitor);
     await eventually(() => chart(visitor).getAttribute('aria-label')).toMatch(/2 series/);
+
+    // Private again: the link no longer opens it.
+    await toggle.click();
+    await eventually(() => toggle.isChecked()).toBe(false);
+    await expect(page.getByRole('textbox', { name: 'Public link' }).count()).resolves.toBe(0);
+    await visitor.goto(copied);
+    await visitor.getByText('This session cannot be shown.').waitFor();
     await visitor.context().close();
   });
 });

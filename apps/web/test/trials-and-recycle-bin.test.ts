@@ -12,14 +12,13 @@ import {
   screenshot,
   startSignedIn,
   stopSignedIn,
-  tableRow,
+  trialRow,
   tableRows,
   type SeedableServer,
 } from './browser-harness.ts';
 
 const trialRows = (page: Page) => tableRows(page, 'Trials');
-const trialRow = (page: Page, name: string) => tableRow(page, 'Trials', name);
-const binSessions = (page: Page) => tableRows(page, 'Trashed sessions');
+const binSessions = (page: Page) => tableRows(page, 'Sessions in the bin');
 const binTrials = (page: Page) => tableRows(page, 'Trashed trials');
 const openTrialMenu = (page: Page, trial: string, item: string) => chooseRowAction(page, `trial ${trial}`, item);
 
@@ -107,6 +106,15 @@ describe('trial dialogs on the session screen, and the recycle bin', () => {
     const headerBox = (await page.locator('header').first().boundingBox())!;
     expect(warningBox.y).toBeGreaterThanOrEqual(headerBox.y + headerBox.height);
     expect(warningBox.x + warningBox.width).toBeGreaterThan(page.viewportSize()!.width - 100);
+    // Nor does it cover the session's controls (the session menu among them) while it stays.
+    const controlsBox = (await page.getByTestId('session-controls').boundingBox())!;
+    const overlaps =
+      warningBox.x < controlsBox.x + controlsBox.width &&
+      controlsBox.x < warningBox.x + warningBox.width &&
+      warningBox.y < controlsBox.y + controlsBox.height &&
+      controlsBox.y < warningBox.y + warningBox.height;
+    expect(overlaps).toBe(false);
+    await screenshot(page, 'session-warning');
     // A warning stays until closed.
     await page
       .getByRole('alert')
@@ -175,6 +183,9 @@ describe('trial dialogs on the session screen, and the recycle bin', () => {
     await visitor.goto(`/session/${visit.id}`);
     await visitor.getByRole('heading', { name: 'visit_a' }).waitFor();
     await trialRow(visitor, 'walk_fast').waitFor();
+    // Pairing phones is the owner's: the visitor gets no QR code to pair with.
+    await expect(page.getByRole('button', { name: 'Reconnect phone' }).count()).resolves.toBe(1);
+    await expect(visitor.getByRole('button', { name: 'Reconnect phone' }).count()).resolves.toBe(0);
     await expect(visitor.getByRole('button', { name: /^Actions for trial/ }).count()).resolves.toBe(0);
     await expect(visitor.getByRole('button', { name: 'Download data' }).count()).resolves.toBe(0);
     await visitor.context().close();
@@ -216,20 +227,41 @@ describe('trial dialogs on the session screen, and the recycle bin', () => {
     await expect(callApi(server.baseUrl, token, `/sessions/${doomed.id}/`)).rejects.toThrow(/404/);
   });
 
-  it('empties the bin: every trashed trial, then every trashed session, after a confirmation', async () => {
-    const kept = await callApi<Session>(server.baseUrl, token, `/sessions/${spare.id}/`);
-    const trialOfKept = await server.seedTrial(kept.id, 'jump_1');
-    await callApi(server.baseUrl, token, `/trials/${trialOfKept}/trash/`, {});
+  it('lists a trashed trial of an active session, and empty bin removes exactly what it listed', async () => {
+    const jump = await server.seedTrial(spare.id, 'jump_1');
+    await callApi(server.baseUrl, token, `/trials/${jump}/trash/`, {});
+    await page.reload();
+    // visit_b is not trashed: it is in the bin for its trashed trial, which only the trial's own actions restore.
+    const activeRow = binSessions(page).filter({ hasText: 'visit_b' });
+    await activeRow.getByText('Not trashed', { exact: true }).waitFor();
+    await expect(activeRow.getByRole('button', { name: 'Restore' }).count()).resolves.toBe(0);
+    await activeRow.locator('td').first().click();
+    await eventually(() => binTrials(page).allInnerTexts()).toEqual([expect.stringContaining('jump_1')]);
+    await screenshot(page, 'recycle-bin-active-session');
+
     await page.getByRole('button', { name: 'Empty bin' }).click();
     const dialog = page.getByRole('dialog', { name: 'Empty bin' });
     await dialog.getByRole('button', { name: 'No' }).click();
     await dialog.waitFor({ state: 'detached' });
-    await expect(binSessions(page).count()).resolves.toBe(1);
+    await expect(binSessions(page).count()).resolves.toBe(2);
     await page.getByRole('button', { name: 'Empty bin' }).click();
-    await page.getByRole('dialog', { name: 'Empty bin' }).getByRole('button', { name: 'Yes' }).click();
-    await page.getByText('The recycle bin is empty.').waitFor();
+    await dialog
+      .getByText(
+        'Do you want to permanently remove the 1 trashed trial and then the 1 trashed session listed here? This cannot be undone.',
+        { exact: true },
+      )
+      .waitFor();
+    // Trashed while the question is open: the bin never showed it, so emptying the bin keeps it.
+    const unseen = await server.seedTrial(spare.id, 'jump_2');
+    await callApi(server.baseUrl, token, `/trials/${unseen}/trash/`, {});
+    await dialog.getByRole('button', { name: 'Yes' }).click();
+    await dialog.waitFor({ state: 'detached' });
     await expect(callApi(server.baseUrl, token, `/sessions/${visit.id}/`)).rejects.toThrow(/404/);
     const afterEmpty = await callApi<Session>(server.baseUrl, token, `/sessions/${spare.id}/`);
-    expect(afterEmpty.trials.map((trial) => trial.name)).not.toContain('jump_1');
+    expect(afterEmpty.trials.map((trial) => [trial.name, trial.trashed])).toEqual([['jump_2', true]]);
+    // The bin now shows what is left in it.
+    await eventually(() => binSessions(page).allInnerTexts()).toEqual([expect.stringContaining('visit_b')]);
+    await binSessions(page).locator('td').first().click();
+    await eventually(() => binTrials(page).allInnerTexts()).toEqual([expect.stringContaining('jump_2')]);
   });
 });

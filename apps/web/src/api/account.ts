@@ -7,6 +7,7 @@ import {
   otpChallengeResponseSchema,
   otpVerifiedResponseSchema,
   registerResponseSchema,
+  unlockLoginResponseSchema,
   userProfileSchema,
   verifyResponseSchema,
   type InstitutionalUse,
@@ -130,6 +131,20 @@ export const useNewPassword = () =>
   useMutation({
     mutationFn: (body: NewPasswordRequest) =>
       apiRequest(accountPaths.newPassword, { body, schema: messageResponseSchema }),
+  });
+
+/** Asks for a link, mailed to the account's owner, that lets the browser opening it log in despite the limits. */
+export const useSendUnlockLink = () =>
+  useMutation({
+    mutationFn: (username: string) =>
+      apiRequest(accountPaths.sendUnlockLink, { body: { username }, schema: messageResponseSchema }),
+  });
+
+/** Opens an unlock link: the answer's token makes this browser one the account remembers. */
+export const useUnlockLogin = () =>
+  useMutation({
+    mutationFn: (token: string) =>
+      apiRequest(accountPaths.unlockLogin, { body: { token }, schema: unlockLoginResponseSchema }),
   });
 
 export const useSetInstitutionalUse = () =>

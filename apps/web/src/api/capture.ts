@@ -103,13 +103,9 @@ export const setSessionSubject = (sessionId: string, subjectId: number) =>
     schema: z.unknown(),
   });
 
-/** The frame rates this server records at (§9: only those are offered). */
-export const fetchSessionFramerates = async (sessionId: string) =>
-  (
-    await apiRequest(dataPaths.sessionAction(sessionId, 'get_session_settings'), {
-      schema: sessionSettingsResponseSchema,
-    })
-  ).framerates;
+/** The frame rates this server records at (§9: only those are offered), and what each processing choice runs on it (issue 21). */
+export const fetchSessionSettings = (sessionId: string) =>
+  apiRequest(dataPaths.sessionAction(sessionId, 'get_session_settings'), { schema: sessionSettingsResponseSchema });
 
 export const fetchTrial = (trialId: string) => apiRequest(dataPaths.trial(trialId), { schema: trialSchema });
 

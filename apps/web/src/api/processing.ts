@@ -47,7 +47,9 @@ export const useReprocess = () => {
           schema: reprocessResponseSchema,
         },
       ),
-    onSuccess: ({ trials: queued }) =>
+    onSuccess: ({ trials: queued }) => {
+      // A trial followed until it finished is followed again (the wizard's neutral, once reprocessed).
+      for (const id of queued) void queryClient.invalidateQueries({ queryKey: ['trial', id] });
       queryClient.setQueriesData<Session>(
         { queryKey: ['session'] },
         (session) =>
@@ -57,7 +59,8 @@ export const useReprocess = () => {
               queued.includes(trial.id) ? { ...trial, status: 'reprocess' } : trial,
             ),
           },
-      ),
+      );
+    },
   });
 };
 

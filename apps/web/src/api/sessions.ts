@@ -1,9 +1,11 @@
 import {
   dataPaths,
   emptyTrashResponseSchema,
+  recycleBinResponseSchema,
   sessionRowSchema,
   sessionSchema,
   validSessionsResponseSchema,
+  type EmptyTrashRequest,
   type Session,
   type ValidSessionsRequest,
 } from '@kinetrace/contracts';
@@ -70,9 +72,15 @@ export const useSetSessionPublic = () => {
   });
 };
 
+/** The web app never leaves an empty session behind: a new session takes up the one nothing was done in yet, if any. */
 export const useNewSession = () =>
   useMutation({
-    mutationFn: async () => (await apiRequest(dataPaths.newSession, { schema: z.array(sessionSchema).min(1) }))[0],
+    mutationFn: async () =>
+      (
+        await apiRequest(`${dataPaths.newSession}${queryString({ reuse_empty: true })}`, {
+          schema: z.array(sessionSchema).min(1),
+        })
+      )[0],
   });
 
 export const useRenameSession = () => {
@@ -102,11 +110,19 @@ export const usePermanentlyRemoveSession = () => {
   });
 };
 
-/** The recycle bin's 'empty bin': every trashed trial, then every trashed session (§4.4). */
+/** What the recycle bin holds: trashed sessions and active sessions with trashed trials, each with its trashed trials. */
+export const useRecycleBin = () =>
+  useQuery({
+    queryKey: [...sessionsQueryKey, 'recycle-bin'],
+    queryFn: () => apiRequest(dataPaths.recycleBin, { schema: recycleBinResponseSchema }),
+  });
+
+/** The recycle bin's 'empty bin' (§4.4): the trashed trials it listed, then the trashed sessions it listed. */
 export const useEmptyTrash = () => {
   const refresh = useRefreshSessions();
   return useMutation({
-    mutationFn: () => apiRequest(dataPaths.emptyTrash, { method: 'POST', schema: emptyTrashResponseSchema }),
+    mutationFn: (listed: EmptyTrashRequest) =>
+      apiRequest(dataPaths.emptyTrash, { body: listed, schema: emptyTrashResponseSchema }),
     onSuccess: () => refresh(),
   });
 };

@@ -22,6 +22,14 @@ export const useSubjects = (query: SubjectListQuery) =>
     placeholderData: keepPreviousData,
   });
 
+/** One subject (the session's subject, shown again when its Neutral step is opened anew). */
+export const useSubject = (id: number | null) =>
+  useQuery({
+    queryKey: [...subjectsQueryKey, 'one', id],
+    queryFn: () => apiRequest(dataPaths.subject(id!), { schema: subjectSchema }),
+    enabled: id !== null,
+  });
+
 /** Every session of a subject (the Subjects screen's right table). */
 export const useSubjectSessions = (subjectId: number | null) =>
   useQuery({
@@ -54,10 +62,12 @@ export const useSaveSubject = () => {
   });
 };
 
+export type SubjectAction = 'trash' | 'restore' | 'permanent_remove' | 'replace_share_token' | 'revoke_share_token';
+
 export const useSubjectAction = () => {
   const onSuccess = useRefreshSubjects();
   return useMutation({
-    mutationFn: ({ id, action }: { id: number; action: 'trash' | 'restore' | 'permanent_remove' }) =>
+    mutationFn: ({ id, action }: { id: number; action: SubjectAction }) =>
       apiRequest(dataPaths.subjectAction(id, action), {
         method: 'POST',
         schema: action === 'permanent_remove' ? z.null() : subjectSchema,

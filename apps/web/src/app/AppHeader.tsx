@@ -3,6 +3,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { Link, useParams } from 'react-router';
 import { useUserInfo } from '../api/account.ts';
 import { useInstanceInfo } from '../api/instance.ts';
+import { useSession } from '../api/sessions.ts';
 import { DEFAULT_PROFILE_PICTURE } from '../components/ProfilePicture.tsx';
 import { SessionQrCode } from '../screens/ConnectDevices/SessionQrCode.tsx';
 import { useAuth } from './auth-store.ts';
@@ -36,10 +37,13 @@ function Logo({ asLink }: { asLink: boolean }) {
   );
 }
 
+/** Pairs a phone with the session again: the session's owner only (a visitor of a public session pairs nothing). */
 function ReconnectPhoneButton() {
   // Calibration, Neutral and Session all carry the session's id.
   const { id: sessionId } = useParams();
+  const session = useSession(sessionId ?? null);
   const [opened, { open, close }] = useDisclosure(false);
+  if (!session.data?.is_owner) return null;
   return (
     <>
       <Button variant="light" onClick={open}>
@@ -117,7 +121,7 @@ export function AppHeader({ routeName }: { routeName: RouteName }) {
     <Group h="100%" px="md" justify="space-between">
       <Logo asLink={signedInAs !== null && routeName !== 'SelectSession'} />
       <Group>
-        {RECONNECT_ROUTES.has(routeName) && <ReconnectPhoneButton />}
+        {signedInAs !== null && RECONNECT_ROUTES.has(routeName) && <ReconnectPhoneButton />}
         {signedInAs !== null && <ProfileMenu username={signedInAs} storedPicture={auth.profilePicture} />}
       </Group>
     </Group>

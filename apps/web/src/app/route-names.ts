@@ -14,6 +14,7 @@ export type RouteName =
   | 'AnalysisDashboard'
   | 'ResetPassword'
   | 'NewPassword'
+  | 'UnlockLogin'
   | 'RecycleBin'
   | 'Subjects'
   | 'ProfilePage';
@@ -34,6 +35,9 @@ export const fixedPaths = {
 
 /** The Session route (§2.1) of a session; a public session is shared with the same URL. */
 export const sessionPath = (id: string) => `/session/${id}`;
+
+/** The page a login unlock link opens (its token is the last path segment). */
+export const unlockLoginPath = (token: string) => `/unlock-login/${token}`;
 
 export const profilePath = (username: string) => `/profile/${encodeURIComponent(username)}/`;
 

@@ -10,6 +10,7 @@ import { ProfileScreen } from '../screens/Profile/ProfileScreen.tsx';
 import { RecycleBinScreen } from '../screens/RecycleBin/RecycleBinScreen.tsx';
 import { SessionScreen } from '../screens/Session/SessionScreen.tsx';
 import { SubjectsScreen } from '../screens/Subjects/SubjectsScreen.tsx';
+import { UnlockLoginScreen } from '../screens/UnlockLogin/UnlockLoginScreen.tsx';
 import { RegisterScreen } from '../screens/Register/RegisterScreen.tsx';
 import { ResetPasswordScreen } from '../screens/ResetPassword/ResetPasswordScreen.tsx';
 import { SelectSessionScreen } from '../screens/SelectSession/SelectSessionScreen.tsx';
@@ -50,6 +51,7 @@ export const router = createBrowserRouter([
       },
       { path: fixedPaths.ResetPassword, element: <ResetPasswordScreen />, handle: named('ResetPassword') },
       { path: '/new-password/:token', element: <NewPasswordScreen />, handle: named('NewPassword') },
+      { path: '/unlock-login/:token', element: <UnlockLoginScreen />, handle: named('UnlockLogin') },
       { path: fixedPaths.RecycleBin, element: <RecycleBinScreen />, handle: named('RecycleBin') },
       { path: fixedPaths.Subjects, element: <SubjectsScreen />, handle: named('Subjects') },
       { path: '/profile/:username/', element: <ProfileScreen />, handle: named('ProfilePage') },

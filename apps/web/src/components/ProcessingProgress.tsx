@@ -1,5 +1,6 @@
 import type { Trial } from '@kinetrace/contracts';
 import { Alert, Group, Progress, Stack, Text } from '@mantine/core';
+import type { ReactNode } from 'react';
 import { formatElapsed } from '../capture/elapsed-time.ts';
 import { overdueAdvice, useProgressView } from './processing-progress.ts';
 
@@ -14,6 +15,7 @@ export function ProcessingProgress({ trial }: { trial: Trial }) {
       <Group justify="space-between">
         <Text data-testid="processing-stage">{view.stage}</Text>
         <Text c="dimmed" data-testid="processing-elapsed">
+          {view.retry === null ? '' : `${view.retry} · `}
           {view.percent === null ? '' : `${view.percent}% · `}
           {formatElapsed(view.elapsedS * 1000)}
         </Text>
@@ -40,21 +42,24 @@ export function ProcessingProgressInline({ trial }: { trial: Trial }) {
     >
       {view.stage}
       {view.percent === null ? '' : ` · ${view.percent}%`}
+      {view.retry === null ? '' : ` · ${view.retry}`}
     </Text>
   );
 }
 
-/** A wizard step's processing failure: the server's message, then what the user can try. */
+/** A wizard step's processing failure: the server's message, then what the user can try (and `children`: ways to do it). */
 export function ProcessingFailedAlert({
   title,
   message,
   advice,
   testId,
+  children,
 }: {
   title: string;
   message: string;
   advice: string;
   testId: string;
+  children?: ReactNode;
 }) {
   return (
     <Alert color="red" title={title} data-testid={testId}>
@@ -62,6 +67,7 @@ export function ProcessingFailedAlert({
       <Text size="sm" mt="xs">
         {advice}
       </Text>
+      {children}
     </Alert>
   );
 }

@@ -1,4 +1,10 @@
-import { PROCESSING_STAGES, processingProgressSchema, type ProcessingProgress, type Trial } from '@kinetrace/contracts';
+import {
+  PROCESSING_STAGES,
+  processingMessages,
+  processingProgressSchema,
+  type ProcessingProgress,
+  type Trial,
+} from '@kinetrace/contracts';
 import { useEffect, useState } from 'react';
 
 /**
@@ -21,6 +27,8 @@ export interface ProgressView {
   /** Past OVERDUE_FACTOR × the expected time: the screens show what to try. */
   overdue: boolean;
   expectedS: number | null;
+  /** From the second attempt on (after an internal failure): "retrying (2 of 3)", instead of starting over silently. */
+  retry: string | null;
 }
 
 export function progressOf(trial: Pick<Trial, 'meta'>): ProcessingProgress | null {
@@ -45,6 +53,10 @@ export function progressView(trial: Pick<Trial, 'meta' | 'updated_at'>, nowMs: n
     elapsedS,
     overdue: !progress?.stage.startsWith('waiting_for') && elapsedS > allowedS,
     expectedS,
+    retry:
+      progress?.attempt && progress.attempt.number > 1
+        ? processingMessages.retrying(progress.attempt.number, progress.attempt.of)
+        : null,
   };
 }
 

@@ -54,13 +54,15 @@ function phoneSizedY4m(source: string, camera: CameraModel, fps: number, target:
 }
 
 /**
- * The fake camera files of the demo's four cameras: the floor board rendered from each camera's known
- * calibration (DEMO_FLOOR_BOARD), then the camera's real neutral and trial videos, all at the same
- * phone size so that one lens calibration per phone fits every step.
+ * The fake camera files of the demo's `cameras` (by name, in that order): the floor board rendered from
+ * each camera's known calibration (DEMO_FLOOR_BOARD), then the camera's real neutral and trial videos,
+ * all at the same phone size so that one lens calibration per phone fits every step.
  */
-export async function makeDemoPhoneVideos(workDir: string): Promise<DemoPhoneVideos[]> {
-  const cameras = await demoCamerasInBoardWorld(referencePath(DEMO_PHONE_SOURCES.calibration));
-  return cameras.map((camera) => {
+export async function makeDemoPhoneVideos(workDir: string, cameras: readonly string[]): Promise<DemoPhoneVideos[]> {
+  const demoCameras = await demoCamerasInBoardWorld(referencePath(DEMO_PHONE_SOURCES.calibration));
+  return cameras.map((name) => {
+    const camera = demoCameras.find((candidate) => candidate.name === name);
+    if (!camera) throw new Error(`The demo has no camera ${name}`);
     const videos: DemoPhoneVideos = {
       camera,
       calibration: join(workDir, `${camera.name}-calibration.y4m`),

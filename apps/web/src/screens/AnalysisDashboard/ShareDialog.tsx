@@ -1,33 +1,13 @@
-import type { Session } from '@kinetrace/contracts';
-import { Alert, Button, CopyButton, Group, Modal, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { messages, type Session } from '@kinetrace/contracts';
+import { Alert, Button, Modal, Stack, Switch, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useSubjectShareToken } from '../../api/analyses.ts';
 import { useSetSessionPublic } from '../../api/sessions.ts';
 import { reportError } from '../../app/report-error.ts';
+import { LinkField } from '../../components/LinkField.tsx';
 import { analysisDashboardPath } from './dashboard-path.ts';
 
 const MAKE_PUBLIC_ALERT = 'To make your analysis public, you need to make your session public';
-
-function LinkField({ label, url }: { label: string; url: string }) {
-  return (
-    <Group align="flex-end" gap="xs" wrap="nowrap">
-      <TextInput
-        label={label}
-        value={url}
-        readOnly
-        style={{ flex: 1 }}
-        onFocus={(event) => event.currentTarget.select()}
-      />
-      <CopyButton value={url}>
-        {({ copied, copy }) => (
-          <Button variant="default" onClick={copy}>
-            {copied ? 'Copied' : 'Copy'}
-          </Button>
-        )}
-      </CopyButton>
-    </Group>
-  );
-}
 
 /**
  * The owner's share dialog of a trial's analysis (spec §2.13, §2.15): a link with the subject's share
@@ -64,6 +44,11 @@ export function ShareDialog({
               analysisDashboardPath(dashboardId, { trialId, subjectId: session.subject, shareToken: shareToken.data }),
             )}
           />
+        )}
+        {session.subject !== null && shareToken.data === null && (
+          <Text size="sm" c="dimmed">
+            {messages.shareLinkNone}
+          </Text>
         )}
         <Switch
           label="Make this analysis public"

@@ -11,13 +11,16 @@ import {
 import { zodResolver } from '@hookform/resolvers/zod';
 import { Alert, Button, Container, Group, Paper, Select, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Controller, useForm, type Resolver } from 'react-hook-form';
 import type { z } from 'zod';
 import { useNavigate, useParams } from 'react-router';
 import { fetchCalibratedCameraCount, setSessionMetadata, useRecordingStatus } from '../../api/capture.ts';
+import { useSession } from '../../api/sessions.ts';
 import { reportError } from '../../app/report-error.ts';
 import { BoardNumberField } from '../../components/BoardNumberField.tsx';
+import { CalibrationResult } from '../../components/CalibrationQuality.tsx';
+import { latestCalibrationOf } from '../../components/calibration-quality.ts';
 import { ImportCalibrationDialog } from '../../components/ImportCalibrationDialog.tsx';
 import { ProcessingFailedAlert, ProcessingProgress } from '../../components/ProcessingProgress.tsx';
 import { useProgressView } from '../../components/processing-progress.ts';
@@ -94,6 +97,21 @@ export function CalibrationScreen() {
     },
   });
   const placement = form.watch('cb_placement');
+  // The board stored on the session is the starting value (calibrating again uses the same board as a rule).
+  const session = useSession(sessionId);
+  const boardLoaded = useRef(false);
+  useEffect(() => {
+    if (!session.data || boardLoaded.current) return;
+    boardLoaded.current = true;
+    const stored = session.data.meta.checkerboard;
+    if (stored && !form.formState.isDirty)
+      form.reset({
+        cb_rows: stored.rows,
+        cb_cols: stored.cols,
+        cb_square: stored.squareSize,
+        cb_placement: stored.placement,
+      });
+  }, [session.data, form]);
   const goToNeutral = () => void navigate(`/${sessionId}/neutral`);
 
   const wizard = useWizardTrial(sessionId, 'calibration', (trial) => {
@@ -143,6 +161,10 @@ export function CalibrationScreen() {
         reportError(error, 'Could not record the calibration.', { setError: form.setError, schema: checkerboardForm });
     }
   });
+
+  // The calibration just made, else the session's newest one: its images and board errors are shown below the form.
+  const shownCalibration =
+    wizard.trial?.status === 'done' ? wizard.trial : session.data && latestCalibrationOf(session.data);
 
   const caption = wizard.trial
     ? STATUS_CAPTIONS[wizard.trial.status]
@@ -201,6 +223,7 @@ export function CalibrationScreen() {
                 testId="calibration-error"
               />
             )}
+            {shownCalibration && !wizard.underWay && <CalibrationResult calibration={shownCalibration} />}
             <Group justify="space-between">
               <Button variant="default" onClick={() => void navigate(`/${sessionId}/connect-devices`)}>
                 Back

@@ -14,7 +14,7 @@ import { SessionQrCode } from './SessionQrCode.tsx';
 
 /**
  * The session in the URL (made active by the guard once loaded), else the one in progress; without either,
- * opening the step starts a new session (§2.8 New session).
+ * opening the step starts a new session (§2.8 New session), or takes up the empty one a first login left.
  */
 function useSessionToConnect(): string | null {
   const { id } = useParams();

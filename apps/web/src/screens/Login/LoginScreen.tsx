@@ -1,27 +1,32 @@
-import { loginRequestSchema, type LoginRequest } from '@kinetrace/contracts';
+import { loginRequestSchema, messages, type LoginRequest } from '@kinetrace/contracts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Anchor, Button, Checkbox, Group, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Alert, Anchor, Button, Checkbox, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Link, useLocation, useNavigate } from 'react-router';
-import { checkOtpVerified, useLogin } from '../../api/account.ts';
+import { checkOtpVerified, useLogin, useSendUnlockLink } from '../../api/account.ts';
 import { useInstanceInfo } from '../../api/instance.ts';
 import { authStore, useAuth, validRememberedDeviceToken } from '../../app/auth-store.ts';
+import { ApiError } from '../../app/api-client.ts';
 import { afterVerification } from '../../app/navigation-guard.ts';
 import { reportError } from '../../app/report-error.ts';
 import { fixedPaths } from '../../app/route-names.ts';
 import { AuthCard } from '../../components/AuthCard.tsx';
+import { toast } from '../../components/toasts.tsx';
 
 /**
  * §2.4 and §4.1: after a login the user enters the e-mailed code on Verify, unless this device was
- * remembered less than 90 days ago and the server confirms the login is verified by it.
+ * remembered less than 90 days ago and the server confirms the login is verified by it. When the server
+ * holds logins back (many wrong passwords), the owner can ask for a link that lets this browser in.
  */
 export function LoginScreen() {
   const navigate = useNavigate();
   const auth = useAuth();
   const rememberedDeviceToken = validRememberedDeviceToken(auth);
   const [rememberDevice, setRememberDevice] = useState(false);
+  const [heldBack, setHeldBack] = useState(false);
   const login = useLogin();
+  const sendUnlockLink = useSendUnlockLink();
   const instance = useInstanceInfo();
   const location = useLocation();
   // Sign-up sends the new account's username along (Register screen).
@@ -57,9 +62,15 @@ export function LoginScreen() {
       }
       await navigate(fixedPaths.Verify);
     } catch (error) {
+      setHeldBack(error instanceof ApiError && error.status === 429);
       reportError(error, 'Login failed.', { setError: form.setError, schema: loginRequestSchema });
     }
   });
+  const askForUnlockLink = () =>
+    sendUnlockLink.mutate(form.getValues('username'), {
+      onSuccess: (answer) => toast.success(answer.message),
+      onError: (error) => reportError(error, 'Could not send the unlock link.'),
+    });
 
   const links = instance.data?.links;
   return (
@@ -89,6 +100,16 @@ export function LoginScreen() {
           <Button type="submit" loading={form.formState.isSubmitting}>
             Login
           </Button>
+          {heldBack && (
+            <Alert color="yellow" title="Logins are held back">
+              <Text size="sm" mb="xs">
+                {messages.loginHeldBack}
+              </Text>
+              <Button size="xs" variant="default" onClick={askForUnlockLink} loading={sendUnlockLink.isPending}>
+                E-mail me an unlock link
+              </Button>
+            </Alert>
+          )}
           <Group justify="space-between">
             <Anchor component={Link} to={fixedPaths.ResetPassword} size="sm">
               Forgot password?

@@ -5,6 +5,7 @@ import {
   POSE_MODELS,
   SCALING_SETUPS,
   clampFilterFrequency,
+  type SettingChoices,
 } from '@kinetrace/contracts';
 import { Button, Group, Modal, Select, Stack, TextInput } from '@mantine/core';
 import { useState } from 'react';
@@ -21,18 +22,41 @@ export interface AdvancedSettings {
   filter_frequency: string;
 }
 
+type SettingChoice = SettingChoices[keyof SettingChoices][number];
+
+/** A choice as the list names it: the spec's name and what this server runs for it (issue 21). */
+const choiceLabel = (choice: SettingChoice) =>
+  `${choice.label} — ${choice.installed ? '' : 'not installed, '}runs ${choice.runs}`;
+
+/** The options of a processing setting: with what each runs once the server said, the spec's names until then. */
+const choiceOptions = (choices: readonly SettingChoice[] | undefined, names: Record<string, string>) =>
+  choices ? choices.map((choice) => ({ value: choice.value, label: choiceLabel(choice) })) : optionsOf(names);
+
+/** The chosen option's line below its field: what processing will run, in a sentence. */
+function runsLine(choices: readonly SettingChoice[] | undefined, value: string): string | undefined {
+  const choice = choices?.find((candidate) => candidate.value === value);
+  if (!choice) return undefined;
+  return choice.installed
+    ? `Processing runs ${choice.runs}.`
+    : `Not installed on this server: processing runs ${choice.runs} instead.`;
+}
+
 /**
  * §2.11 Advanced Settings: scaling setup, pose model, frame rate (only those the server records at),
  * musculoskeletal model, marker augmenter and filter frequency, clamped to half the frame rate (§5).
+ * The pose model, model and augmenter say what each choice runs on this server (`choices`, issue 21).
  */
 export function AdvancedSettingsDialog({
   settings,
   framerates,
+  choices,
   onClose,
   onSave,
 }: {
   settings: AdvancedSettings;
   framerates: readonly number[];
+  /** What each processing choice runs here (get_session_settings); the spec's names alone until it is loaded. */
+  choices: SettingChoices | undefined;
   onClose: () => void;
   onSave: (settings: AdvancedSettings) => void;
 }) {
@@ -48,7 +72,7 @@ export function AdvancedSettingsDialog({
   };
 
   return (
-    <Modal opened onClose={onClose} title="Advanced Settings" centered>
+    <Modal opened onClose={onClose} title="Advanced Settings" centered size="lg">
       <Stack>
         <Select
           label="Scaling setup"
@@ -59,7 +83,8 @@ export function AdvancedSettingsDialog({
         />
         <Select
           label="Pose model"
-          data={optionsOf(POSE_MODELS)}
+          data={choiceOptions(choices?.pose_model, POSE_MODELS)}
+          description={runsLine(choices?.pose_model, draft.pose_model)}
           value={draft.pose_model}
           onChange={(value) => value && set({ pose_model: value as AdvancedSettings['pose_model'] })}
           allowDeselect={false}
@@ -77,14 +102,16 @@ export function AdvancedSettingsDialog({
         />
         <Select
           label="Musculoskeletal model"
-          data={optionsOf(OPENSIM_MODELS)}
+          data={choiceOptions(choices?.openSimModel, OPENSIM_MODELS)}
+          description={runsLine(choices?.openSimModel, draft.openSimModel)}
           value={draft.openSimModel}
           onChange={(value) => value && set({ openSimModel: value as AdvancedSettings['openSimModel'] })}
           allowDeselect={false}
         />
         <Select
           label="Marker augmenter"
-          data={optionsOf(AUGMENTER_MODELS)}
+          data={choiceOptions(choices?.augmenter_model, AUGMENTER_MODELS)}
+          description={runsLine(choices?.augmenter_model, draft.augmenter_model)}
           value={draft.augmenter_model}
           onChange={(value) => value && set({ augmenter_model: value as AdvancedSettings['augmenter_model'] })}
           allowDeselect={false}

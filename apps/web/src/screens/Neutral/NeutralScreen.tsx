@@ -9,32 +9,37 @@ import {
   type Subject,
   type Trial,
 } from '@kinetrace/contracts';
-import { Alert, Button, Checkbox, Container, Group, Paper, Select, Stack, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Checkbox, Container, Group, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import {
   fetchCalibratedCameraCount,
   fetchRecordingStatus,
-  fetchSessionFramerates,
+  fetchSessionSettings,
   fetchTrialImages,
   setSessionMetadata,
   setSessionSubject,
   useRecordingStatus,
 } from '../../api/capture.ts';
 import { useSession } from '../../api/sessions.ts';
+import { useSubject } from '../../api/subjects.ts';
 import { sessionPath } from '../../app/route-names.ts';
 import { reportError } from '../../app/report-error.ts';
 import { speak, useAuditoryFeedback } from '../../capture/auditory-feedback.ts';
+import { PoorCalibrationWarning } from '../../components/CalibrationQuality.tsx';
 import { ImportVideosDialog } from '../../components/ImportVideosDialog.tsx';
 import { ProcessingFailedAlert, ProcessingProgress } from '../../components/ProcessingProgress.tsx';
 import { useProgressView } from '../../components/processing-progress.ts';
 import { toast } from '../../components/toasts.tsx';
+import { currentNeutralOf, trialErrorOf } from '../../components/trial-error.ts';
+import { ReprocessButton, TrialIdLine } from '../../components/TrialFailure.tsx';
 import { WizardStepper } from '../../components/WizardStepper.tsx';
 import { VideosUploaded } from '../Calibration/VideosUploaded.tsx';
 import { useWizardTrial } from '../Calibration/wizard-trial.ts';
 import { AdvancedSettingsDialog, type AdvancedSettings } from './AdvancedSettingsDialog.tsx';
 import { NeutralImages } from './NeutralImages.tsx';
+import { NeutralPoseExample } from './NeutralPoseExample.tsx';
 import { SubjectPicker } from './SubjectPicker.tsx';
 
 type DataSharing = (typeof DATA_SHARING_OPTIONS)[number];
@@ -54,9 +59,9 @@ export function NeutralScreen() {
   const { id: sessionId = '' } = useParams();
   const navigate = useNavigate();
   const session = useSession(sessionId);
-  const framerates = useQuery({
-    queryKey: ['session-framerates', sessionId],
-    queryFn: () => fetchSessionFramerates(sessionId),
+  const serverSettings = useQuery({
+    queryKey: ['session-settings', sessionId],
+    queryFn: () => fetchSessionSettings(sessionId),
   });
   const images = useQuery({
     queryKey: ['neutral-images', sessionId],
@@ -72,8 +77,8 @@ export function NeutralScreen() {
   const [settings, setSettings] = useState<AdvancedSettings>({ ...DEFAULT_SESSION_SETTINGS });
   const [editingSettings, setEditingSettings] = useState(false);
   const [importing, setImporting] = useState(false);
-  const [errorMessage, setErrorMessage] = useState<string | null>(null);
   const relaxed = useRef(false);
+  const storedSubject = useSubject(session.data?.subject ?? null);
 
   const wizard = useWizardTrial(sessionId, 'neutral', (trial) => {
     if (trial.status === 'processing' && !relaxed.current) {
@@ -87,6 +92,17 @@ export function NeutralScreen() {
   const processingTrial =
     wizard.trial && (wizard.trial.status === 'processing' || wizard.trial.status === 'reprocess') ? wizard.trial : null;
   const stuck = useProgressView(processingTrial)?.overdue === true;
+  // The neutral that failed, just now or before the page was opened: shown until another one is under way.
+  const shownNeutral = wizard.trial ?? (session.data && currentNeutralOf(session.data.trials));
+  const failedNeutral = !wizard.underWay && shownNeutral?.status === 'error' ? shownNeutral : null;
+
+  // The session's subject is the starting value (a neutral recorded again is of the same person).
+  const subjectLoaded = useRef(false);
+  useEffect(() => {
+    if (!storedSubject.data || subjectLoaded.current) return;
+    subjectLoaded.current = true;
+    setSubject((current) => current ?? storedSubject.data);
+  }, [storedSubject.data]);
 
   // The session's stored name and settings are the starting values (a re-recorded neutral keeps them).
   const loaded = useRef(false);
@@ -115,10 +131,7 @@ export function NeutralScreen() {
   /** §8: the server's message, else the fallback; and the missing videos when some camera did not upload. */
   async function showError(trial: Trial) {
     void images.refetch();
-    const serverMessage = trial.meta.error_msg;
-    const shown = typeof serverMessage === 'string' && serverMessage ? serverMessage : messages.neutralProcessingError;
-    toast.error(shown);
-    setErrorMessage(shown);
+    toast.error(trialErrorOf(trial));
     try {
       const [calibrated, { n_videos_uploaded: uploaded }] = await Promise.all([
         fetchCalibratedCameraCount(sessionId),
@@ -160,7 +173,6 @@ export function NeutralScreen() {
 
   async function record() {
     if (!subject || !dataSharing) return;
-    setErrorMessage(null);
     relaxed.current = false;
     try {
       if (!(await saveSubjectAndSettings())) return;
@@ -180,7 +192,6 @@ export function NeutralScreen() {
   }
 
   async function importNeutral() {
-    setErrorMessage(null);
     // Nobody is standing in front of the cameras for imported videos: no relax notice.
     relaxed.current = true;
     try {
@@ -199,6 +210,7 @@ export function NeutralScreen() {
       <Group align="flex-start" gap="lg" wrap="wrap">
         <Paper withBorder radius="md" p="lg" flex={1} miw={340}>
           <Stack>
+            {session.data && <PoorCalibrationWarning session={session.data} />}
             <SubjectPicker subject={subject} sessionId={sessionId} onChange={setSubject} disabled={busy} />
             <TextInput
               label="Session name (optional)"
@@ -251,13 +263,33 @@ export function NeutralScreen() {
               </Button>
             </Group>
             {processingTrial && <ProcessingProgress trial={processingTrial} />}
-            {errorMessage && !wizard.underWay && (
+            {failedNeutral && (
               <ProcessingFailedAlert
                 title="The neutral pose did not succeed"
-                message={errorMessage}
+                message={trialErrorOf(failedNeutral)}
                 advice={NEUTRAL_ERROR_ADVICE}
                 testId="neutral-error"
-              />
+              >
+                <TrialIdLine trial={failedNeutral} mt="xs" />
+                <Group gap="xs" mt="xs">
+                  <Button size="compact-sm" variant="light" onClick={() => void record()} disabled={!ready}>
+                    Re-record
+                  </Button>
+                  <ReprocessButton
+                    trial={failedNeutral}
+                    onQueued={() => {
+                      // Nobody stands in front of the cameras for a reprocess: no relax notice.
+                      relaxed.current = true;
+                      wizard.follow(failedNeutral.id);
+                    }}
+                  />
+                </Group>
+                {!ready && (
+                  <Text size="xs" mt={4}>
+                    To record again, choose the subject, tick their agreement and choose the data sharing above.
+                  </Text>
+                )}
+              </ProcessingFailedAlert>
             )}
           </Stack>
         </Paper>
@@ -268,6 +300,7 @@ export function NeutralScreen() {
               The subject stands upright and still in view of every camera, feet shoulder-width apart and pointing
               forward, arms straight at the sides, looking ahead, for the few seconds of the recording.
             </Alert>
+            <NeutralPoseExample />
             <VideosUploaded status={status.data} />
             <NeutralImages images={neutralImages} />
           </Stack>
@@ -284,9 +317,13 @@ export function NeutralScreen() {
       {editingSettings && (
         <AdvancedSettingsDialog
           settings={settings}
-          framerates={framerates.data ?? []}
+          framerates={serverSettings.data?.framerates ?? []}
+          choices={serverSettings.data?.choices}
           onClose={() => setEditingSettings(false)}
           onSave={(saved) => {
+            // §9: the Any pose notice, 8 s, when the neutral is no longer the upright pose.
+            if (saved.scaling_setup === 'any_pose' && settings.scaling_setup !== 'any_pose')
+              toast.info(messages.anyPoseNotice, TOAST_DURATION_MS.anyPoseNotice);
             setSettings(saved);
             setEditingSettings(false);
           }}

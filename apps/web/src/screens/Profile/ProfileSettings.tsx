@@ -1,8 +1,9 @@
 import { Anchor, Button, Checkbox, Paper, Stack, Title } from '@mantine/core';
 import { useDisclosure, useLocalStorage } from '@mantine/hooks';
 import { DeleteAccountDialog } from './DeleteAccountDialog.tsx';
+import { PersonalTokens } from './PersonalTokens.tsx';
 
-/** §2.19 settings mode: the voice feedback preference (local storage, §3) and account deletion. */
+/** §2.19 settings mode: the voice feedback preference (local storage, §3), personal API tokens and account deletion. */
 export function ProfileSettings({ username, onBack }: { username: string; onBack: () => void }) {
   const [auditoryFeedback, setAuditoryFeedback] = useLocalStorage({ key: 'auditory_feedback', defaultValue: false });
   const [deleteOpened, deleteDialog] = useDisclosure(false);
@@ -17,6 +18,7 @@ export function ProfileSettings({ username, onBack }: { username: string; onBack
           checked={auditoryFeedback}
           onChange={(event) => setAuditoryFeedback(event.currentTarget.checked)}
         />
+        <PersonalTokens />
         <Button color="red" onClick={deleteDialog.open}>
           Delete Account
         </Button>

@@ -1,14 +1,8 @@
-import type { SessionRow, Trial } from '@kinetrace/contracts';
+import type { EmptyTrashRequest, RecycleBin } from '@kinetrace/contracts';
 import { Button, Container, Grid, Group, Paper, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import {
-  useEmptyTrash,
-  usePermanentlyRemoveSession,
-  useSession,
-  useTrashSession,
-  useValidSessions,
-} from '../../api/sessions.ts';
+import { useEmptyTrash, usePermanentlyRemoveSession, useRecycleBin, useTrashSession } from '../../api/sessions.ts';
 import { usePermanentlyRemoveTrial, useTrashTrial } from '../../api/trials.ts';
 import { formatDateTime } from '../../app/date-format.ts';
 import { reportError } from '../../app/report-error.ts';
@@ -16,10 +10,22 @@ import { fixedPaths } from '../../app/route-names.ts';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { sessionDisplayName } from '../../components/session-name.ts';
 
+type BinSession = RecycleBin['sessions'][number];
+type BinTrial = BinSession['trashed_trials'][number];
+
+/** What 'empty bin' removes: exactly what the bin showed when it was asked (not what is trashed when it runs). */
 type Pending =
-  | { kind: 'restore-session' | 'remove-session'; session: SessionRow }
-  | { kind: 'restore-trial' | 'remove-trial'; trial: Trial }
-  | { kind: 'empty' };
+  | { kind: 'restore-session' | 'remove-session'; session: BinSession }
+  | { kind: 'restore-trial' | 'remove-trial'; trial: BinTrial }
+  | { kind: 'empty'; listed: EmptyTrashRequest };
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** The trials and sessions the bin shows: every listed trashed trial, and the trashed sessions. */
+const listedIn = (bin: RecycleBin): EmptyTrashRequest => ({
+  trials: bin.sessions.flatMap((session) => session.trashed_trials.map((trial) => trial.id)),
+  sessions: bin.sessions.filter((session) => session.trashed).map((session) => session.id),
+});
 
 const questionOf = (pending: Pending): { title: string; message: string } => {
   switch (pending.kind) {
@@ -43,24 +49,26 @@ const questionOf = (pending: Pending): { title: string; message: string } => {
     case 'empty':
       return {
         title: 'Empty bin',
-        message:
-          'Do you want to permanently remove every trashed trial and then every trashed session? This cannot be undone.',
+        message: `Do you want to permanently remove the ${count(pending.listed.trials.length, 'trashed trial')} and then the ${count(pending.listed.sessions.length, 'trashed session')} listed here? This cannot be undone.`,
       };
   }
 };
 
-/** §2.18 recycle bin: trashed sessions on the left, the selected session's trashed trials on the right. */
+/**
+ * §2.18 recycle bin: on the left the trashed sessions, and the active sessions holding trashed trials (whose
+ * trials would otherwise be nowhere to see); on the right the selected session's trashed trials.
+ */
 export function RecycleBinScreen() {
   const [selected, setSelected] = useState<string | null>(null);
   const [pending, setPending] = useState<Pending | null>(null);
-  const trashedSessions = useValidSessions({ only_trashed: true, quantity: -1, sort: 'trashed', sort_desc: true });
-  const selectedSession = useSession(selected);
+  const bin = useRecycleBin();
   const trashSession = useTrashSession();
   const removeSession = usePermanentlyRemoveSession();
   const trashTrial = useTrashTrial();
   const removeTrial = usePermanentlyRemoveTrial();
   const emptyTrash = useEmptyTrash();
-  const trashedTrials = selectedSession.data?.trials.filter((trial) => trial.trashed) ?? [];
+  const binSessions = bin.data?.sessions ?? [];
+  const selectedSession = binSessions.find((session) => session.id === selected);
   const busy =
     trashSession.isPending ||
     removeSession.isPending ||
@@ -75,7 +83,7 @@ export function RecycleBinScreen() {
       if (action.kind === 'remove-session') await removeSession.mutateAsync(action.session.id);
       if (action.kind === 'restore-trial') await trashTrial.mutateAsync({ id: action.trial.id, action: 'restore' });
       if (action.kind === 'remove-trial') await removeTrial.mutateAsync(action.trial.id);
-      if (action.kind === 'empty') await emptyTrash.mutateAsync();
+      if (action.kind === 'empty') await emptyTrash.mutateAsync(action.listed);
       if (action.kind === 'empty' || ('session' in action && action.session.id === selected)) setSelected(null);
       setPending(null);
     } catch (error) {
@@ -91,7 +99,12 @@ export function RecycleBinScreen() {
           <Button variant="default" component={Link} to={fixedPaths.SelectSession}>
             Go back to sessions list
           </Button>
-          <Button color="red" variant="light" onClick={() => setPending({ kind: 'empty' })}>
+          <Button
+            color="red"
+            variant="light"
+            disabled={binSessions.length === 0}
+            onClick={() => bin.data && setPending({ kind: 'empty', listed: listedIn(bin.data) })}
+          >
             Empty bin
           </Button>
         </Group>
@@ -100,41 +113,54 @@ export function RecycleBinScreen() {
         <Grid.Col span={7}>
           <Paper withBorder radius="md" p="md">
             <Title order={4} mb="sm">
-              Trashed sessions
+              Sessions
             </Title>
-            {trashedSessions.data?.total === 0 ? (
+            {bin.isSuccess && binSessions.length === 0 ? (
               <Text c="dimmed" size="sm">
                 The recycle bin is empty.
               </Text>
             ) : (
-              <Table highlightOnHover aria-label="Trashed sessions">
+              <Table highlightOnHover aria-label="Sessions in the bin">
                 <Table.Thead>
                   <Table.Tr>
                     <Table.Th>Session Name</Table.Th>
                     <Table.Th>Subject</Table.Th>
                     <Table.Th>Trials</Table.Th>
+                    <Table.Th>Trashed trials</Table.Th>
                     <Table.Th>Trashed</Table.Th>
                     <Table.Th />
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>
-                  {trashedSessions.data?.sessions.map((session) => (
+                  {binSessions.map((session) => (
                     <Table.Tr
                       key={session.id}
                       onClick={() => setSelected(session.id)}
                       aria-selected={session.id === selected}
+                      data-trashed={session.trashed}
                       bg={session.id === selected ? 'var(--mantine-color-blue-light)' : undefined}
                       style={{ cursor: 'pointer' }}
                     >
                       <Table.Td>{sessionDisplayName(session)}</Table.Td>
                       <Table.Td>{session.name ?? ''}</Table.Td>
                       <Table.Td>{session.trials_count}</Table.Td>
-                      <Table.Td>{session.trashed_at ? formatDateTime(session.trashed_at) : ''}</Table.Td>
+                      <Table.Td>{session.trashed_trials.length}</Table.Td>
+                      <Table.Td>
+                        {session.trashed ? (
+                          session.trashed_at && formatDateTime(session.trashed_at)
+                        ) : (
+                          <Text span size="sm" c="dimmed">
+                            Not trashed
+                          </Text>
+                        )}
+                      </Table.Td>
                       <Table.Td onClick={(event) => event.stopPropagation()}>
-                        <RestoreOrRemove
-                          onRestore={() => setPending({ kind: 'restore-session', session })}
-                          onRemove={() => setPending({ kind: 'remove-session', session })}
-                        />
+                        {session.trashed && (
+                          <RestoreOrRemove
+                            onRestore={() => setPending({ kind: 'restore-session', session })}
+                            onRemove={() => setPending({ kind: 'remove-session', session })}
+                          />
+                        )}
                       </Table.Td>
                     </Table.Tr>
                   ))}
@@ -148,11 +174,11 @@ export function RecycleBinScreen() {
             <Title order={4} mb="sm">
               Trashed trials
             </Title>
-            {selected === null ? (
+            {!selectedSession ? (
               <Text c="dimmed" size="sm">
                 Select a session to see its trashed trials.
               </Text>
-            ) : trashedTrials.length === 0 && selectedSession.isSuccess ? (
+            ) : selectedSession.trashed_trials.length === 0 ? (
               <Text c="dimmed" size="sm">
                 This session has no trashed trials.
               </Text>
@@ -166,7 +192,7 @@ export function RecycleBinScreen() {
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>
-                  {trashedTrials.map((trial) => (
+                  {selectedSession.trashed_trials.map((trial) => (
                     <Table.Tr key={trial.id}>
                       <Table.Td>{trial.name}</Table.Td>
                       <Table.Td>{trial.trashed_at ? formatDateTime(trial.trashed_at) : ''}</Table.Td>

@@ -1,4 +1,9 @@
-import { SESSIONS_PAGE_SIZE, type SESSION_SORT_FIELDS, type SessionRow } from '@kinetrace/contracts';
+import {
+  SESSIONS_PAGE_SIZE,
+  TRASH_RETENTION_DAYS,
+  type SESSION_SORT_FIELDS,
+  type SessionRow,
+} from '@kinetrace/contracts';
 import { ActionIcon, Button, Container, Group, Menu, Pagination, Paper, Table, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useEffect, useState } from 'react';
@@ -9,6 +14,7 @@ import { activeSessionStore } from '../../app/active-session.ts';
 import { formatDateTime } from '../../app/date-format.ts';
 import { reportError } from '../../app/report-error.ts';
 import { fixedPaths, sessionPath } from '../../app/route-names.ts';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { EmptyTableRow } from '../../components/EmptyTableRow.tsx';
 import { sessionDisplayName } from '../../components/session-name.ts';
 import { SortableHeaders, type SortState } from '../../components/SortableHeaders.tsx';
@@ -38,14 +44,40 @@ function useSessionPage(search: string, page: number, sort: SortState<SessionSor
   return { rows: found.data?.slice(start, start + SESSIONS_PAGE_SIZE), total: found.data?.length ?? 0, query: found };
 }
 
-function SessionMenu({ session, onRename }: { session: SessionRow; onRename: () => void }) {
-  const navigate = useNavigate();
+/** Trash or restore after a question, as for trials and subjects (§2.17). */
+function TrashSessionDialog({ session, onClose }: { session: SessionRow; onClose: () => void }) {
   const trash = useTrashSession();
-  const toggleTrash = () =>
-    trash.mutate(
-      { id: session.id, action: session.trashed ? 'restore' : 'trash' },
-      { onError: (error) => reportError(error, 'Could not change the session.') },
-    );
+  const name = sessionDisplayName(session);
+  return (
+    <ConfirmDialog
+      title={session.trashed ? 'Restore session' : 'Trash session'}
+      message={
+        session.trashed
+          ? `Do you want to restore session ${name}?`
+          : `Do you want to trash session ${name}? You will be able to restore it for ${TRASH_RETENTION_DAYS} days. After that, this session will be permanently removed.`
+      }
+      busy={trash.isPending}
+      onClose={onClose}
+      onConfirm={() =>
+        trash.mutate(
+          { id: session.id, action: session.trashed ? 'restore' : 'trash' },
+          { onSuccess: onClose, onError: (error) => reportError(error, 'Could not change the session.') },
+        )
+      }
+    />
+  );
+}
+
+function SessionMenu({
+  session,
+  onRename,
+  onTrash,
+}: {
+  session: SessionRow;
+  onRename: () => void;
+  onTrash: () => void;
+}) {
+  const navigate = useNavigate();
   return (
     <Menu position="bottom-end" withinPortal>
       <Menu.Target>
@@ -62,7 +94,7 @@ function SessionMenu({ session, onRename }: { session: SessionRow; onRename: () 
         <Menu.Item onClick={() => void navigate(sessionPath(session.id))}>Load</Menu.Item>
         <Menu.Item onClick={() => void navigate(`/dashboard/${session.id}`)}>Dashboard kinematics</Menu.Item>
         <Menu.Item onClick={onRename}>Rename</Menu.Item>
-        <Menu.Item onClick={toggleTrash}>{session.trashed ? 'Restore' : 'Trash'}</Menu.Item>
+        <Menu.Item onClick={onTrash}>{session.trashed ? 'Restore' : 'Trash'}</Menu.Item>
       </Menu.Dropdown>
     </Menu>
   );
@@ -76,6 +108,7 @@ export function SelectSessionScreen() {
   const [page, setPage] = useState(1);
   const [sort, setSort] = useState<SortState<SessionSortField>>({ field: 'created_at', descending: true });
   const [renaming, setRenaming] = useState<SessionRow | null>(null);
+  const [trashing, setTrashing] = useState<SessionRow | null>(null);
   const { rows, total, query } = useSessionPage(search, page, sort);
   const newSession = useNewSession();
   const analysisDashboards = useAnalysisDashboards();
@@ -83,8 +116,11 @@ export function SelectSessionScreen() {
 
   useEffect(() => setPage(1), [search, sort]);
   useEffect(() => {
-    if (query.error) reportError(query.error, 'Could not load the sessions.');
-  }, [query.error]);
+    if (!query.error) return;
+    reportError(query.error, 'Could not load the sessions.');
+    // §4.1: without the list, the user starts a session instead (a search that failed only says so).
+    if (search === '') void navigate(fixedPaths.ConnectDevices, { replace: true });
+  }, [query.error, search, navigate]);
 
   const startNewSession = () =>
     newSession.mutate(undefined, {
@@ -167,7 +203,11 @@ export function SelectSessionScreen() {
                   <Table.Td>{formatDateTime(session.created_at)}</Table.Td>
                   <Table.Td>{session.trashed ? 'Yes' : 'No'}</Table.Td>
                   <Table.Td>
-                    <SessionMenu session={session} onRename={() => setRenaming(session)} />
+                    <SessionMenu
+                      session={session}
+                      onRename={() => setRenaming(session)}
+                      onTrash={() => setTrashing(session)}
+                    />
                   </Table.Td>
                 </Table.Tr>
               ))}
@@ -191,6 +231,7 @@ export function SelectSessionScreen() {
         </Paper>
       )}
       {renaming && <RenameSessionDialog session={renaming} onClose={() => setRenaming(null)} />}
+      {trashing && <TrashSessionDialog session={trashing} onClose={() => setTrashing(null)} />}
     </Container>
   );
 }

@@ -14,11 +14,15 @@ import { AnalysisDialog } from './AnalysisDialog.tsx';
 import { ImportCalibrationDialog } from '../../components/ImportCalibrationDialog.tsx';
 import { ImportVideosDialog } from '../../components/ImportVideosDialog.tsx';
 import { sessionDisplayName } from '../../components/session-name.ts';
+import { progressOf } from '../../components/processing-progress.ts';
 import { toast } from '../../components/toasts.tsx';
+import { currentNeutralOf } from '../../components/trial-error.ts';
 import { LensCalibrationDialog } from './LensCalibrationDialog.tsx';
 import { RenameTrialDialog } from './RenameTrialDialog.tsx';
 import { SessionMenu, type SessionDialog } from './SessionMenu.tsx';
+import { SessionSharing } from './SessionSharing.tsx';
 import { TrialList, type TrialAction } from './TrialList.tsx';
+import { TrialReport } from './TrialReport.tsx';
 import { TrialResults } from './TrialResults.tsx';
 import { LazyTrialViewer } from './viewer/LazyTrialViewer.tsx';
 import { TrialTagsDialog } from './TrialTagsDialog.tsx';
@@ -27,14 +31,40 @@ import { canOpenTrial } from './recorder/trial-click.ts';
 
 type Dialog = { kind: TrialAction; trial: Trial } | { kind: 'download' } | { kind: SessionDialog };
 
-/** §2.13 list rules: calibration never shows, a neutral in error neither, trashed ones only on request. */
+/**
+ * §2.13 list rules: calibration never shows, trashed trials only on request. A neutral in error stays (issue 21,
+ * unlike §2.13): hidden, it left the user no way to see why the trials behind it wait, nor to reprocess it.
+ */
 const shownTrials = (trials: readonly Trial[], showTrashed: boolean) =>
-  trials.filter(
+  trials.filter((trial) => trial.name !== 'calibration' && (showTrashed || !trial.trashed));
+
+/**
+ * What "Reprocess the session" queued, by kind (the calibration and neutral are queued too), and the trials
+ * that were left waiting for the neutral: they run after it by themselves.
+ */
+function reprocessedSummary(queuedIds: readonly string[], trials: readonly Trial[]): string {
+  const queued = trials.filter((trial) => queuedIds.includes(trial.id));
+  const movement = queued.filter((trial) => trial.name !== 'calibration' && trial.name !== 'neutral').length;
+  const parts = [
+    ...(queued.some((trial) => trial.name === 'calibration') ? ['the calibration'] : []),
+    ...(queued.some((trial) => trial.name === 'neutral') ? ['the neutral pose'] : []),
+    ...(movement > 0 ? [`${movement} trial${movement === 1 ? '' : 's'}`] : []),
+  ];
+  const waiting = trials.filter(
     (trial) =>
-      trial.name !== 'calibration' &&
-      !(trial.name === 'neutral' && trial.status === 'error') &&
-      (showTrashed || !trial.trashed),
-  );
+      !trial.trashed &&
+      !queuedIds.includes(trial.id) &&
+      (trial.status === 'processing' || trial.status === 'reprocess') &&
+      progressOf(trial)?.stage === 'waiting_for_neutral',
+  ).length;
+  const queuedText =
+    parts.length === 0
+      ? 'Nothing was queued: no trial of this session has finished processing.'
+      : `In the queue to be reprocessed: ${parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`}.`;
+  return waiting === 0
+    ? queuedText
+    : `${queuedText} ${waiting} trial${waiting === 1 ? ' waits' : 's wait'} for the neutral pose and will run after it.`;
+}
 
 /**
  * §2.13 session screen: the session's name, subject and trials, refreshed every 5 s with each trial's
@@ -81,7 +111,7 @@ export function SessionScreen() {
       { sessionId: data.id },
       {
         onSuccess: ({ trials: queued }) => {
-          toast.info(`${queued.length} trial${queued.length === 1 ? ' is' : 's are'} in the queue to be reprocessed.`);
+          toast.info(reprocessedSummary(queued, data.trials));
           closeDialog();
         },
         onError: (error) => reportError(error, 'Could not reprocess the session.'),
@@ -98,7 +128,8 @@ export function SessionScreen() {
 
   return (
     <Container size="lg" my="md">
-      <Group justify="space-between" mb="md">
+      {/* The owner's controls sit below the title, on the left: warnings stay top right until dismissed (§8) and must never cover them. */}
+      <Stack gap="sm" mb="md">
         <div>
           <Title order={2}>
             {sessionDisplayName({ id: data.id, sessionName: data.meta.sessionName, created_at: data.created_at })}
@@ -108,7 +139,7 @@ export function SessionScreen() {
           </Text>
         </div>
         {data.is_owner && (
-          <Group>
+          <Group data-testid="session-controls">
             <Checkbox
               label="Show trashed trials"
               checked={showTrashed}
@@ -123,10 +154,13 @@ export function SessionScreen() {
             <SessionMenu session={data} onOpen={(kind) => setDialog({ kind })} />
           </Group>
         )}
-      </Group>
+        {data.is_owner && <SessionSharing session={data} />}
+      </Stack>
       {data.is_owner && <SessionRecorder session={data} />}
       <TrialList
+        sessionId={data.id}
         trials={trials}
+        neutral={currentNeutralOf(data.trials)}
         isOwner={data.is_owner}
         openedTrialId={openedTrial?.id ?? null}
         onClickTrial={(trial) => void canOpenTrial(trial).then((opens) => opens && setOpenedTrialId(trial.id))}
@@ -138,6 +172,7 @@ export function SessionScreen() {
           <Stack>
             <Title order={3}>{openedTrial.name}</Title>
             <LazyTrialViewer session={data} trial={openedTrial} />
+            <TrialReport trial={openedTrial} />
             <TrialResults trial={openedTrial} />
           </Stack>
         </Paper>

@@ -1,12 +1,14 @@
-import { BUSY_TRIAL_STATUSES, messages, type Trial } from '@kinetrace/contracts';
-import { ActionIcon, Badge, Menu, Paper, Stack, Table } from '@mantine/core';
+import { BUSY_TRIAL_STATUSES, PROCESSING_STAGES, messages, processingMessages, type Trial } from '@kinetrace/contracts';
+import { ActionIcon, Anchor, Badge, Button, Group, Menu, Paper, Stack, Table, Text } from '@mantine/core';
 import { useMemo } from 'react';
-import { useReprocess } from '../../api/processing.ts';
+import { Link } from 'react-router';
 import { useTagList } from '../../api/tag-lists.ts';
-import { reportError } from '../../app/report-error.ts';
 import { EmptyTableRow } from '../../components/EmptyTableRow.tsx';
 import { ProcessingProgressInline } from '../../components/ProcessingProgress.tsx';
+import { progressOf } from '../../components/processing-progress.ts';
+import { ReprocessButton, TrialIdLine, useReprocessTrial } from '../../components/TrialFailure.tsx';
 import { toast } from '../../components/toasts.tsx';
+import { trialErrorOf } from '../../components/trial-error.ts';
 
 export type TrialAction = 'rename' | 'tags' | 'trash' | 'analysis';
 
@@ -26,17 +28,10 @@ function TrialMenu({
   onOpen: (action: TrialAction) => void;
   onRestore: () => void;
 }) {
-  const reprocess = useReprocess();
+  const reprocess = useReprocessTrial();
   const busy = BUSY_TRIAL_STATUSES.includes(trial.status);
   const editable = (open: () => void) => () => (busy ? toast.warning(messages.trialBusy) : open());
-  const reprocessTrial = () =>
-    reprocess.mutate(
-      { trialId: trial.id },
-      {
-        onSuccess: () => toast.info(messages.trialQueuedForReprocessing),
-        onError: (error) => reportError(error, 'Could not reprocess the trial.'),
-      },
-    );
+  const reprocessTrial = () => reprocess.start(trial);
   return (
     <Menu position="bottom-end">
       <Menu.Target>
@@ -66,18 +61,74 @@ function TrialMenu({
 }
 
 /**
+ * A trial waiting for the session's neutral: what it waits for, with a way to it (the Neutral step); behind a
+ * neutral that failed, why it does not move, instead of "0%" for ever.
+ */
+function WaitingForNeutral({
+  sessionId,
+  neutral,
+  isOwner,
+}: {
+  sessionId: string;
+  neutral: Trial | undefined;
+  isOwner: boolean;
+}) {
+  const failed = neutral?.status === 'error';
+  return (
+    <Text size="sm" c={failed ? 'red' : 'dimmed'} data-testid="trial-progress">
+      {failed
+        ? processingMessages.waitingAfterFailedNeutral(trialErrorOf(neutral))
+        : PROCESSING_STAGES.waiting_for_neutral}
+      {isOwner && (
+        <>
+          {' · '}
+          <Anchor component={Link} to={`/${sessionId}/neutral`} size="sm">
+            {neutral ? 'Go to the neutral pose' : 'Record the neutral pose'}
+          </Anchor>
+        </>
+      )}
+    </Text>
+  );
+}
+
+/** A trial in error: the server's message and the trial's id; for the neutral, the owner's ways forward. */
+function TrialFailed({ trial, sessionId, isOwner }: { trial: Trial; sessionId: string; isOwner: boolean }) {
+  return (
+    <Stack gap={4} data-testid="trial-failure">
+      <Text size="sm" c="red">
+        {trialErrorOf(trial)}
+      </Text>
+      <TrialIdLine trial={trial} />
+      {isOwner && trial.name === 'neutral' && (
+        <Group gap="xs">
+          <Button size="compact-sm" variant="light" component={Link} to={`/${sessionId}/neutral`}>
+            Re-record
+          </Button>
+          <ReprocessButton trial={trial} />
+        </Group>
+      )}
+    </Stack>
+  );
+}
+
+/**
  * §2.13 the session's trials: name, status (with the stage and percentage while processing), tags, and the
  * owner's trial menu. Clicking a name acts on the trial by its status (§4.3).
  */
 export function TrialList({
+  sessionId,
   trials,
+  neutral,
   isOwner,
   openedTrialId,
   onClickTrial,
   onOpen,
   onRestore,
 }: {
+  sessionId: string;
   trials: readonly Trial[];
+  /** The session's current neutral trial, which movement trials wait for. */
+  neutral: Trial | undefined;
   isOwner: boolean;
   openedTrialId: string | null;
   onClickTrial: (trial: Trial) => void;
@@ -114,8 +165,14 @@ export function TrialList({
                   <Badge variant="light" color={STATUS_COLORS[trial.status] ?? 'gray'} data-testid="trial-status">
                     {trial.trashed ? `${trial.status} (trashed)` : trial.status}
                   </Badge>
-                  {(trial.status === 'processing' || trial.status === 'reprocess') && (
-                    <ProcessingProgressInline trial={trial} />
+                  {(trial.status === 'processing' || trial.status === 'reprocess') &&
+                    (progressOf(trial)?.stage === 'waiting_for_neutral' ? (
+                      <WaitingForNeutral sessionId={sessionId} neutral={neutral} isOwner={isOwner} />
+                    ) : (
+                      <ProcessingProgressInline trial={trial} />
+                    ))}
+                  {trial.status === 'error' && !trial.trashed && (
+                    <TrialFailed trial={trial} sessionId={sessionId} isOwner={isOwner} />
                   )}
                 </Stack>
               </Table.Td>

@@ -8,7 +8,7 @@ export function TrialResults({ trial }: { trial: Trial }) {
   return (
     <List spacing={4} size="sm" aria-label={`Results of ${trial.name}`}>
       {files.map((result) => (
-        <List.Item key={result.id}>
+        <List.Item key={result.id ?? result.tag}>
           <Anchor href={result.media!} target="_blank" rel="noreferrer" download>
             {result.tag}
             {typeof result.meta?.device_id === 'string' ? ` (${result.meta.device_id})` : ''}

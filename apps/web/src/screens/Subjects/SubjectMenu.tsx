@@ -2,11 +2,14 @@ import { dataPaths, type Subject } from '@kinetrace/contracts';
 import { ActionIcon, Menu } from '@mantine/core';
 import { isSyncDownloadAllowed, useSyncDownload } from '../../app/sync-download.ts';
 
-export type SubjectDialogKind = 'edit' | 'trash' | 'restore' | 'delete' | 'download';
+export type SubjectDialogKind = 'edit' | 'trash' | 'restore' | 'delete' | 'download' | 'replaceLink' | 'revokeLink';
 
 export const subjectArchiveName = (id: number) => `subject_results_${id}.zip`;
 
-/** §2.17 row menu: Edit, Trash, Download for a subject in use; Restore, 'Delete permanently' once trashed. */
+/**
+ * §2.17 row menu: Edit, Trash, Download for a subject in use; Restore, 'Delete permanently' once trashed.
+ * A subject in use also has its share link replaced or revoked here (or made anew once revoked).
+ */
 export function SubjectMenu({ subject, onOpen }: { subject: Subject; onOpen: (kind: SubjectDialogKind) => void }) {
   const sync = useSyncDownload();
   return (
@@ -42,6 +45,15 @@ export function SubjectMenu({ subject, onOpen }: { subject: Subject; onOpen: (ki
                 }
               >
                 Download data (old)
+              </Menu.Item>
+            )}
+            <Menu.Divider />
+            <Menu.Item onClick={() => onOpen('replaceLink')}>
+              {subject.share_token ? 'Replace share link' : 'Create share link'}
+            </Menu.Item>
+            {subject.share_token && (
+              <Menu.Item color="red" onClick={() => onOpen('revokeLink')}>
+                Revoke share link
               </Menu.Item>
             )}
           </>

@@ -2,13 +2,14 @@ import {
   SUBJECTS_PAGE_SIZE,
   TRASH_RETENTION_DAYS,
   dataPaths,
+  messages,
   type SUBJECT_SORT_FIELDS,
   type Subject,
 } from '@kinetrace/contracts';
 import { Button, Checkbox, Container, Grid, Group, Pagination, Paper, Table, Title } from '@mantine/core';
 import { useEffect, useMemo, useState } from 'react';
 import { Link } from 'react-router';
-import { useSubjectAction, useSubjects } from '../../api/subjects.ts';
+import { useSubjectAction, useSubjects, type SubjectAction } from '../../api/subjects.ts';
 import { useTagList } from '../../api/tag-lists.ts';
 import { reportError } from '../../app/report-error.ts';
 import { fixedPaths } from '../../app/route-names.ts';
@@ -17,6 +18,7 @@ import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { EmptyTableRow } from '../../components/EmptyTableRow.tsx';
 import { SortableHeaders, type SortState } from '../../components/SortableHeaders.tsx';
 import { SubjectDialog } from '../../components/SubjectDialog.tsx';
+import { toast } from '../../components/toasts.tsx';
 import { SubjectMenu, subjectArchiveName, type SubjectDialogKind } from './SubjectMenu.tsx';
 import { SubjectSessions } from './SubjectSessions.tsx';
 
@@ -40,8 +42,45 @@ const questions = {
     `Do you want to download all data associated to the subject ${name}? (This includes every session and trial associated to it, and can take several minutes).`,
 };
 
-const actionOf = { trash: 'trash', restore: 'restore', delete: 'permanent_remove' } as const;
-const titleOf = { trash: 'Trash subject', restore: 'Restore subject', delete: 'Delete subject permanently' } as const;
+/** The confirmed actions of the subject menu: the call each makes, its dialog and what the owner is told after it. */
+type ConfirmedKind = 'trash' | 'restore' | 'delete' | 'replaceLink' | 'revokeLink';
+const confirmed: Record<
+  ConfirmedKind,
+  {
+    action: SubjectAction;
+    title: (subject: Subject) => string;
+    question: (subject: Subject) => string;
+    done?: (subject: Subject) => string;
+  }
+> = {
+  trash: { action: 'trash', title: () => 'Trash subject', question: (subject) => questions.trash(subject.name) },
+  restore: {
+    action: 'restore',
+    title: () => 'Restore subject',
+    question: (subject) => questions.restore(subject.name),
+  },
+  delete: {
+    action: 'permanent_remove',
+    title: () => 'Delete subject permanently',
+    question: (subject) => questions.delete(subject.name),
+  },
+  replaceLink: {
+    action: 'replace_share_token',
+    title: (subject) => (subject.share_token ? 'Replace share link' : 'Create share link'),
+    question: (subject) =>
+      subject.share_token
+        ? messages.shareLinkReplaceQuestion(subject.name)
+        : messages.shareLinkCreateQuestion(subject.name),
+    done: (subject) => (subject.share_token ? messages.shareLinkReplaced : messages.shareLinkCreated),
+  },
+  revokeLink: {
+    action: 'revoke_share_token',
+    title: () => 'Revoke share link',
+    question: (subject) => messages.shareLinkRevokeQuestion(subject.name),
+    done: () => messages.shareLinkRevoked,
+  },
+};
+const isConfirmed = (kind: SubjectDialogKind | 'new'): kind is ConfirmedKind => kind in confirmed;
 
 /** §2.17 subjects: a server-paged table of subjects (40 a page), one selectable, its sessions on the right. */
 export function SubjectsScreen() {
@@ -68,12 +107,14 @@ export function SubjectsScreen() {
   }, [subjects.error]);
 
   const closeDialog = () => setDialog(null);
-  const confirmAction = (kind: 'trash' | 'restore' | 'delete', subject: Subject) =>
+  const confirmAction = (kind: ConfirmedKind, subject: Subject) =>
     subjectAction.mutate(
-      { id: subject.id, action: actionOf[kind] },
+      { id: subject.id, action: confirmed[kind].action },
       {
         onSuccess: () => {
           if (kind === 'delete' && selectedId === subject.id) setSelectedId(null);
+          const done = confirmed[kind].done?.(subject);
+          if (done) toast.success(done);
           closeDialog();
         },
         onError: (error) => reportError(error, 'Could not change the subject.'),
@@ -160,14 +201,14 @@ export function SubjectsScreen() {
       {(dialog?.kind === 'new' || dialog?.kind === 'edit') && (
         <SubjectDialog subject={dialog.subject} onClose={closeDialog} />
       )}
-      {dialog?.subject && (dialog.kind === 'trash' || dialog.kind === 'restore' || dialog.kind === 'delete') && (
+      {dialog?.subject && isConfirmed(dialog.kind) && (
         <ConfirmDialog
-          title={titleOf[dialog.kind]}
-          message={questions[dialog.kind](dialog.subject.name)}
-          danger={dialog.kind === 'delete'}
+          title={confirmed[dialog.kind].title(dialog.subject)}
+          message={confirmed[dialog.kind].question(dialog.subject)}
+          danger={dialog.kind === 'delete' || dialog.kind === 'revokeLink'}
           busy={subjectAction.isPending}
           onClose={closeDialog}
-          onConfirm={() => confirmAction(dialog.kind as 'trash' | 'restore' | 'delete', dialog.subject!)}
+          onConfirm={() => confirmAction(dialog.kind as ConfirmedKind, dialog.subject!)}
         />
       )}
       {dialog?.subject && dialog.kind === 'download' && (

@@ -19,6 +19,7 @@ import { ApiError } from '../../../app/api-client.ts';
 import { reportError } from '../../../app/report-error.ts';
 import { speak, useAuditoryFeedback } from '../../../capture/auditory-feedback.ts';
 import { formatElapsed } from '../../../capture/elapsed-time.ts';
+import { PoorCalibrationWarning } from '../../../components/CalibrationQuality.tsx';
 import { toast } from '../../../components/toasts.tsx';
 import { newTrialNameError } from '../../../components/trial-name.ts';
 import { waitForCalibratedCameras } from './camera-wait.ts';
@@ -166,6 +167,7 @@ export function SessionRecorder({ session }: { session: Session }) {
 
   return (
     <Paper withBorder radius="md" p="md" mb="md" data-testid="session-recorder">
+      {state === 'ready' && <PoorCalibrationWarning session={session} />}
       <Group align="flex-end" wrap="wrap">
         <TextInput
           label="Trial name"

@@ -1,6 +1,7 @@
 import { messages, type Trial } from '@kinetrace/contracts';
 import { fetchTrial } from '../../../api/capture.ts';
 import { toast } from '../../../components/toasts.tsx';
+import { trialErrorOf } from '../../../components/trial-error.ts';
 
 /**
  * §4.3 clicking a trial of the list: a trial still recording, queued or in error says so (an error with the
@@ -19,9 +20,7 @@ export async function canOpenTrial(trial: Trial): Promise<boolean> {
       toast.info(messages.trialQueuedForReprocessing);
       return false;
     case 'error': {
-      const fresh = await fetchTrial(trial.id).catch(() => trial);
-      const serverMessage = fresh.meta.error_msg;
-      toast.error(typeof serverMessage === 'string' && serverMessage ? serverMessage : messages.trialProcessingError);
+      toast.error(trialErrorOf(await fetchTrial(trial.id).catch(() => trial)));
       return false;
     }
     default:

@@ -39,7 +39,7 @@ export function PlaybackControls({ clock }: { clock: PlaybackClock }) {
     </Tooltip>
   );
   return (
-    <Group gap="xs" wrap="nowrap" align="center">
+    <Group gap="xs" align="center">
       {button('Jump to start', 'start', () => clock.seek(clock.startS))}
       {button('Previous frame', 'previous', () => clock.step(-1))}
       {playing ? button('Pause', 'pause', () => clock.pause()) : button('Play', 'play', () => clock.play())}
@@ -47,7 +47,7 @@ export function PlaybackControls({ clock }: { clock: PlaybackClock }) {
       {button('Jump to end', 'end', () => clock.seek(clock.endS))}
       <Slider
         aria-label="Time slider"
-        style={{ flex: 1 }}
+        style={{ flex: '1 1 160px' }}
         min={clock.startS}
         max={clock.endS}
         step={clock.frameS}

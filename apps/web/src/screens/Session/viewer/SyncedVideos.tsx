@@ -1,4 +1,4 @@
-import { SimpleGrid, Text } from '@mantine/core';
+import { Text } from '@mantine/core';
 import { useEffect, useRef } from 'react';
 import type { PlaybackClock } from './playback-clock.ts';
 
@@ -38,6 +38,12 @@ function ClockedVideo({
     };
     follow();
     v.addEventListener('loadedmetadata', follow);
+    // Chromium may settle a pause at the decoder's position rather than the time asked (a pause during a seek
+    // drops the seek): once the element settles on a paused clock, it is brought back to the clock's time.
+    // While playing the clock's ticks do that, and the leader's own time moves the clock.
+    const settle = () => !clock.snapshot.playing && follow();
+    v.addEventListener('pause', settle);
+    v.addEventListener('seeked', settle);
     if (leads) {
       clock.follow(() => {
         if (v.ended || v.error || (Number.isFinite(v.duration) && clock.snapshot.timeS >= v.duration)) return 'absent';
@@ -48,11 +54,13 @@ function ClockedVideo({
     return () => {
       unsubscribe();
       v.removeEventListener('loadedmetadata', follow);
+      v.removeEventListener('pause', settle);
+      v.removeEventListener('seeked', settle);
       if (leads) clock.follow(undefined);
     };
   }, [clock, toleranceS, leads]);
   return (
-    <figure style={{ margin: 0 }}>
+    <figure style={{ margin: 0, display: 'flex', flexDirection: 'column', minHeight: 0 }}>
       <video
         ref={element}
         src={video.url}
@@ -60,7 +68,14 @@ function ClockedVideo({
         playsInline
         preload="auto"
         aria-label={`Video ${video.label}`}
-        style={{ width: '100%', display: 'block', background: '#000' }}
+        style={{
+          flex: '1 1 0',
+          minHeight: 0,
+          width: '100%',
+          objectFit: 'contain',
+          display: 'block',
+          background: '#000',
+        }}
       />
       <Text component="figcaption" size="xs" c="dimmed">
         {video.label}
@@ -79,11 +94,21 @@ export function SyncedVideos({
   clock: PlaybackClock;
   toleranceS: number;
 }) {
+  const cols = videos.length > 2 ? 2 : 1;
+  // The videos share the height they are given (the scene's) in equal rows, each picture fitted in its cell.
   return (
-    <SimpleGrid cols={videos.length > 2 ? 2 : 1} spacing="xs">
+    <div
+      style={{
+        display: 'grid',
+        gridTemplateColumns: `repeat(${cols}, minmax(0, 1fr))`,
+        gridTemplateRows: `repeat(${Math.ceil(videos.length / cols)}, minmax(0, 1fr))`,
+        gap: 'var(--mantine-spacing-xs)',
+        height: '100%',
+      }}
+    >
       {videos.map((video, i) => (
         <ClockedVideo key={video.url} video={video} clock={clock} toleranceS={toleranceS} leads={i === 0} />
       ))}
-    </SimpleGrid>
+    </div>
   );
 }

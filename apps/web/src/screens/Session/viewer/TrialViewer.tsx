@@ -3,6 +3,7 @@ import {
   RESULT_TAGS,
   autoplayDelayMs,
   messages,
+  trialKindOf,
   type Session,
   type Trial,
 } from '@kinetrace/contracts';
@@ -11,6 +12,8 @@ import { Alert, Checkbox, Grid, Group, Loader, Paper, Stack, Text } from '@manti
 import { useQueries, useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { resultFileQuery, resultUrl } from '../../../api/trial-results.ts';
+import { latestCalibrationOf } from '../../../components/calibration-quality.ts';
+import { NeutralImages } from '../../Neutral/NeutralImages.tsx';
 import { parseTrialMotion } from './body-motion.ts';
 import { cameraPosesOf, type CameraPose } from './camera-poses.ts';
 import { PlaybackClock, usePlayback, usePlaybackLoop } from './playback-clock.ts';
@@ -18,15 +21,13 @@ import { PlaybackControls } from './PlaybackControls.tsx';
 import { SkeletonScene } from './SkeletonScene.tsx';
 import { SyncedVideos, type TrialVideo } from './SyncedVideos.tsx';
 
-const allCameras = (results: { data?: CameraPose[] }[]) => results.flatMap((result) => result.data ?? []);
+/** The 3D scene's height, and the videos' beside it; its smallest width. */
+const VIEWER_HEIGHT_PX = 520;
+const SCENE_MIN_WIDTH_PX = 420;
+/** Narrower than this, the videos go below the scene. */
+const VIDEOS_MIN_WIDTH_PX = 300;
 
-/** The session's newest processed calibration: its camera-parameters results place the cameras. */
-function calibrationOf(session: Session): Trial | undefined {
-  return session.trials
-    .filter((trial) => trial.name === 'calibration' && trial.status === 'done' && !trial.trashed)
-    .sort((a, b) => a.created_at.localeCompare(b.created_at))
-    .at(-1);
-}
+const allCameras = (results: { data?: CameraPose[] }[]) => results.flatMap((result) => result.data ?? []);
 
 /** Synchronised videos when processing made them, else the uploaded ones (then not in step with the scene). */
 function videosOf(trial: Trial): { videos: TrialVideo[]; synchronised: boolean } {
@@ -81,7 +82,7 @@ export function TrialViewer({ session, trial, frames, autoplayMs, onClock }: Tri
     enabled: showKeypoints && Boolean(markersUrl),
   });
   const cameras = useQueries({
-    queries: (calibrationOf(session)?.results ?? [])
+    queries: (latestCalibrationOf(session)?.results ?? [])
       .filter((result) => result.tag === RESULT_TAGS.cameraParameters)
       .map((result) => resultFileQuery(result.media, async (response) => cameraPosesOf(await response.json()))),
     combine: allCameras,
@@ -106,11 +107,24 @@ export function TrialViewer({ session, trial, frames, autoplayMs, onClock }: Tri
   }, [clock, onClock]);
 
   if (!transformsUrl || motion.isError) {
+    // A neutral is processed into a scaled model, never a motion: its images stand where the 3D view would.
+    const neutral = !transformsUrl && trialKindOf(trial.name) === 'neutral';
     return (
       <Stack>
-        <Alert color="orange">
-          {transformsUrl ? motion.error?.message : messages.resultNotFound(RESULT_TAGS.visualizerTransforms)}
-        </Alert>
+        {neutral ? (
+          <>
+            <Text size="sm">{messages.neutralHasNoMotion}</Text>
+            <NeutralImages
+              images={trial.results.flatMap((result) =>
+                result.tag === RESULT_TAGS.neutralImage && result.media ? [result.media] : [],
+              )}
+            />
+          </>
+        ) : (
+          <Alert color="orange">
+            {transformsUrl ? motion.error?.message : messages.resultNotFound(RESULT_TAGS.visualizerTransforms)}
+          </Alert>
+        )}
         {!synchronised && videos.length > 0 && <Alert color="blue">{messages.videosNotSynchronized}</Alert>}
         <Grid>
           {videos.map((video) => (
@@ -140,23 +154,25 @@ export function TrialViewer({ session, trial, frames, autoplayMs, onClock }: Tri
           {messages.videosNotSynchronized}
         </Alert>
       )}
-      <Grid gap="sm">
-        <Grid.Col span={{ base: 12, md: videos.length > 0 ? 7 : 12 }}>
-          <div style={{ height: 520 }}>
-            <SkeletonScene
-              motion={motion.data}
-              clock={clock}
-              cameras={cameras}
-              keypoints={showKeypoints ? keypoints.data : undefined}
-            />
-          </div>
-        </Grid.Col>
+      {/* One row (wrapping on narrow screens) of one height: the videos fill the scene's height, so no blank is left beside either. */}
+      <div style={{ display: 'flex', flexWrap: 'wrap', gap: 'var(--mantine-spacing-sm)' }}>
+        <div style={{ flex: `7 1 ${SCENE_MIN_WIDTH_PX}px`, minWidth: 0, height: VIEWER_HEIGHT_PX }}>
+          <SkeletonScene
+            motion={motion.data}
+            clock={clock}
+            cameras={cameras}
+            keypoints={showKeypoints ? keypoints.data : undefined}
+          />
+        </div>
         {videos.length > 0 && (
-          <Grid.Col span={{ base: 12, md: 5 }}>
+          <div
+            style={{ flex: `5 1 ${VIDEOS_MIN_WIDTH_PX}px`, minWidth: 0, height: VIEWER_HEIGHT_PX }}
+            data-testid="trial-videos"
+          >
             <SyncedVideos videos={videos} clock={clock} toleranceS={videoFrameS} />
-          </Grid.Col>
+          </div>
         )}
-      </Grid>
+      </div>
       <Stack gap={4} mt="xs">
         <PlaybackControls clock={clock} />
         <Group justify="space-between">
