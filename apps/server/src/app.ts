@@ -42,7 +42,6 @@ import { registerSubjectRoutes } from './routes/subject-routes.ts';
 import { registerTagListRoutes } from './routes/tag-list-routes.ts';
 import { registerTrialRoutes } from './routes/trial-routes.ts';
 import { registerWebApp } from './routes/web-app.ts';
-import { createLocalUploadStaging } from './storage/upload-staging.ts';
 import { createAccountService } from './services/account-service.ts';
 import { createArchiveService } from './services/archive-service.ts';
 import { createAuthService } from './services/auth-service.ts';
@@ -109,7 +108,7 @@ export async function buildApp(
   registerErrorHandler(app);
 
   const { db } = backends.database;
-  const { files, queue } = backends;
+  const { files, staging, queue } = backends;
   const users = createUsersRepository(db);
   // On the embedded database, sign-ins and session lists are kept in memory until the database notifies a change.
   const auth = createAuthRepository(db, await changeCacheFor(backends.database, SIGN_IN_CHANGES));
@@ -131,7 +130,6 @@ export async function buildApp(
     },
   );
   const rateLimiter = createMemoryRateLimiter(() => now().getTime());
-  const staging = createLocalUploadStaging(config.dataDir);
   const stagedUploads = createStagedUploads({ staging, trials, now });
   const removal = createRemoval({ users, sessions, trials, subjects, tasks, files, stagedUploads });
   const common = {

@@ -5,19 +5,47 @@ import { createJobQueue, type JobQueue } from './jobs/job-queue.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { createOutboxMailer } from './mail/outbox-mailer.ts';
 import { createSmtpMailer } from './mail/smtp-mailer.ts';
+import { S3Client } from '@aws-sdk/client-s3';
 import type { FileStore } from './storage/file-store.ts';
 import { createLocalFileStore } from './storage/local-file-store.ts';
+import { assertBucketReachable, createS3FileStore, s3ClientConfig } from './storage/s3-file-store.ts';
+import { createLocalUploadStaging, createS3UploadStaging, type UploadStaging } from './storage/upload-staging.ts';
 
 /** The I/O backends, each picked once from configuration: embedded defaults or their scaled-out twins. */
 export interface Backends {
   database: DatabaseHandle;
   mailer: Mailer;
   files: FileStore;
+  /** Uploads on their way in: beside the files (the data folder, or the bucket). */
+  staging: UploadStaging;
   queue: JobQueue;
   close(): Promise<void>;
 }
 
+/** Local disk under DATA_DIR, or the bucket S3_BUCKET names (checked reachable before anything else opens). */
+async function openStorage(config: ServerConfig): Promise<Pick<Backends, 'files' | 'staging'> & { close(): void }> {
+  const store = config.objectStore;
+  if (!store)
+    return {
+      files: createLocalFileStore(join(config.dataDir, 'files')),
+      staging: createLocalUploadStaging(config.dataDir),
+      close: () => undefined,
+    };
+  const clientConfig = s3ClientConfig(store);
+  const client = new S3Client(clientConfig);
+  await assertBucketReachable(client, store).catch((error: unknown) => {
+    client.destroy();
+    throw error;
+  });
+  return {
+    files: createS3FileStore(client, store.bucket),
+    staging: createS3UploadStaging(config.dataDir, client, clientConfig, store.bucket),
+    close: () => client.destroy(),
+  };
+}
+
 export async function openBackends(config: ServerConfig, log: (line: string) => void): Promise<Backends> {
+  const storage = await openStorage(config);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -26,17 +54,18 @@ export async function openBackends(config: ServerConfig, log: (line: string) => 
   const mailer = config.smtpUrl
     ? createSmtpMailer(config.smtpUrl, config.mailFrom)
     : createOutboxMailer(join(config.dataDir, 'outbox'), config.mailFrom, log);
-  const files = createLocalFileStore(join(config.dataDir, 'files'));
   const queue = await createJobQueue(database, (error) => log(`Job queue error: ${error.message}`));
   return {
     database,
     mailer,
-    files,
+    files: storage.files,
+    staging: storage.staging,
     queue,
     async close() {
       await queue.stop();
       await mailer.close();
       await database.close();
+      storage.close();
     },
   };
 }

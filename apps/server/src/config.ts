@@ -67,7 +67,66 @@ const environmentSchema = z.object({
   LINK_PRIVACY: z.string().default('https://github.com/kinetrace/kinetrace/blob/main/docs/privacy.md'),
   LINK_BUG_REPORT: z.string().default('https://github.com/kinetrace/kinetrace/issues'),
   LINK_GET_STARTED: z.string().default('https://github.com/kinetrace/kinetrace#quick-start'),
+  S3_BUCKET: z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+      'S3_BUCKET takes a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens',
+    )
+    .optional(),
+  S3_FORCE_PATH_STYLE: z
+    .enum(['true', 'false'], 'S3_FORCE_PATH_STYLE takes true (the bucket in the path, as MinIO wants) or false')
+    .default('false')
+    .transform((value) => value === 'true'),
+  AWS_ENDPOINT_URL_S3: z
+    .url({ protocol: /^https?$/, error: 'AWS_ENDPOINT_URL_S3 takes the store\'s URL, such as http://minio:9000' })
+    .optional(),
+  AWS_ENDPOINT_URL: z
+    .url({ protocol: /^https?$/, error: 'AWS_ENDPOINT_URL takes the store\'s URL, such as http://minio:9000' })
+    .optional(),
+  AWS_REGION: z.string().optional(),
+  AWS_ACCESS_KEY_ID: z.string().optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().optional(),
 });
+
+/** A configuration the server cannot start with: each wrong variable named, with what it takes. */
+export class ConfigError extends Error {}
+
+/**
+ * The S3-compatible store that S3_BUCKET selects, with the AWS SDK's own variables for the rest: the
+ * endpoint (none: AWS itself), the region (us-east-1, the name most other stores answer to, when an
+ * endpoint is given) and the key pair (none: the SDK's usual chain, such as an instance role).
+ */
+export interface ObjectStoreConfig {
+  bucket: string;
+  endpoint?: string;
+  region: string;
+  forcePathStyle: boolean;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}
+
+function objectStoreOf(env: z.infer<typeof environmentSchema>): ObjectStoreConfig | undefined {
+  if (!env.S3_BUCKET) return undefined;
+  const endpoint = env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
+  const region = env.AWS_REGION ?? (endpoint ? 'us-east-1' : undefined);
+  if (!region)
+    throw new ConfigError(
+      'S3_BUCKET needs AWS_REGION (the bucket\'s region, such as eu-west-1), or AWS_ENDPOINT_URL_S3 for a store other than AWS',
+    );
+  if (!env.AWS_ACCESS_KEY_ID !== !env.AWS_SECRET_ACCESS_KEY)
+    throw new ConfigError(
+      'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: set both, or neither to use the instance\'s role',
+    );
+  return {
+    bucket: env.S3_BUCKET,
+    endpoint,
+    region,
+    forcePathStyle: env.S3_FORCE_PATH_STYLE,
+    ...(env.AWS_ACCESS_KEY_ID && {
+      credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY! },
+    }),
+  };
+}
 
 export interface ServerConfig {
   port: number;
@@ -83,6 +142,8 @@ export interface ServerConfig {
   /** Whose X-Forwarded-For to believe for the client's address (rate limits): see TrustProxy. */
   trustProxy: TrustProxy;
   logLevel: string;
+  /** Where files and uploads go when not on local disk (S3_BUCKET). */
+  objectStore?: ObjectStoreConfig;
   instance: {
     provider_name: string;
     public_url: string;
@@ -106,9 +167,16 @@ export function loadConfig(
   environment: Record<string, string | undefined>,
   argv: readonly string[] = [],
 ): ServerConfig {
-  const env = environmentSchema.parse(
+  const parsed = environmentSchema.safeParse(
     Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined && value !== '')),
   );
+  if (!parsed.success)
+    throw new ConfigError(
+      parsed.error.issues
+        .map(({ path, message }) => (message.startsWith(String(path[0])) ? message : `${path.join('.')}: ${message}`))
+        .join('\n'),
+    );
+  const env = parsed.data;
   const https = env.HTTPS || argv.includes('--https');
   const defaultPublicUrl = https
     ? `https://${lanAddress() ?? 'localhost'}:${env.PORT}`
@@ -125,6 +193,7 @@ export function loadConfig(
     https,
     trustProxy: env.TRUST_PROXY,
     logLevel: env.LOG_LEVEL,
+    objectStore: objectStoreOf(env),
     instance: {
       provider_name: env.PROVIDER_NAME,
       public_url: publicUrl,

@@ -1,18 +1,28 @@
 import { join } from 'node:path';
 import { buildApp } from './app.ts';
 import { openBackends } from './backends.ts';
-import { loadConfig } from './config.ts';
+import { ConfigError, loadConfig } from './config.ts';
 import { DataDirInUseError, lockDataDir } from './data-dir-lock.ts';
+import { ObjectStoreUnreachableError } from './storage/s3-file-store.ts';
 import { selfSignedCertificate } from './tls.ts';
-
-/** `npm start`: the whole app on its embedded defaults, or on what the environment configures. */
-const config = loadConfig(process.env, process.argv.slice(2));
 
 /** A start refused for a reason the person starting it can fix: said plainly, without a stack. */
 function refuseToStart(message: string): never {
   console.error(message);
   process.exit(1);
 }
+
+/** Whether an error is one of the reasons `refuseToStart` says plainly. */
+const isPlainRefusal = (error: unknown) =>
+  error instanceof ConfigError || error instanceof ObjectStoreUnreachableError || error instanceof DataDirInUseError;
+
+/** `npm start`: the whole app on its embedded defaults, or on what the environment configures. */
+const config = await Promise.resolve()
+  .then(() => loadConfig(process.env, process.argv.slice(2)))
+  .catch((error: unknown) => {
+    if (isPlainRefusal(error)) refuseToStart((error as Error).message);
+    throw error;
+  });
 
 // On the embedded database the data folder is this process's before anything in it is opened. (Servers
 // sharing PostgreSQL may share a DATA_DIR: nothing in it is then owned by one process.)
@@ -23,12 +33,16 @@ const releaseDataDir = config.databaseUrl
         `The lock on ${config.dataDir} was lost (${error.message}): stopping, so that two servers never share its database.`,
       );
       process.exit(1);
-    }).catch((error: unknown) => refuseToStart(error instanceof DataDirInUseError ? error.message : String(error)));
+    }).catch((error: unknown) => refuseToStart(isPlainRefusal(error) ? (error as Error).message : String(error)));
 
 const tls = config.https
   ? await selfSignedCertificate(join(config.dataDir, 'tls'), new URL(config.publicUrl).hostname)
   : undefined;
-const backends = await openBackends(config, (line) => console.log(line));
+const backends = await openBackends(config, (line) => console.log(line)).catch(async (error: unknown) => {
+  if (!isPlainRefusal(error)) throw error;
+  await releaseDataDir();
+  return refuseToStart((error as Error).message);
+});
 const app = await buildApp(config, backends, { tls, runJobs: 'after-listen' });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

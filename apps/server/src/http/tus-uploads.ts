@@ -46,6 +46,8 @@ export function registerTusUploads(
     // metadata names, the others (offset, resume, cancel) the one the upload was created with.
     async onIncomingRequest(request, uploadId) {
       if (request.method === 'POST') return;
+      // tus makes the ids; one from a request's path that is not one of them names no upload (nor any other object).
+      if (!/^[\w-]+$/.test(uploadId)) throw notPaired;
       const upload = await datastore.getUpload(uploadId).catch(() => undefined);
       if (!presentsToken(request, upload?.metadata?.pairing_token)) throw notPaired;
     },
@@ -58,7 +60,7 @@ export function registerTusUploads(
     },
     async onUploadFinish(_request, upload: Upload) {
       try {
-        const result = await capture.finishUpload(upload.metadata ?? {}, staging.pathOf(upload.id));
+        const result = await capture.finishUpload(upload.metadata ?? {}, await staging.receivedFile(upload.id));
         if (!result.stored) {
           throw {
             status_code: result.reason === 'duplicate' ? 410 : 422,
