@@ -5,11 +5,10 @@ import { createJobQueue, type JobQueue } from './jobs/job-queue.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { createOutboxMailer } from './mail/outbox-mailer.ts';
 import { createSmtpMailer } from './mail/smtp-mailer.ts';
-import { S3Client } from '@aws-sdk/client-s3';
 import type { FileStore } from './storage/file-store.ts';
 import { createLocalFileStore } from './storage/local-file-store.ts';
-import { assertBucketReachable, createS3FileStore, s3ClientConfig } from './storage/s3-file-store.ts';
-import { createLocalUploadStaging, createS3UploadStaging, type UploadStaging } from './storage/upload-staging.ts';
+import { openS3Storage } from './storage/s3-storage.ts';
+import { createLocalUploadStaging, type UploadStaging } from './storage/upload-staging.ts';
 
 /** The I/O backends, each picked once from configuration: embedded defaults or their scaled-out twins. */
 export interface Backends {
@@ -31,17 +30,7 @@ async function openStorage(config: ServerConfig): Promise<Pick<Backends, 'files'
       staging: createLocalUploadStaging(config.dataDir),
       close: () => undefined,
     };
-  const clientConfig = s3ClientConfig(store);
-  const client = new S3Client(clientConfig);
-  await assertBucketReachable(client, store).catch((error: unknown) => {
-    client.destroy();
-    throw error;
-  });
-  return {
-    files: createS3FileStore(client, store.bucket),
-    staging: createS3UploadStaging(config.dataDir, client, clientConfig, store.bucket),
-    close: () => client.destroy(),
-  };
+  return openS3Storage(store, config.dataDir);
 }
 
 export async function openBackends(config: ServerConfig, log: (line: string) => void): Promise<Backends> {

@@ -79,10 +79,10 @@ const environmentSchema = z.object({
     .default('false')
     .transform((value) => value === 'true'),
   AWS_ENDPOINT_URL_S3: z
-    .url({ protocol: /^https?$/, error: 'AWS_ENDPOINT_URL_S3 takes the store\'s URL, such as http://minio:9000' })
+    .url({ protocol: /^https?$/, error: "AWS_ENDPOINT_URL_S3 takes the store's URL, such as http://minio:9000" })
     .optional(),
   AWS_ENDPOINT_URL: z
-    .url({ protocol: /^https?$/, error: 'AWS_ENDPOINT_URL takes the store\'s URL, such as http://minio:9000' })
+    .url({ protocol: /^https?$/, error: "AWS_ENDPOINT_URL takes the store's URL, such as http://minio:9000" })
     .optional(),
   AWS_REGION: z.string().optional(),
   AWS_ACCESS_KEY_ID: z.string().optional(),
@@ -111,11 +111,11 @@ function objectStoreOf(env: z.infer<typeof environmentSchema>): ObjectStoreConfi
   const region = env.AWS_REGION ?? (endpoint ? 'us-east-1' : undefined);
   if (!region)
     throw new ConfigError(
-      'S3_BUCKET needs AWS_REGION (the bucket\'s region, such as eu-west-1), or AWS_ENDPOINT_URL_S3 for a store other than AWS',
+      "S3_BUCKET needs AWS_REGION (the bucket's region, such as eu-west-1), or AWS_ENDPOINT_URL_S3 for a store other than AWS",
     );
   if (!env.AWS_ACCESS_KEY_ID !== !env.AWS_SECRET_ACCESS_KEY)
     throw new ConfigError(
-      'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: set both, or neither to use the instance\'s role',
+      "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: set both, or neither to use the instance's role",
     );
   return {
     bucket: env.S3_BUCKET,

@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileStore } from '../src/storage/file-store.ts';
 import { createLocalFileStore } from '../src/storage/local-file-store.ts';
-import { createS3FileStore, s3ClientConfig } from '../src/storage/s3-file-store.ts';
+import { openS3Storage } from '../src/storage/s3-storage.ts';
 import { startS3Server, type TestS3Server } from './support/s3-server.ts';
 
 /** How each implementation is made, and taken down after its run of the contract. */
@@ -23,8 +22,8 @@ const implementations: { name: string; open(): Promise<{ files: FileStore; close
     name: 'S3-compatible store (s3rver)',
     async open() {
       const { config } = await s3.newBucket();
-      const client = new S3Client(s3ClientConfig(config));
-      return { files: createS3FileStore(client, config.bucket), close: async () => client.destroy() };
+      const { files, close } = await openS3Storage(config, join(tmpdir(), 'kinetrace-unused'));
+      return { files, close: async () => close() };
     },
   },
 ];

@@ -9,7 +9,13 @@ import { ConfigError, loadConfig } from '../src/config.ts';
 import { ObjectStoreUnreachableError } from '../src/storage/s3-file-store.ts';
 import { newSessionWithPhones } from './support/fake-phone.ts';
 import { seedEmbeddedDatabase } from './support/pglite-template.ts';
-import { DEMO_BOARD_QUERY, DEMO_SOURCES, DEMO_SUBJECT, importForm, makeBoardVideos } from './support/processing-fixtures.ts';
+import {
+  DEMO_BOARD_QUERY,
+  DEMO_SOURCES,
+  DEMO_SUBJECT,
+  importForm,
+  makeBoardVideos,
+} from './support/processing-fixtures.ts';
 import { startS3Server, type TestS3Server } from './support/s3-server.ts';
 import { authHeader, onTestServer, openTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
 import { unzip } from './support/unzip.ts';
@@ -71,8 +77,12 @@ describe('object storage (S3_BUCKET)', () => {
     };
     expect(refusal({ S3_BUCKET: 'Bad_Bucket', AWS_REGION: 'eu-west-1' })).toMatch(/^S3_BUCKET takes a bucket name/);
     expect(refusal({ S3_BUCKET: 'videos' })).toMatch(/^S3_BUCKET needs AWS_REGION/);
-    expect(refusal({ ...env, AWS_SECRET_ACCESS_KEY: '' })).toMatch(/AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together/);
-    expect(refusal({ ...env, AWS_ENDPOINT_URL_S3: 'minio:9000' })).toMatch(/^AWS_ENDPOINT_URL_S3 takes the store's URL/);
+    expect(refusal({ ...env, AWS_SECRET_ACCESS_KEY: '' })).toMatch(
+      /AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together/,
+    );
+    expect(refusal({ ...env, AWS_ENDPOINT_URL_S3: 'minio:9000' })).toMatch(
+      /^AWS_ENDPOINT_URL_S3 takes the store's URL/,
+    );
     expect(refusal({ ...env, S3_FORCE_PATH_STYLE: 'yes' })).toMatch(/^S3_FORCE_PATH_STYLE takes true/);
     expect(loadConfig({}).objectStore).toBeUndefined(); // local disk stays the default
     expect(loadConfig(env).objectStore).toMatchObject({ bucket, region: 'us-east-1', forcePathStyle: true });
@@ -80,7 +90,9 @@ describe('object storage (S3_BUCKET)', () => {
     const opening = (environment: Record<string, string>) =>
       openBackends(loadConfig({ ...environment, DATA_DIR: join(scratch, 'never-opened') }), () => undefined);
     await expect(opening({ ...env, S3_BUCKET: 'no-such-bucket' })).rejects.toThrow(
-      new ObjectStoreUnreachableError(`S3_BUCKET no-such-bucket at ${s3.endpoint} cannot be used: it does not exist: create it first.`),
+      new ObjectStoreUnreachableError(
+        `S3_BUCKET no-such-bucket at ${s3.endpoint} cannot be used: it does not exist: create it first.`,
+      ),
     );
     expect(existsSync(join(scratch, 'never-opened'))).toBe(false); // nothing opened before the check
   });
@@ -111,7 +123,14 @@ describe('object storage (S3_BUCKET)', () => {
   });
 
   it('serves a stored video by byte range, and streams the session zip from the bucket', async () => {
-    const subject = (await test.call({ method: 'POST', url: '/api/subjects/', headers: authHeader(owner.token), payload: DEMO_SUBJECT })).json() as Subject;
+    const subject = (
+      await test.call({
+        method: 'POST',
+        url: '/api/subjects/',
+        headers: authHeader(owner.token),
+        payload: DEMO_SUBJECT,
+      })
+    ).json() as Subject;
     const session = ((await get('/sessions/new/')).json() as Session[])[0];
     await get(`/sessions/${session.id}/set_subject/?subject_id=${subject.id}`);
     const form = new FormData();
@@ -172,7 +191,10 @@ describe('object storage (S3_BUCKET)', () => {
         expect(keys.filter((key) => key.includes('/videos/'))).toHaveLength(2);
         expect(trial.results.length).toBeGreaterThanOrEqual(2);
         for (const folder of ['camera-parameters/cam01.json', 'camera-parameters/cam02.json', 'calibration_cam01.jpg'])
-          expect(keys.some((key) => key.endsWith(folder)), folder).toBe(true);
+          expect(
+            keys.some((key) => key.endsWith(folder)),
+            folder,
+          ).toBe(true);
         for (const result of trial.results) {
           const served = await fetch(onTestServer(baseUrl, result.media!));
           expect(served.status, result.tag).toBe(200);

@@ -1,15 +1,7 @@
 import type { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+// Types only: the SDK is loaded when a bucket is configured (s3-storage.ts), never by a server on local disk.
+import type { S3, S3ClientConfig } from '@aws-sdk/client-s3';
+import type { Upload } from '@aws-sdk/lib-storage';
 import type { ObjectStoreConfig } from '../config.ts';
 import { assertSafeKey, type FileStore } from './file-store.ts';
 
@@ -40,9 +32,9 @@ export function isMissing(error: unknown): boolean {
 export class ObjectStoreUnreachableError extends Error {}
 
 /** Checks at start that the bucket answers with the configured credentials, and says plainly when it does not. */
-export async function assertBucketReachable(client: S3Client, store: ObjectStoreConfig): Promise<void> {
+export async function assertBucketReachable(s3: S3, store: ObjectStoreConfig): Promise<void> {
   try {
-    await client.send(new HeadBucketCommand({ Bucket: store.bucket }));
+    await s3.headBucket({ Bucket: store.bucket });
   } catch (error) {
     const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
     const where = store.endpoint ?? `AWS (${store.region})`;
@@ -60,24 +52,22 @@ export async function assertBucketReachable(client: S3Client, store: ObjectStore
  * Files in an S3-compatible bucket, under `files/`. A put is one object write (multipart for large
  * streams), so a reader never sees half a file; a range read is the store's own ranged GET.
  */
-export function createS3FileStore(client: S3Client, bucket: string): FileStore {
+export function createS3FileStore(s3: S3, upload: typeof Upload, bucket: string): FileStore {
   const objectKey = (key: string) => {
     assertSafeKey(key);
     return `${FILES_PREFIX}${key}`;
   };
   return {
     async put(key, data) {
-      await new Upload({ client, params: { Bucket: bucket, Key: objectKey(key), Body: data } }).done();
+      await new upload({ client: s3, params: { Bucket: bucket, Key: objectKey(key), Body: data } }).done();
     },
     async read(key, range) {
       try {
-        const answer = await client.send(
-          new GetObjectCommand({
-            Bucket: bucket,
-            Key: objectKey(key),
-            ...(range && { Range: `bytes=${range.start}-${range.end}` }),
-          }),
-        );
+        const answer = await s3.getObject({
+          Bucket: bucket,
+          Key: objectKey(key),
+          ...(range && { Range: `bytes=${range.start}-${range.end}` }),
+        });
         // A ranged answer gives the whole size after the slash of its Content-Range.
         const total = answer.ContentRange ? Number(answer.ContentRange.split('/')[1]) : answer.ContentLength;
         return { stream: answer.Body as Readable, sizeBytes: total ?? 0 };
@@ -88,7 +78,7 @@ export function createS3FileStore(client: S3Client, bucket: string): FileStore {
     },
     async size(key) {
       try {
-        const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+        const head = await s3.headObject({ Bucket: bucket, Key: objectKey(key) });
         return head.ContentLength ?? 0;
       } catch (error) {
         if (isMissing(error)) return null;
@@ -96,19 +86,16 @@ export function createS3FileStore(client: S3Client, bucket: string): FileStore {
       }
     },
     async remove(key) {
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+      await s3.deleteObject({ Bucket: bucket, Key: objectKey(key) });
     },
     async removeTree(prefix) {
       const folder = `${objectKey(prefix)}/`;
       let token: string | undefined;
       do {
         // Up to 1000 keys a page, the most one DeleteObjects takes.
-        const page = await client.send(
-          new ListObjectsV2Command({ Bucket: bucket, Prefix: folder, ContinuationToken: token }),
-        );
+        const page = await s3.listObjectsV2({ Bucket: bucket, Prefix: folder, ContinuationToken: token });
         const keys = (page.Contents ?? []).map((object) => ({ Key: object.Key! }));
-        if (keys.length > 0)
-          await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys, Quiet: true } }));
+        if (keys.length > 0) await s3.deleteObjects({ Bucket: bucket, Delete: { Objects: keys, Quiet: true } });
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
     },

@@ -3,18 +3,9 @@ import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  type S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3';
 import { FileStore as TusFileStore } from '@tus/file-store';
-import { S3Store } from '@tus/s3-store';
 import { ERRORS, type DataStore, type Upload } from '@tus/server';
 import { isOutOfSpace, outOfSpaceTusError } from './out-of-space.ts';
-import { isMissing } from './s3-file-store.ts';
 
 /** A video upload the server has begun to receive and not finished (tus), as its creation described it. */
 export interface StagedUpload {
@@ -74,10 +65,9 @@ class StagingFileStore extends TusFileStore {
 }
 
 /** Folders of their own for one multipart request's files, under the data folder. */
-function localImportFolders(dataDir: string): Pick<
-  UploadStaging,
-  'newImportFolder' | 'removeImportFolder' | 'importFoldersBefore'
-> {
+export function localImportFolders(
+  dataDir: string,
+): Pick<UploadStaging, 'newImportFolder' | 'removeImportFolder' | 'importFoldersBefore'> {
   const importsDir = join(dataDir, 'staging', 'imports');
   return {
     async newImportFolder() {
@@ -100,7 +90,7 @@ function localImportFolders(dataDir: string): Pick<
 }
 
 /** An upload as its creation described it, from tus's record of it. */
-function stagedUploadOf(upload: Upload): StagedUpload {
+export function stagedUploadOf(upload: Upload): StagedUpload {
   return {
     id: upload.id,
     trialId: upload.metadata?.trial_id ?? undefined,
@@ -131,66 +121,4 @@ export function createLocalUploadStaging(dataDir: string): UploadStaging {
     },
     ...localImportFolders(dataDir),
   };
-}
-
-/** tus's S3 store keeps each upload's description in `<id>.info`, beside the upload's object (`<id>`). */
-const INFO_SUFFIX = '.info';
-
-/**
- * Uploads in the bucket (tus's S3 store: a multipart upload per video, its description in `<id>.info`,
- * a tail shorter than a part in `<id>.part`), at the bucket's top level beside `files/`. A finished
- * upload is copied to this server's disk for the probe, in an import folder (swept like one if the
- * server stops before the upload is removed).
- */
-export function createS3UploadStaging(dataDir: string, client: S3Client, clientConfig: S3ClientConfig, bucket: string) {
-  const datastore = new S3Store({
-    s3ClientConfig: { ...clientConfig, bucket },
-    // One part per 8 MiB the phone sends; S3 takes no part under 5 MiB but the last.
-    partSize: 8 * 1024 * 1024,
-  });
-  const folders = localImportFolders(dataDir);
-  /** The folder holding each received file this process fetched, until its upload is removed. */
-  const received = new Map<string, string>();
-
-  const staging: UploadStaging = {
-    datastore,
-    async receivedFile(uploadId) {
-      const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: uploadId }));
-      const folder = await folders.newImportFolder();
-      received.set(uploadId, folder);
-      const path = join(folder, 'video');
-      await pipeline(answer.Body as Readable, createWriteStream(path));
-      return path;
-    },
-    async list() {
-      const uploads: StagedUpload[] = [];
-      let token: string | undefined;
-      do {
-        // Uploads sit at the top level: the delimiter leaves out everything under files/.
-        const page = await client.send(
-          new ListObjectsV2Command({ Bucket: bucket, Delimiter: '/', ContinuationToken: token }),
-        );
-        for (const object of page.Contents ?? []) {
-          if (!object.Key?.endsWith(INFO_SUFFIX)) continue;
-          const upload = await datastore.getUpload(object.Key.slice(0, -INFO_SUFFIX.length)).catch(() => undefined);
-          if (upload) uploads.push(stagedUploadOf(upload));
-        }
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
-      return uploads;
-    },
-    async remove(uploadId) {
-      // tus's removal aborts an unfinished multipart upload (of a finished one it finds none, and stops there).
-      await datastore.remove(uploadId).catch((error: unknown) => {
-        if (error !== ERRORS.FILE_NOT_FOUND && !isMissing(error)) throw error;
-      });
-      const objects = [uploadId, `${uploadId}${INFO_SUFFIX}`, `${uploadId}.part`].map((Key) => ({ Key }));
-      await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }));
-      const folder = received.get(uploadId);
-      received.delete(uploadId);
-      if (folder) await folders.removeImportFolder(folder);
-    },
-    ...folders,
-  };
-  return staging;
 }

@@ -27,8 +27,9 @@ interface KoaContext {
  * s3rver's own UploadPart writes them: `<uploads folder>/<upload id>/<part number>` with an `.md5` beside.
  */
 function multipartCompletion(server: S3rver) {
-  const store = (server as unknown as { store: { getResourcePath(bucket: string, key: undefined, kind: string): string } })
-    .store;
+  const store = (
+    server as unknown as { store: { getResourcePath(bucket: string, key: undefined, kind: string): string } }
+  ).store;
   return async (context: KoaContext, next: () => Promise<void>) => {
     const uploadId = context.query.uploadId;
     const [, bucket, ...key] = context.path.split('/');
@@ -46,7 +47,10 @@ function multipartCompletion(server: S3rver) {
       context.status = 204;
       return;
     }
-    const numbers = names.filter((name) => /^\d+$/.test(name)).map(Number).sort((a, b) => a - b);
+    const numbers = names
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number)
+      .sort((a, b) => a - b);
     const parts = await Promise.all(
       numbers.map(async (number) => {
         const [info, md5] = await Promise.all([
