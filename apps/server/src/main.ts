@@ -67,6 +67,7 @@ await app.listen({ port: config.port, host: config.host }).catch(async (error: u
 await app.startJobs();
 app.log.info(
   `Kinetrace is running at ${config.publicUrl} (database: ${backends.database.kind}, data: ${config.dataDir}` +
+    `${config.objectStore ? `, files: bucket ${config.objectStore.bucket}` : ''}` +
     `${config.smtpUrl ? '' : ', e-mails to the outbox folder and this log'})`,
 );
 if (tls) {
