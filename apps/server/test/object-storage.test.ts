@@ -111,6 +111,10 @@ describe('object storage (S3_BUCKET)', () => {
     await startServer();
     const resumed = new URL(new URL(created.location!).pathname, baseUrl).toString();
     expect(await phones[0].offset(resumed)).toBe(half);
+    // What the trial's wait for the phone and the cleaning job read: the upload, of that trial and phone.
+    expect(await test.backends.staging.list()).toEqual([
+      expect.objectContaining({ trialId, deviceId: phones[0].deviceId }),
+    ]);
     expect((await phones[0].send(resumed, video.subarray(half), half)).status).toBe(204);
 
     const trial = (await get(`/trials/${trialId}/`)).json() as Trial;

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { S3 } from '@aws-sdk/client-s3';
 import type { S3Store } from '@tus/s3-store';
-import { ERRORS } from '@tus/server';
+import { ERRORS, type Upload } from '@tus/server';
 import { isMissing } from './s3-file-store.ts';
 import { localImportFolders, stagedUploadOf, type StagedUpload, type UploadStaging } from './upload-staging.ts';
 
@@ -40,8 +40,10 @@ export function createS3UploadStaging(dataDir: string, s3: S3, datastore: S3Stor
         const page = await s3.listObjectsV2({ Bucket: bucket, Delimiter: '/', ContinuationToken: token });
         for (const object of page.Contents ?? []) {
           if (!object.Key?.endsWith(INFO_SUFFIX)) continue;
-          const upload = await datastore.getUpload(object.Key.slice(0, -INFO_SUFFIX.length)).catch(() => undefined);
-          if (upload) uploads.push(stagedUploadOf(upload));
+          // The description as tus wrote it (its Upload as JSON): one read, where tus's getUpload also lists the parts.
+          const info = await s3.getObject({ Bucket: bucket, Key: object.Key }).catch(() => undefined);
+          const upload = info?.Body && (JSON.parse(await info.Body.transformToString()) as Upload);
+          if (upload) uploads.push(stagedUploadOf({ ...upload, id: object.Key.slice(0, -INFO_SUFFIX.length) }));
         }
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
