@@ -90,7 +90,7 @@ export function localImportFolders(
 }
 
 /** An upload as its creation described it, from tus's record of it. */
-export function stagedUploadOf(upload: Upload): StagedUpload {
+export function stagedUploadOf(upload: Pick<Upload, 'id' | 'metadata' | 'creation_date'>): StagedUpload {
   return {
     id: upload.id,
     trialId: upload.metadata?.trial_id ?? undefined,
@@ -111,7 +111,7 @@ export function createLocalUploadStaging(dataDir: string): UploadStaging {
       const uploads: StagedUpload[] = [];
       for (const id of ids) {
         const upload = await datastore.configstore.get(id);
-        if (upload) uploads.push(stagedUploadOf({ ...upload, id } as Upload));
+        if (upload) uploads.push(stagedUploadOf({ ...upload, id }));
       }
       return uploads;
     },
