@@ -22,3 +22,4 @@ export * from './camera-parameters.ts';
 export * from './ids.ts';
 export * from './trial-quality.ts';
 export * from './trial-report.ts';
+export * from './keypoints-2d.ts';

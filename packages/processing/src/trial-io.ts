@@ -2,7 +2,7 @@ import type { ProcessingStage, ResultTag } from '@kinetrace/contracts';
 import type {
   BoardSpec,
   CameraModel,
-  LensIntrinsics,
+  CalibrationVideo,
   ProcessingSettings,
   SessionVideo,
   Subject,
@@ -19,7 +19,7 @@ export type TrialInputs = CalibrationTrialInputs | NeutralTrialInputs | Movement
 export interface CalibrationTrialInputs {
   kind: 'calibration';
   /** One per camera; `lens` when a lens calibration of that device model is known. */
-  videos: (SessionVideo & { lens?: LensIntrinsics })[];
+  videos: CalibrationVideo[];
   board: BoardSpec;
 }
 

@@ -62,7 +62,7 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
   /** Each camera's device, by the camera name its video was given (an imported video's calibrated camera, else its phone). */
   const deviceOf = new Map<string, string>();
 
-  async function fetchVideos(workDir: string): Promise<(SessionVideo & { deviceModel?: string })[]> {
+  async function fetchVideos(workDir: string): Promise<(SessionVideo & { path: string; deviceModel?: string })[]> {
     await mkdir(workDir, { recursive: true });
     const videos = await trials.videosOf(trial.id);
     return Promise.all(
@@ -85,7 +85,7 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
   }
 
   /** Calibration videos with the lens calibration of their phone's model, when the owner keeps one. */
-  async function withLenses(videos: (SessionVideo & { deviceModel?: string })[]) {
+  async function withLenses(videos: (SessionVideo & { path: string; deviceModel?: string })[]) {
     return Promise.all(
       videos.map(async ({ deviceModel, ...video }) => {
         const lens = deviceModel && deps.lensFor ? await deps.lensFor(session.userId, deviceModel) : undefined;

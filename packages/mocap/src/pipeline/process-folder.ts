@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { KeypointSetName } from '../pose/keypoint-sets.ts';
 import { DEFAULT_POSE_MODEL, type PoseModelName } from '../pose/pose-model.ts';
 import { PoseWorkerPool } from '../pose/pose-worker-pool.ts';
 import type { QualityReport } from '../report/quality-report.ts';
@@ -32,6 +33,12 @@ export interface ProcessFolderOptions {
   poseModel?: PoseModelName;
   filterFrequency?: FolderSettings['filterFrequency'];
   workers?: number;
+  /** 2D keypoints made elsewhere (default `<folder>/keypoints`, when there; trial-folder.ts). */
+  keypointsDir?: string;
+  /** The keypoint set of OpenPose-layout files (default: from their keypoint count). */
+  keypointSet?: KeypointSetName;
+  /** Frame rate of keypoints given without a video (and without times in the file). */
+  keypointsFps?: number;
   estimatePose?: ProcessTrialOptions['estimatePose'];
   onTrial?: (trial: string, index: number, count: number) => void;
   /** Progress of the current trial: its stage and the fraction of the trial done. */
@@ -56,7 +63,11 @@ export const NO_NEUTRAL_WARNING =
 
 export async function processFolder(folder: string, options: ProcessFolderOptions = {}): Promise<ProcessedTrial[]> {
   const settings = readFolderSettings(folder);
-  const trials = findTrials(folder);
+  const trials = findTrials(folder, {
+    dir: options.keypointsDir,
+    keypointSet: options.keypointSet,
+    fps: options.keypointsFps,
+  });
   if (options.trial !== undefined && !trials.some((trial) => trial.name === options.trial)) {
     throw new ProcessingError('INVALID_FOLDER', `No trial named "${options.trial}" in ${join(folder, 'videos')}.`);
   }
@@ -67,9 +78,12 @@ export async function processFolder(folder: string, options: ProcessFolderOption
     (trial) => trial !== neutral && (options.trial === undefined || trial.name === options.trial),
   );
   const poseModel = options.poseModel ?? settings.poseModel ?? DEFAULT_POSE_MODEL;
-  const pool = options.estimatePose
-    ? undefined
-    : await PoseWorkerPool.start({ model: poseModel, workers: options.workers });
+  // Only cameras without keypoints need the pose model.
+  const detects = [neutral, ...movements].some((trial) => trial?.videos.some((video) => !video.keypoints));
+  const pool =
+    options.estimatePose || !detects
+      ? undefined
+      : await PoseWorkerPool.start({ model: poseModel, workers: options.workers });
   const run: RunOptions = { pool, estimatePose: options.estimatePose, onProgress: options.onProgress };
   try {
     if (!neutral) return await keypointsOnly(movements, calibration, settings, options, run, outDir);

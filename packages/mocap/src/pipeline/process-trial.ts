@@ -1,14 +1,16 @@
 import type { CameraModel } from '../camera/camera.ts';
+import { readKeypoints2D } from '../formats/keypoints-2d-files.ts';
 import { detectPose2D } from '../pose/detect-pose.ts';
 import { NoPersonFoundError } from '../pose/errors.ts';
 import { VIDEO_KEYPOINTS } from '../pose/keypoints.ts';
 import { DEFAULT_POSE_MODEL, POSE_INPUT_MAX_SIDE_PX, type PoseModelName } from '../pose/pose-model.ts';
 import { PoseWorkerPool } from '../pose/pose-worker-pool.ts';
-import type { Keypoints2D } from '../pose/types.ts';
+import { type Keypoints2D, noKeypoints } from '../pose/types.ts';
 import { decodeFrames } from '../video/decode.ts';
 import { VideoReadError } from '../video/errors.ts';
 import { probeVideo } from '../video/probe.ts';
 import type { VideoInfo } from '../video/types.ts';
+import type { SessionVideo } from '../session/types.ts';
 import { ProcessingError } from './processing-error.ts';
 import { reconstructTrial, type Reconstruction, type ReconstructOptions } from './reconstruct-trial.ts';
 import type { PipelineStage } from './stages.ts';
@@ -19,13 +21,8 @@ import type { PipelineStage } from './stages.ts';
  * pose model a few frames at a time, so memory does not grow with the video's length; only the
  * keypoints (a few hundred bytes a frame) are kept.
  */
-export interface TrialVideo {
-  /** Name of the camera, as in the calibration. */
-  cameraName: string;
-  path: string;
-  /** Time of the first frame on the clock the phones share, seconds (from the capture page). */
-  firstFrameTimeS?: number;
-}
+/** A camera's video and/or its 2D keypoints made elsewhere (SessionVideo). */
+export type TrialVideo = SessionVideo;
 
 export interface ProcessTrialInput {
   trialName: string;
@@ -71,7 +68,7 @@ export async function processTrial(input: ProcessTrialInput, options: ProcessTri
   const poseStarted = performance.now();
   const keypoints2D = options.estimatePose
     ? await estimateWith(options.estimatePose, input.videos, progress)
-    : await detectAll(input.videos, options);
+    : await keypointsOfAll(input, options);
   stageSeconds.pose = (performance.now() - poseStarted) / 1000;
 
   const stageStarted = new Map<PipelineStage, number>();
@@ -107,12 +104,51 @@ async function estimateWith(
   return results;
 }
 
-async function detectAll(videos: readonly TrialVideo[], options: ProcessTrialOptions): Promise<Keypoints2D[]> {
-  const infos: VideoInfo[] = [];
+/**
+ * Each camera's 2D keypoints: read from the keypoints given for it (on its video's frame times, when
+ * it has a video), else detected in its video.
+ */
+async function keypointsOfAll(input: ProcessTrialInput, options: ProcessTrialOptions): Promise<Keypoints2D[]> {
+  const toDetect = input.videos.flatMap((video, camera) => (video.keypoints ? [] : [camera]));
+  const withoutVideo = toDetect.filter((camera) => input.videos[camera].path === undefined);
+  if (withoutVideo.length > 0) {
+    const names = withoutVideo.map((camera) => input.videos[camera].cameraName);
+    throw new ProcessingError(
+      'INVALID_FOLDER',
+      `Camera ${names.join(', ')}: neither a video nor 2D keypoints were given.`,
+      names,
+    );
+  }
+  const videoInfos = await probeAll(input.videos);
+  // The given keypoints first: a file that cannot be read stops the trial before the long detection.
+  const given: (Keypoints2D | undefined)[] = [];
+  for (const [camera, video] of input.videos.entries())
+    given.push(
+      video.keypoints &&
+        (await readKeypoints2D(video.keypoints, video.cameraName, {
+          video: videoInfos[camera],
+          imageSize: input.cameras[camera].imageSize,
+        })),
+    );
+  const detected = await detectAll(
+    toDetect.map((camera) => ({
+      video: input.videos[camera] as TrialVideo & { path: string },
+      info: videoInfos[camera]!,
+    })),
+    options,
+  );
+  const all = given.map((keypoints, camera) => keypoints ?? detected[toDetect.indexOf(camera)]);
+  if (toDetect.length === 0) options.onProgress?.('pose', 1, 1);
+  return all;
+}
+
+/** Each video's probe (undefined for a camera given without one); unreadable videos are named together. */
+async function probeAll(videos: readonly TrialVideo[]): Promise<(VideoInfo | undefined)[]> {
+  const infos: (VideoInfo | undefined)[] = [];
   const unreadable: { cameraName: string; reason: string }[] = [];
   for (const video of videos) {
     try {
-      infos.push(await probeVideo(video.path));
+      infos.push(video.path === undefined ? undefined : await probeVideo(video.path));
     } catch (error) {
       if (!(error instanceof VideoReadError)) throw error;
       unreadable.push({ cameraName: video.cameraName, reason: error.message });
@@ -125,6 +161,16 @@ async function detectAll(videos: readonly TrialVideo[], options: ProcessTrialOpt
       unreadable.map(({ cameraName }) => cameraName),
     );
   }
+  return infos;
+}
+
+async function detectAll(
+  cameras: readonly { video: TrialVideo & { path: string }; info: VideoInfo }[],
+  options: ProcessTrialOptions,
+): Promise<Keypoints2D[]> {
+  if (cameras.length === 0) return [];
+  const videos = cameras.map(({ video }) => video);
+  const infos = cameras.map(({ info }) => info);
   const totalFrames = infos.reduce((sum, info) => sum + info.frameCount, 0);
   const pool =
     options.pool ??
@@ -178,8 +224,7 @@ async function detectAll(videos: readonly TrialVideo[], options: ProcessTrialOpt
 
 function emptyKeypoints(info: VideoInfo): Keypoints2D {
   const frameCount = info.timestampsS.length;
-  const data = new Float32Array(frameCount * VIDEO_KEYPOINTS.length * 3);
-  for (let i = 0; i < data.length; i += 3) data.fill(Number.NaN, i, i + 2);
+  const data = noKeypoints(frameCount, VIDEO_KEYPOINTS.length);
   return {
     keypointNames: VIDEO_KEYPOINTS,
     frameCount,

@@ -12,6 +12,7 @@ export type ProcessingErrorCode =
   | 'CALIBRATION_MISSING'
   | 'INVALID_FOLDER'
   | 'KEYPOINTS_MISSING'
+  | 'KEYPOINTS_UNREADABLE'
   | 'SUBJECT_OUT_OF_RANGE';
 
 export class ProcessingError extends Error {

@@ -38,3 +38,10 @@ export interface Keypoints2D {
 export function keypointOffset(keypoints: Pick<Keypoints2D, 'keypointNames'>, frame: number, keypoint: number): number {
   return (frame * keypoints.keypointNames.length + keypoint) * KEYPOINT_VALUES;
 }
+
+/** `frameCount` frames of nobody in Keypoints2D.data's layout: x and y NaN, confidence 0. */
+export function noKeypoints(frameCount: number, keypointCount: number): Float32Array {
+  const data = new Float32Array(frameCount * keypointCount * KEYPOINT_VALUES);
+  for (let i = 0; i < data.length; i += KEYPOINT_VALUES) data.fill(Number.NaN, i, i + 2);
+  return data;
+}

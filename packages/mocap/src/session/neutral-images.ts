@@ -31,7 +31,7 @@ export async function writeNeutralImages(
   const files: OutputFile[] = [];
   for (const [c, video] of videos.entries()) {
     const timeS = videoTimeS(clock, c, keypoints.timesS[frame]);
-    if (timeS === undefined) continue;
+    if (timeS === undefined || video.path === undefined) continue;
     const detected = result.keypoints2D[c];
     const k = nearestFrame(detected.timestampsS, timeS);
     const camera = result.cameras[c];

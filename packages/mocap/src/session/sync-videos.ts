@@ -36,7 +36,8 @@ export async function writeSyncVideos(
   const total = videos.length;
   for (const [c, video] of videos.entries()) {
     const offsetS = clock.offsetsS[c];
-    if (offsetS === undefined) continue;
+    // Cameras given as keypoints alone have no video to show.
+    if (offsetS === undefined || video.path === undefined) continue;
     const info = await probeVideo(video.path);
     const source = decodeFrames(video.path, { info, pixelFormat: 'rgb24', maxHeight: SYNC_VIDEO_MAX_HEIGHT_PX });
     const first = await source.next();

@@ -7,6 +7,7 @@
  */
 import type { CameraModel } from '../camera/camera.ts';
 import type { BoardSpec, CalibrationSolution } from '../calibration/camera-calibration.ts';
+import type { KeypointsSource } from '../formats/keypoints-2d-files.ts';
 import type { ProcessTrialOptions } from '../pipeline/process-trial.ts';
 import type { PoseModelName } from '../pose/pose-model.ts';
 import type { PoseWorkerPool } from '../pose/pose-worker-pool.ts';
@@ -20,7 +21,10 @@ export type SessionProgress = (stage: SessionStage, fraction: number) => void;
 
 export interface SessionVideo {
   cameraName: string;
-  path: string;
+  /** The camera's video; may be left out when `keypoints` are given with their frame times or rate. */
+  path?: string;
+  /** 2D keypoints made elsewhere (another detector, the phone): used instead of detecting them in the video. */
+  keypoints?: KeypointsSource;
   /** Time of the first frame on the clock the phones share, seconds. */
   firstFrameTimeS?: number;
 }
@@ -71,8 +75,11 @@ export interface RunOptions {
   estimatePose?: ProcessTrialOptions['estimatePose'];
 }
 
+/** A board video (calibration always has one), with the device's lens calibration when known. */
+export type CalibrationVideo = SessionVideo & { path: string; lens?: LensIntrinsics };
+
 export interface CalibrationInput {
-  videos: (SessionVideo & { lens?: LensIntrinsics })[];
+  videos: CalibrationVideo[];
   board: BoardSpec;
   outDir: string;
 }

@@ -1,32 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { detectPose2D } from '../../src/pose/detect-pose.ts';
-import { keypointIndex, type VideoKeypoint } from '../../src/pose/keypoints.ts';
+import { COCO_17 } from '../../src/pose/keypoint-sets.ts';
+import { keypointIndex } from '../../src/pose/keypoints.ts';
 import type { PoseWorkerPool } from '../../src/pose/pose-worker-pool.ts';
 import { KEYPOINT_VALUES } from '../../src/pose/types.ts';
 import { decodeImage } from '../../src/video/decode.ts';
 import type { VideoFrame } from '../../src/video/types.ts';
-
-/** COCO's 17 keypoints in annotation order, as our video keypoints (all 17 are in our set). */
-export const COCO_AS_VIDEO_KEYPOINTS: VideoKeypoint[] = [
-  'Nose',
-  'LEye',
-  'REye',
-  'LEar',
-  'REar',
-  'LShoulder',
-  'RShoulder',
-  'LElbow',
-  'RElbow',
-  'LWrist',
-  'RWrist',
-  'LHip',
-  'RHip',
-  'LKnee',
-  'RKnee',
-  'LAnkle',
-  'RAnkle',
-];
 
 interface CocoAnnotations {
   images: { id: number; file_name: string }[];
@@ -77,7 +57,7 @@ function cropAround(image: VideoFrame, bbox: readonly number[], scale: number) {
 export async function cocoPck(annotationsPath: string, pool: PoseWorkerPool): Promise<PckResult> {
   const coco = JSON.parse(readFileSync(annotationsPath, 'utf8')) as CocoAnnotations;
   const perKeypoint: PckResult['perKeypoint'] = Object.fromEntries(
-    COCO_AS_VIDEO_KEYPOINTS.map((name) => [name, { correct: 0, labelled: 0 }]),
+    COCO_17.map((name) => [name, { correct: 0, labelled: 0 }]),
   );
   let correct = 0;
   let labelled = 0;
@@ -95,7 +75,7 @@ export async function cocoPck(annotationsPath: string, pool: PoseWorkerPool): Pr
         pool,
         cameraName: `${image.file_name} person ${person.id}`,
       }).catch(() => null);
-      COCO_AS_VIDEO_KEYPOINTS.forEach((name, cocoIndex) => {
+      COCO_17.forEach((name, cocoIndex) => {
         const [labelX, labelY, visibility] = person.keypoints.slice(3 * cocoIndex, 3 * cocoIndex + 3);
         if (visibility === 0) return;
         labelled++;

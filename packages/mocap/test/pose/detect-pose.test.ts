@@ -12,7 +12,8 @@ import { decodeFrames } from '../../src/video/decode.ts';
 import { probeVideo } from '../../src/video/probe.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
 import { VideoFixtures } from '../video/video-fixtures.ts';
-import { COCO_AS_VIDEO_KEYPOINTS, cocoPck } from './coco-pck.ts';
+import { cocoPck } from './coco-pck.ts';
+import { COCO_17 } from '../../src/pose/keypoint-sets.ts';
 import { median } from '../calibration/pose2sim-reference.ts';
 
 const COCO_ANNOTATIONS = 'people_2d/mmpose@759b39c13f/tests/data/coco/test_coco.json';
@@ -74,7 +75,7 @@ describe('2D pose with the default model', () => {
         const openpose = (JSON.parse(readFileSync(file, 'utf8')) as { people: { pose_keypoints_2d: number[] }[] })
           .people[0]?.pose_keypoints_2d;
         if (!openpose) continue;
-        COCO_AS_VIDEO_KEYPOINTS.forEach((name, index) => {
+        COCO_17.forEach((name, index) => {
           if (openpose[3 * index + 2] < 0.3) return;
           const ours = point(keypoints, frame, name);
           distances.push(Math.hypot(ours.x - openpose[3 * index], ours.y - openpose[3 * index + 1]));

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { KEYPOINT_SETS, type KeypointSetName } from '@kinetrace/contracts';
 import { POSE_MODEL_NAMES, type PoseModelName } from '../../pose/pose-model.ts';
 import { processFolder, type ProcessedTrial } from '../../pipeline/process-folder.ts';
 import { ProcessingError } from '../../pipeline/processing-error.ts';
@@ -11,6 +12,7 @@ import type { CliCommand } from '../command.ts';
 import { stageProgress } from '../progress.ts';
 
 const USAGE = `Usage: kinetrace process <folder> [--out DIR] [--trial NAME] [--model M] [--filter F] [--workers N]
+                         [--keypoints DIR] [--keypoint-set SET] [--fps HZ]
 
 Markerless motion capture of a folder of videos, the chain the app runs: calibration (a camera
 file, or one checkerboard video per camera), the neutral (or static) trial (3D keypoints, the model
@@ -22,6 +24,8 @@ Folder layout and settings: packages/mocap/docs/process.md.
 
   <folder>/videos/<camera>/<trial>.mp4 (neutral.mp4 and the movement trials), or
   <folder>/videos/<camera>.mp4 (one trial, 3D keypoints only)
+  <folder>/keypoints/<camera>/ (OpenPose files, one per frame) or <camera>.json (Kinetrace keypoints),
+    or <camera>/<trial>/ and <camera>/<trial>.json: 2D keypoints used instead of detecting them
   <folder>/calibration/<cameras file> (Qualisys .qca.txt, ...) or <camera>.mp4 board videos
   <folder>/settings.json (optional: board, subject, scalingSetup, model, augmenter, ...)
 
@@ -29,7 +33,10 @@ Folder layout and settings: packages/mocap/docs/process.md.
   --trial    process only this trial
   --model    pose model: ${POSE_MODEL_NAMES.join(', ')} (default from settings, else blazepose-full)
   --filter   low-pass cutoff: 'default' or Hz (default from settings)
-  --workers  pose worker threads (default: one per core)`;
+  --workers  pose worker threads (default: one per core)
+  --keypoints     folder of 2D keypoints (default <folder>/keypoints), laid out as above
+  --keypoint-set  keypoints of the OpenPose files: ${KEYPOINT_SETS.join(', ')} (default from their count)
+  --fps           frame rate of keypoints given without a video`;
 
 const STAGE_LABELS: Record<SessionStage, string> = {
   board: 'Finding the board',
@@ -87,6 +94,9 @@ export const command: CliCommand = {
         model: { type: 'string' },
         filter: { type: 'string' },
         workers: { type: 'string' },
+        keypoints: { type: 'string' },
+        'keypoint-set': { type: 'string' },
+        fps: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -107,6 +117,16 @@ export const command: CliCommand = {
       console.error(`--workers must be a positive whole number, got "${values.workers}".`);
       return 1;
     }
+    const keypointSet = values['keypoint-set'];
+    if (keypointSet !== undefined && !(KEYPOINT_SETS as readonly string[]).includes(keypointSet)) {
+      console.error(`Unknown keypoint set "${keypointSet}": choose one of ${KEYPOINT_SETS.join(', ')}.`);
+      return 1;
+    }
+    const fps = values.fps === undefined ? undefined : Number(values.fps);
+    if (fps !== undefined && !(Number.isFinite(fps) && fps > 0)) {
+      console.error(`--fps must be a positive number of frames per second, got "${values.fps}".`);
+      return 1;
+    }
     const filter =
       values.filter === undefined ? undefined : values.filter === 'default' ? 'default' : Number(values.filter);
 
@@ -120,6 +140,9 @@ export const command: CliCommand = {
         poseModel: values.model as PoseModelName | undefined,
         filterFrequency: filter,
         workers,
+        keypointsDir: values.keypoints ? resolve(values.keypoints) : undefined,
+        keypointSet: keypointSet as KeypointSetName | undefined,
+        keypointsFps: fps,
         onTrial: (name, index, count) => {
           bar.onTrial();
           process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}Trial ${index + 1}/${count}: ${name}\n`);
