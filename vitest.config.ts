@@ -19,6 +19,7 @@ export default defineConfig({
       { extends: true, test: { name: 'contracts', include: ['packages/contracts/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'processing', include: ['packages/processing/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'server', include: ['apps/server/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'worker', include: ['apps/worker/test/**/*.test.ts'] } },
       {
         extends: true,
         test: {

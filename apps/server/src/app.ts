@@ -4,13 +4,14 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { API_PREFIX, PROFILE_PICTURE_MAX_BYTES } from '@kinetrace/contracts';
+import { API_PREFIX, PROFILE_PICTURE_MAX_BYTES, WORKER_API_PREFIX } from '@kinetrace/contracts';
 import { settingChoices } from '@kinetrace/processing/processing-settings';
 import { createAnalysisJob } from './analyses/analysis-job.ts';
 import { createAnalysisRepository } from './analyses/analysis-repository.ts';
 import { registerAnalysisRoutes } from './analyses/analysis-routes.ts';
 import { createAnalysisService } from './analyses/analysis-service.ts';
 import type { Backends } from './backends.ts';
+import type { JobAttempt } from './jobs/job-kinds.ts';
 import { fastifyTrustProxy, type ServerConfig } from './config.ts';
 import { registerAuthentication } from './http/authentication.ts';
 import { answerFrameworkError, registerErrorHandler } from './http/error-handler.ts';
@@ -20,6 +21,9 @@ import { serializeRequest } from './http/request-log.ts';
 import { createProcessingRepository } from './processing/processing-repository.ts';
 import { registerProcessingRoutes } from './processing/processing-routes.ts';
 import { createProcessingService } from './processing/processing-service.ts';
+import { registerWorkerRoutes } from './processing/worker-routes.ts';
+import { createWorkerService } from './processing/worker-service.ts';
+import { createWorkerTokensRepository } from './processing/worker-tokens-repository.ts';
 import { createAuthRepository } from './repositories/auth-repository.ts';
 import { createDevicesRepository } from './repositories/devices-repository.ts';
 import { createLensCalibrationsRepository } from './repositories/lens-calibrations-repository.ts';
@@ -172,17 +176,34 @@ export async function buildApp(
     now,
   });
   const retention = createRetentionService({ trials, sessions, subjects, tasks, files, removal, now });
+  const processingRepository = createProcessingRepository(db);
+  const remoteWorkers = config.workers === 'remote';
   const processing = createProcessingService({
     trials,
     sessions,
     subjects,
     files,
     queue,
-    repository: createProcessingRepository(db),
+    repository: processingRepository,
     lensFor: lensCalibrations.lensFor,
     sessionService,
     dataDir: config.dataDir,
-    singleProcess: backends.database.kind === 'pglite',
+    // Remote workers' leases outlive a restart of the server.
+    singleProcess: backends.database.kind === 'pglite' && !remoteWorkers,
+    staleAfterMs: config.leaseTimeoutS * 1000,
+    log: app.log,
+    now,
+  });
+  const workerService = createWorkerService({
+    processing,
+    repository: processingRepository,
+    queue,
+    trials,
+    files,
+    tokens: createWorkerTokensRepository(db),
+    linkSecret: await createSecretsRepository(db).getOrCreate('worker-input-links'),
+    leasesJobs: remoteWorkers,
+    leaseTimeoutS: config.leaseTimeoutS,
     log: app.log,
     now,
   });
@@ -249,9 +270,12 @@ export async function buildApp(
           const report = await retention.purge();
           app.log.info({ report }, 'recycle bin purged');
         },
-        'process-trial': (payload, attempt) => processing.runJob(payload, attempt),
+        // WORKERS=remote: remote workers lease them over the worker API (worker-service.ts).
+        ...(!remoteWorkers && {
+          'process-trial': (payload: { trialId: string }, attempt: JobAttempt) => processing.runJob(payload, attempt),
+        }),
       },
-      [],
+      remoteWorkers ? ['process-trial'] : [],
     );
     await processing.startRecovery();
     await analysisJob.startRecovery();
@@ -269,7 +293,13 @@ export async function buildApp(
   await app.register(fastifySwagger, {
     openapi: {
       info: { title: 'Kinetrace API', version: '0.1.0', description: 'Markerless motion capture from phone videos.' },
-      components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
+      components: {
+        securitySchemes: {
+          token: { type: 'apiKey', in: 'header', name: 'Authorization' },
+          // The worker API's (`Authorization: Token <worker token>`): a user's token is refused there, and a worker's everywhere else.
+          workerToken: { type: 'apiKey', in: 'header', name: 'Authorization' },
+        },
+      },
       security: [{ token: [] }],
     },
     transform: jsonSchemaTransform,
@@ -303,6 +333,9 @@ export async function buildApp(
     },
     { prefix: API_PREFIX },
   );
+  await app.register(async (workerApi) => registerWorkerRoutes(workerApi, workerService), {
+    prefix: WORKER_API_PREFIX,
+  });
   registerTusUploads(app, captureService, staging, config.trustProxy !== false);
   registerTagListRoutes(app);
   await registerWebApp(app);

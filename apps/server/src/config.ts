@@ -55,6 +55,8 @@ const environmentSchema = z.object({
     .default('false')
     .transform((value) => value === 'true'),
   TRUST_PROXY: z.string().default('false').transform(parseTrustProxy),
+  WORKERS: z.enum(['embedded', 'remote']).default('embedded'),
+  WORKER_LEASE_TIMEOUT_S: z.coerce.number().min(1).max(3600).default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PROVIDER_NAME: z.string().default('Kinetrace'),
   PROVIDER_CONTACT_EMAIL: z.string().default('contact@kinetrace.local'),
@@ -144,6 +146,13 @@ export interface ServerConfig {
   logLevel: string;
   /** Where files and uploads go when not on local disk (S3_BUCKET). */
   objectStore?: ObjectStoreConfig;
+  /**
+   * Who runs the processing pipeline: this process ('embedded', the default) or remote workers that lease
+   * jobs over the worker API ('remote': this process runs no pipeline).
+   */
+  workers: 'embedded' | 'remote';
+  /** A job whose attempt (a remote worker's lease) is silent this long goes back to the queue. */
+  leaseTimeoutS: number;
   instance: {
     provider_name: string;
     public_url: string;
@@ -194,6 +203,8 @@ export function loadConfig(
     trustProxy: env.TRUST_PROXY,
     logLevel: env.LOG_LEVEL,
     objectStore: objectStoreOf(env),
+    workers: env.WORKERS,
+    leaseTimeoutS: env.WORKER_LEASE_TIMEOUT_S,
     instance: {
       provider_name: env.PROVIDER_NAME,
       public_url: publicUrl,

@@ -25,8 +25,12 @@ import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/
  *            share link or not.
  * - pairing: the phone's calls, whose credential is the pairing token in the path: 404 without it.
  * - signed:  stored files, served for a URL the server signed for someone allowed to read them.
+ * - worker:  the worker API (issue 23): worker tokens only, so every user's token, and none, gets 401.
+ * - worker-link: a leased job's input, served for a link the server signed for its worker: 403 unsigned,
+ *            whoever calls.
  */
-type Kind = 'anyone' | 'account' | 'owner' | 'reader' | 'filtered' | 'task' | 'pairing' | 'signed';
+type Kind =
+  'anyone' | 'account' | 'owner' | 'reader' | 'filtered' | 'task' | 'pairing' | 'signed' | 'worker' | 'worker-link';
 interface Rule {
   kind: Kind;
   /**
@@ -142,6 +146,18 @@ const rules: Record<string, Rule> = {
   'GET /api/subjects/{id}/async-download/': { reads: true, kind: 'reader' },
   'GET /api/media/profile-pictures/{userId}/{fileName}': { reads: true, kind: 'anyone' },
   'GET /api/media/files/{*}': { reads: true, kind: 'signed' },
+  'POST /api/worker/lease/': { kind: 'worker', body: () => ({ wait_s: 0 }) },
+  'POST /api/worker/leases/{lease}/heartbeat/': { kind: 'worker', body: () => ({ stage: 'pose', percent: 1 }) },
+  'GET /api/worker/leases/{lease}/inputs/': { kind: 'worker' },
+  'GET /api/worker/leases/{lease}/videos/{index}/': { kind: 'worker-link' },
+  'PUT /api/worker/leases/{lease}/results/': {
+    kind: 'worker',
+    query: () => 'tag=ik_results&name=walk.mot',
+    contentType: 'application/octet-stream',
+    body: () => 'not a result',
+  },
+  'POST /api/worker/leases/{lease}/complete/': { kind: 'worker', body: () => ({ results: [] }) },
+  'POST /api/worker/leases/{lease}/fail/': { kind: 'worker', body: () => ({ kind: 'user', message: 'Nobody' }) },
   'GET /api/sessions/{id}/record/': { kind: 'owner', query: () => 'name=matrix_trial' },
   'GET /api/sessions/{id}/status/': { kind: 'owner' },
   'GET /api/sessions/{id}/stop/': { kind: 'owner' },
@@ -275,6 +291,12 @@ describe('authorization of every route in the OpenAPI document', () => {
           ? { values: { '*': media.pathname.replace('/api/media/files/', '') }, query: media.search.slice(1) }
           : {};
       const { status, body } = await callAs(operation, readOnly, signed);
+      // The worker API takes no user's token at all (the 'worker' rule), its input links none either.
+      if (rule.kind === 'worker' || rule.kind === 'worker-link') {
+        if (status !== (rule.kind === 'worker' ? 401 : 403))
+          failures.push(`${keyOf(operation)}: a read-only token got ${status} ${body}`);
+        continue;
+      }
       if (rule.reads && (status === 401 || status === 403 || status >= 500))
         failures.push(`${keyOf(operation)} only reads: a read-only token got ${status}`);
       if (!rule.reads && (status !== 403 || !body.includes(messages.readOnlyToken)))
@@ -385,6 +407,23 @@ describe('authorization of every route in the OpenAPI document', () => {
             '404',
           );
           check('the paired phone', await send({}), allowed, 'allowed');
+          break;
+        case 'worker':
+          check('anonymous', await send({}), (status) => status === 401, '401');
+          check(
+            'owner',
+            await send(headersOf.owner),
+            (status) => status === 401,
+            '401: a user token is no worker token',
+          );
+          break;
+        case 'worker-link':
+          check(
+            'the owner, unsigned',
+            await send(headersOf.owner, { query: 'expires=1&signature=x' }),
+            (status) => status === 403,
+            '403',
+          );
           break;
         case 'signed':
           check(

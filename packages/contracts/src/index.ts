@@ -23,3 +23,4 @@ export * from './ids.ts';
 export * from './trial-quality.ts';
 export * from './trial-report.ts';
 export * from './keypoints-2d.ts';
+export * from './workers.ts';

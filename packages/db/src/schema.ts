@@ -326,3 +326,26 @@ export const analysisResults = pgTable(
   },
   (table) => [uniqueIndex('analysis_results_trial_kind_idx').on(table.trialId, table.kind)],
 );
+
+/**
+ * A remote worker's credential (issue 23), made by the operator with `npm run worker-token -- create`: its
+ * name, the hash of its secret, when it last called the worker API, and when it was revoked (refused at once).
+ * The job it holds is the trial whose `meta.processing_worker` is its id.
+ */
+export const workerTokens = pgTable(
+  'worker_tokens',
+  {
+    id: identityColumn(),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: createdAtColumn(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex('worker_tokens_hash_idx').on(table.tokenHash),
+    uniqueIndex('worker_tokens_live_name_idx')
+      .on(table.name)
+      .where(sql`${table.revokedAt} is null`),
+  ],
+);

@@ -12,7 +12,7 @@ declare module 'fastify' {
 }
 
 /** "Authorization: Token <t>" (as the spec's client sends) or "Bearer <t>". */
-function bearerOf(request: FastifyRequest): string | undefined {
+export function bearerOf(request: FastifyRequest): string | undefined {
   const match = /^(?:Token|Bearer)\s+(\S+)$/i.exec(request.headers.authorization ?? '');
   return match?.[1];
 }

@@ -31,8 +31,14 @@ export interface JobQueue {
   schedule<K extends JobKind>(kind: K, cron: string, payload: JobPayload<K>): Promise<void>;
   /** Jobs of `kind` taken by some process and not finished (a crashed process leaves them so). */
   active<K extends JobKind>(kind: K): Promise<ActiveJob<K>[]>;
-  /** Fails an active job whose process is gone: it is retried like any failure while retries remain. */
-  failInterrupted(kind: JobKind, id: string): Promise<void>;
+  /**
+   * Takes the next waiting job of `kind` (highest priority, then oldest) for a process that is not a handler
+   * here, a remote worker: it is active until `complete` or `fail`.
+   */
+  take<K extends JobKind>(kind: K): Promise<ActiveJob<K> | null>;
+  complete(kind: JobKind, id: string): Promise<void>;
+  /** Fails an active job (its process stopped, or it failed elsewhere): it is retried while retries remain. */
+  fail(kind: JobKind, id: string, reason: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -98,8 +104,22 @@ export async function createJobQueue(database: DatabaseHandle, onError: (error: 
         retryLimit: Number(row.retry_limit),
       }));
     },
-    async failInterrupted(kind, id) {
-      await boss.fail(kind, id, { message: 'interrupted: its process stopped' });
+    async take(kind) {
+      const [job] = await boss.fetch(kind, { batchSize: 1, includeMetadata: true });
+      return job
+        ? {
+            id: job.id,
+            payload: jobKinds[kind].parse(job.data) as JobPayload<typeof kind>,
+            retryCount: job.retryCount,
+            retryLimit: job.retryLimit,
+          }
+        : null;
+    },
+    async complete(kind, id) {
+      await boss.complete(kind, id);
+    },
+    async fail(kind, id, reason) {
+      await boss.fail(kind, id, { message: reason });
     },
     async stop() {
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });

@@ -4,6 +4,8 @@ import { schema, type Database } from '@kinetrace/db';
 import type { TrialRow } from '../repositories/trials-repository.ts';
 
 const { trials, trialResults, sessions } = schema;
+/** The running attempt's id and, when a remote worker holds it, that worker's id (worker_tokens): they go together. */
+const ATTEMPT_KEYS = ['processing_attempt', 'processing_worker'];
 /** The processing stage a trial shows (null when it is not processing). */
 const stageOf = sql`${trials.meta}->'progress'->>'stage'`;
 
@@ -40,37 +42,59 @@ export function createProcessingRepository(db: Database) {
     ): Promise<boolean> {
       const queued = await db
         .update(trials)
-        .set({ status, meta: patchedMeta({ progress }, ['error_msg', 'processing_attempt']), updatedAt: new Date() })
+        .set({ status, meta: patchedMeta({ progress }, ['error_msg', ...ATTEMPT_KEYS]), updatedAt: new Date() })
         .where(and(eq(trials.id, trialId), eq(trials.status, from)))
         .returning({ id: trials.id });
       return queued.length > 0;
     },
 
-    /** The attempt takes the trial over: later writes of earlier attempts are ignored. */
-    async startAttempt(trialId: string, attemptId: string, progress: ProcessingProgress): Promise<void> {
+    /**
+     * The attempt takes the trial over: later writes of earlier attempts are ignored. `workerId`: the remote
+     * worker that leased it (none in-process).
+     */
+    async startAttempt(
+      trialId: string,
+      attemptId: string,
+      progress: ProcessingProgress,
+      workerId?: number,
+    ): Promise<void> {
       await db
         .update(trials)
         .set({
           status: 'processing',
-          meta: patchedMeta({ progress, processing_attempt: attemptId }, ['error_msg']),
+          meta: patchedMeta(
+            { progress, processing_attempt: attemptId, ...(workerId !== undefined && { processing_worker: workerId }) },
+            ['error_msg', ...ATTEMPT_KEYS],
+          ),
           updatedAt: new Date(),
         })
         .where(eq(trials.id, trialId));
     },
 
-    /** Progress of the current attempt (also its heartbeat: `updated_at` moves). */
-    async setProgress(trialId: string, attemptId: string, progress: ProcessingProgress): Promise<void> {
-      await db
+    /** Progress of the current attempt (also its heartbeat: `updated_at` moves); false when it is no longer current. */
+    async setProgress(trialId: string, attemptId: string, progress: ProcessingProgress): Promise<boolean> {
+      const updated = await db
         .update(trials)
         .set({ meta: patchedMeta({ progress }), updatedAt: new Date() })
-        .where(isAttempt(trialId, attemptId));
+        .where(isAttempt(trialId, attemptId))
+        .returning({ id: trials.id });
+      return updated.length > 0;
+    },
+
+    /** The trial while `attemptId` is its current attempt and the worker `workerId` holds it. */
+    async leasedTrial(trialId: string, attemptId: string, workerId: number): Promise<TrialRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(trials)
+        .where(and(isAttempt(trialId, attemptId), sql`${trials.meta}->>'processing_worker' = ${String(workerId)}`));
+      return row;
     },
 
     /** Waiting for a prerequisite trial: no attempt runs. */
     async markWaiting(trialId: string, progress: ProcessingProgress): Promise<void> {
       await db
         .update(trials)
-        .set({ status: 'processing', meta: patchedMeta({ progress }, ['processing_attempt']), updatedAt: new Date() })
+        .set({ status: 'processing', meta: patchedMeta({ progress }, ATTEMPT_KEYS), updatedAt: new Date() })
         .where(eq(trials.id, trialId));
     },
 
@@ -92,7 +116,7 @@ export function createProcessingRepository(db: Database) {
           .update(trials)
           .set({
             status: 'done',
-            meta: patchedMeta({}, ['progress', 'processing_attempt', 'error_msg']),
+            meta: patchedMeta({}, ['progress', 'error_msg', ...ATTEMPT_KEYS]),
             updatedAt: new Date(),
           })
           .where(eq(trials.id, trialId));
@@ -106,7 +130,7 @@ export function createProcessingRepository(db: Database) {
         .update(trials)
         .set({
           status: 'error',
-          meta: patchedMeta({ error_msg: message }, ['progress', 'processing_attempt']),
+          meta: patchedMeta({ error_msg: message }, ['progress', ...ATTEMPT_KEYS]),
           updatedAt: new Date(),
         })
         .where(attemptId === null ? eq(trials.id, trialId) : isAttempt(trialId, attemptId));

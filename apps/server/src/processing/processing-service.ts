@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import {
   messages,
   processingMessages,
+  processingProgressSchema,
   trialKindOf,
   type ProcessingProgress,
   type TrialKind,
@@ -19,7 +20,7 @@ import type { AuthContext } from '../services/auth-service.ts';
 import type { SessionService } from '../services/session-service.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import type { ProcessingRepository } from './processing-repository.ts';
-import { createServerTrialIO, type ServerTrialIODeps } from './server-trial-io.ts';
+import { createServerTrialIO, type Attempt, type ServerTrialIODeps } from './server-trial-io.ts';
 
 /** Calibration, then neutral, then movement trials; reprocessing after everything recorded (pg-boss: higher first). */
 const PRIORITY: Record<TrialKind | 'reprocess', number> = { calibration: 30, neutral: 20, movement: 10, reprocess: 0 };
@@ -62,12 +63,25 @@ export interface ProcessingServiceDeps {
   repository: ProcessingRepository;
   sessionService: SessionService;
   dataDir: string;
-  /** PGlite: one process owns the database, so a job active at start-up has lost its process. */
+  /** PGlite with in-process workers: one process owns the database, so a job active at start-up has lost its process. */
   singleProcess: boolean;
+  /** An attempt (a remote worker's lease) silent this long has lost its process: the job goes back to the queue. */
+  staleAfterMs: number;
   /** The owner's lens calibration of a device model, when lens calibrations are kept. */
   lensFor?: ServerTrialIODeps['lensFor'];
   log: { info(object: object, message: string): void; error(object: object, message: string): void };
   now: () => Date;
+}
+
+/** An attempt begun for a runner: the server's side of its TrialIO and its limits. */
+export interface BegunAttempt {
+  attempt: Attempt;
+  io: ReturnType<typeof createServerTrialIO>;
+  timeLimitS: number;
+  /** No retry follows an internal failure of this attempt. */
+  finalAttempt: boolean;
+  /** Seconds the trial waited in the queue, for the log. */
+  queuedS: number | undefined;
 }
 
 /**
@@ -101,6 +115,9 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     return { expectedS, timeLimitS: Math.max(MIN_TIME_LIMIT_S, TIME_LIMIT_FACTOR * expectedS) };
   }
 
+  /** Told each time a trial is queued here (remote workers' long polls on this server take it at once). */
+  const queuedListeners = new Set<() => void>();
+
   async function send(trial: TrialRow, reprocess: boolean): Promise<void> {
     const { timeLimitS } = await timeLimitOf(trial.id);
     const ownerPending = await repository.pendingOfOwner(trial.sessionId, trial.id);
@@ -113,6 +130,7 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
         expireInSeconds: timeLimitS + 120,
       },
     );
+    for (const listener of queuedListeners) listener();
   }
 
   /**
@@ -157,8 +175,39 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     }
   }
 
-  /** The 'process-trial' job: one attempt at one trial. Throws only to have pg-boss retry an internal failure. */
-  async function runJob({ trialId }: { trialId: string }, job: JobAttempt): Promise<void> {
+  /** Every failure goes to the log with its own error (paths, a tool's output): users read only its message. */
+  const logFailure: ServerTrialIODeps['logFailure'] = (id, failure) =>
+    failure.kind === 'user'
+      ? log.info(
+          { err: failure.error, trialId: id, userMessage: failure.message },
+          'trial processing ended in an error the user can act on',
+        )
+      : log.error({ err: failure.error, trialId: id, willRetry: failure.willRetry }, 'trial processing failed');
+
+  /** The server's side of one attempt's TrialIO (server-trial-io.ts). */
+  const ioFor = (attempt: Attempt) =>
+    createServerTrialIO(
+      {
+        trials,
+        subjects: deps.subjects,
+        files: deps.files,
+        repository,
+        installDir: deps.dataDir,
+        lensFor: deps.lensFor,
+        logFailure,
+      },
+      attempt,
+    );
+
+  /**
+   * Starts one attempt of a 'process-trial' job, in this process or for the remote worker `workerId`: null
+   * when there is nothing to run (the trial is gone, done, trashed, or now waits for its calibration or neutral).
+   */
+  async function beginAttempt(
+    { trialId }: { trialId: string },
+    job: JobAttempt,
+    workerId?: number,
+  ): Promise<BegunAttempt | null> {
     let trial = await trials.findById(trialId);
     // Wall-clock seconds since the trial was queued (not the rules' clock, which tests move).
     const queuedAt = (trial?.meta as { progress?: { stage?: unknown; started_at?: unknown } } | undefined)?.progress;
@@ -166,17 +215,20 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
       queuedAt?.stage === 'queued' && typeof queuedAt.started_at === 'string'
         ? (Date.now() - Date.parse(queuedAt.started_at)) / 1000
         : undefined;
-    if (!trial || (trial.status !== 'processing' && trial.status !== 'reprocess')) return;
-    if (trial.trashed) return stopInRecycleBin(trial);
+    if (!trial || (trial.status !== 'processing' && trial.status !== 'reprocess')) return null;
+    if (trial.trashed) {
+      await stopInRecycleBin(trial);
+      return null;
+    }
     const waitFor = await prerequisiteStage(trial);
     if (waitFor) {
       await repository.markWaiting(trialId, progressAt(waitFor));
       // The prerequisite may have finished between the check and the mark: look once more, so no trial waits for ever.
-      if (await prerequisiteStage(trial)) return;
+      if (await prerequisiteStage(trial)) return null;
       trial = (await trials.findById(trialId))!;
     }
     const session = await sessions.findById(trial.sessionId);
-    if (!session) return;
+    if (!session) return null;
 
     const attemptId = `${job.id}.${job.retryCount}`;
     const { expectedS, timeLimitS } = await timeLimitOf(trialId);
@@ -184,30 +236,30 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
       ...progressAt(trialKindOf(trial.name) === 'calibration' ? 'board' : 'pose', expectedS),
       attempt: { number: job.retryCount + 1, of: job.retryLimit + 1 },
     };
-    await repository.startAttempt(trialId, attemptId, progress);
+    await repository.startAttempt(trialId, attemptId, progress, workerId);
+    const attempt = { id: attemptId, trial, session, progress };
+    return { attempt, io: ioFor(attempt), timeLimitS, finalAttempt: job.retryCount >= job.retryLimit, queuedS };
+  }
+
+  /** The attempt `attemptId` of a trial a remote worker holds, to carry on with it (null when it is not the current one). */
+  async function resumeAttempt(trial: TrialRow, attemptId: string): Promise<Attempt | null> {
+    const progress = processingProgressSchema.safeParse((trial.meta as { progress?: unknown }).progress);
+    const session = await sessions.findById(trial.sessionId);
+    if (!session || !progress.success) return null;
+    return { id: attemptId, trial, session, progress: progress.data };
+  }
+
+  /** The 'process-trial' job in this process: one attempt at one trial. Throws only to have pg-boss retry an internal failure. */
+  async function runJob(payload: { trialId: string }, job: JobAttempt): Promise<void> {
+    const begun = await beginAttempt(payload, job);
+    if (!begun) return;
+    const { attempt, io, finalAttempt } = begun;
+    const { trial, progress } = attempt;
     running.add(job.id);
     const heartbeat = setInterval(() => {
-      repository.setProgress(trialId, attemptId, progress).catch(() => undefined);
+      repository.setProgress(trial.id, attempt.id, progress).catch(() => undefined);
     }, HEARTBEAT_MS);
     try {
-      const io = createServerTrialIO(
-        {
-          trials,
-          subjects: deps.subjects,
-          files: deps.files,
-          repository,
-          installDir: deps.dataDir,
-          lensFor: deps.lensFor,
-          logFailure: (id, failure) =>
-            failure.kind === 'user'
-              ? log.info(
-                  { err: failure.error, trialId: id, userMessage: failure.message },
-                  'trial processing ended in an error the user can act on',
-                )
-              : log.error({ err: failure.error, trialId: id, willRetry: failure.willRetry }, 'trial processing failed'),
-        },
-        { id: attemptId, trial, session, progress },
-      );
       // Keep the reported progress as the heartbeat's base: the heartbeat must not move the stage back.
       const reporting = {
         ...io,
@@ -216,16 +268,18 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
           await io.progress(stage, percent);
         },
       };
-      const finalAttempt = job.retryCount >= job.retryLimit;
-      const outcome = await runTrial(trialId, reporting, {
+      const outcome = await runTrial(trial.id, reporting, {
         workRoot: join(deps.dataDir, 'work'),
         finalAttempt,
-        timeLimitS,
+        timeLimitS: begun.timeLimitS,
         poses,
       });
       // Where the time went (`npm run bench` reads it): the queue's pickup, each step of the attempt.
       if (outcome.status === 'done')
-        log.info({ trialId, attempt: attemptId, queuedS, ...outcome.steps }, 'trial processed');
+        log.info(
+          { trialId: trial.id, attempt: attempt.id, queuedS: begun.queuedS, ...outcome.steps },
+          'trial processed',
+        );
       if (outcome.status === 'internal-error' && !finalAttempt) throw new Error('Trial processing failed; retrying');
       // Whatever the end, what waited for this trial runs again: with it, or to wait for the next one, or to say what is missing.
       await releaseWaiting(trial);
@@ -240,6 +294,7 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     kind: 'process-trial',
     running,
     singleProcess: deps.singleProcess,
+    staleAfterMs: deps.staleAfterMs,
     find: async (job) => {
       const trial = await trials.findById(job.payload.trialId);
       return trial && { item: trial, aliveAt: trial.updatedAt };
@@ -263,6 +318,15 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
   return {
     enqueue,
     runJob,
+    beginAttempt,
+    resumeAttempt,
+    /** Calls `listener` whenever this process queues a trial; answers how to stop. */
+    onQueued(listener: () => void): () => void {
+      queuedListeners.add(listener);
+      return () => queuedListeners.delete(listener);
+    },
+    ioFor,
+    releaseWaiting,
 
     /** Recovers interrupted attempts now and every 30 s until stop(). */
     startRecovery: () => recovery.start(),

@@ -1,6 +1,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   processingMessages,
@@ -13,6 +14,7 @@ import {
 import { readKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
 import type { CameraModel, LensIntrinsics, SessionVideo, Subject } from '@kinetrace/mocap/session/types';
 import { resolveProcessingSettings, boardOf } from '@kinetrace/processing/processing-settings';
+import { resultFileNames } from '@kinetrace/processing/result-names';
 import {
   TrialInputError,
   type ResultFile,
@@ -22,7 +24,7 @@ import {
 } from '@kinetrace/processing/trial-io';
 import type { SessionRowDb } from '../repositories/sessions-repository.ts';
 import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
-import type { TrialResultRow, TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
+import type { TrialResultRow, TrialRow, TrialsRepository, TrialVideoRow } from '../repositories/trials-repository.ts';
 import { trialFilesPrefix } from '../services/storage-keys.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import type { NewResult, ProcessingRepository } from './processing-repository.ts';
@@ -40,6 +42,16 @@ export interface ServerTrialIODeps {
   lensFor?: (userId: number, deviceModel: string) => Promise<LensIntrinsics | undefined>;
 }
 
+/** Where a stored video goes for the engine: the path (or link) the engine's input names. */
+export type VideoPlacer = (stored: { storageKey: string; index: number }, fileName: string) => Promise<string>;
+
+/** A result file stored under the attempt: its tag, its name there (resultFileNames), its camera. */
+export interface StoredResult {
+  tag: string;
+  name: string;
+  cameraName?: string;
+}
+
 /** One attempt at one trial: who it is and where its progress starts from. */
 export interface Attempt {
   id: string;
@@ -49,40 +61,60 @@ export interface Attempt {
 }
 
 /**
- * The in-process runner's TrialIO over the database and the file store. Cameras are named by the
+ * The server's side of a TrialIO over the database and the file store: the in-process runner's whole TrialIO,
+ * and what the worker API does for a remote worker (inputs with links, results uploaded one by one). Cameras are named by the
  * phones' device ids (an imported video by the calibrated camera it was paired with); the session's calibration is the newest done 'calibration' trial's
  * camera-parameters results (one Kinetrace camera file per camera with its candidate poses, best
  * first), whether a board calibration or an imported one stored the same way.
  */
-export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): TrialIO {
+export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
   const { trials, subjects, files, repository } = deps;
   const { trial, session } = attempt;
   const meta = sessionMetaSchema.parse(session.meta);
 
-  /** Each camera's device, by the camera name its video was given (an imported video's calibrated camera, else its phone). */
+  /** The camera name a video is given: an imported video's calibrated camera, else its phone. */
+  const cameraNameOf = (video: TrialVideoRow) => {
+    const given = video.parameters.camera_name;
+    return typeof given === 'string' && given ? given : video.deviceId;
+  };
+  /** Each camera's device, by the camera name its video was given. */
   const deviceOf = new Map<string, string>();
+  const devicesRead = trials
+    .videosOf(trial.id)
+    .then((videos) => videos.forEach((video) => deviceOf.set(cameraNameOf(video), video.deviceId)));
+  devicesRead.catch(() => undefined); // awaited where used
 
-  async function fetchVideos(workDir: string): Promise<(SessionVideo & { path: string; deviceModel?: string })[]> {
-    await mkdir(workDir, { recursive: true });
+  /** The trial's videos, each put where the engine will read it (`place`). */
+  async function placeVideos(place: VideoPlacer): Promise<(SessionVideo & { path: string; deviceModel?: string })[]> {
+    await devicesRead;
     const videos = await trials.videosOf(trial.id);
     return Promise.all(
-      videos.map(async (video) => {
-        const stored = video.storageKey ? await files.read(video.storageKey) : null;
-        if (!stored) throw new Error(`The stored video of ${video.deviceId} is missing`);
-        const { first_frame_ms: firstFrameMs, camera_name: givenName, device_model: deviceModel } = video.parameters;
-        const cameraName = typeof givenName === 'string' && givenName ? givenName : video.deviceId;
-        deviceOf.set(cameraName, video.deviceId);
-        const path = join(workDir, `${video.deviceId}.${video.storageKey!.split('.').at(-1)}`);
-        await pipeline(stored.stream, createWriteStream(path));
+      videos.map(async (video, index) => {
+        const { first_frame_ms: firstFrameMs, device_model: deviceModel } = video.parameters;
+        const cameraName = cameraNameOf(video);
+        if (!video.storageKey) throw new Error(`The stored video of ${video.deviceId} is missing`);
+        const fileName = `${video.deviceId}.${video.storageKey.split('.').at(-1)}`.replace(/[^A-Za-z0-9_.-]+/g, '_');
         return {
           cameraName,
-          path,
+          path: await place({ storageKey: video.storageKey, index }, fileName),
           ...(typeof firstFrameMs === 'number' && { firstFrameTimeS: firstFrameMs / 1000 }),
           ...(typeof deviceModel === 'string' && deviceModel && { deviceModel }),
         };
       }),
     );
   }
+
+  /** In-process: each video copied from the store into the work folder. */
+  const copyInto =
+    (workDir: string): VideoPlacer =>
+    async ({ storageKey }, fileName) => {
+      await mkdir(workDir, { recursive: true });
+      const stored = await files.read(storageKey);
+      if (!stored) throw new Error(`The stored video ${fileName} is missing`);
+      const path = join(workDir, fileName);
+      await pipeline(stored.stream, createWriteStream(path));
+      return path;
+    };
 
   /** Calibration videos with the lens calibration of their phone's model, when the owner keeps one. */
   async function withLenses(videos: (SessionVideo & { path: string; deviceModel?: string })[]) {
@@ -156,100 +188,121 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt): 
     return typeof video?.parameters.fps === 'number' ? video.parameters.fps : 30;
   };
 
-  /** Unique store keys under this attempt's folder: results of a retry never overwrite the files of the results they replace. */
-  function resultKeys(results: ResultFile[]): string[] {
-    const prefix = `${trialFilesPrefix(trial.sessionId, trial.id)}/results/${attempt.id.replace(/[^A-Za-z0-9_-]+/g, '_')}`;
-    const used = new Set<string>();
-    return results.map((result) => {
-      const name = basename(result.path).replace(/[^A-Za-z0-9_.-]+/g, '_');
-      let key = `${prefix}/${result.tag}/${name}`;
-      if (used.has(key) && result.cameraName)
-        key = `${prefix}/${result.tag}/${result.cameraName.replace(/[^A-Za-z0-9_-]+/g, '_')}-${name}`;
-      used.add(key);
-      return key;
+  /** Under this attempt's folder: results of a retry never overwrite the files of the results they replace. */
+  const resultKey = (tag: string, name: string) =>
+    `${trialFilesPrefix(trial.sessionId, trial.id)}/results/${attempt.id.replace(/[^A-Za-z0-9_-]+/g, '_')}/${tag}/${name}`;
+
+  /**
+   * Registers the attempt's stored results and marks the trial done; false (its files removed) when the
+   * attempt is no longer the trial's current one.
+   */
+  async function commit(refs: StoredResult[]): Promise<boolean> {
+    await devicesRead;
+    const keys = refs.map((ref) => resultKey(ref.tag, ref.name));
+    // Per-camera results name their phone, so the session counts its calibrated cameras (session-calibration.ts).
+    const cameraMeta = (cameraName: string | undefined) =>
+      cameraName === undefined ? null : { device_id: deviceOf.get(cameraName) ?? cameraName, camera_name: cameraName };
+    const rows: NewResult[] = refs.map((ref, index) => ({
+      tag: ref.tag,
+      storageKey: keys[index],
+      meta: cameraMeta(ref.cameraName),
+    }));
+    const replaced = await repository.commitResults(trial.id, attempt.id, rows).catch(async (error: unknown) => {
+      await Promise.all(keys.map((key) => files.remove(key))).catch(() => undefined);
+      throw error;
     });
+    // Superseded meanwhile: this attempt's files go, the current attempt's results stand.
+    const unused = replaced === null ? keys : replaced.filter((key) => !keys.includes(key));
+    await Promise.all(unused.map((key) => files.remove(key)));
+    return replaced !== null;
+  }
+
+  async function inputsWith(place: VideoPlacer): Promise<TrialInputs> {
+    const kind = trialKindOf(trial.name);
+    if (kind === 'calibration')
+      return { kind, videos: await withLenses(await placeVideos(place)), board: boardOf(meta) };
+    const settings = resolveProcessingSettings(meta, await framerateOf(), deps.installDir);
+    if (kind === 'neutral') {
+      const calibration = await newestDone('calibration');
+      if (!calibration) throw new TrialInputError(processingMessages.calibrationMissing);
+      const videos = (await placeVideos(place)).map(({ deviceModel: _, ...video }) => video);
+      const cameras = await camerasFor(calibration, videos);
+      return {
+        kind,
+        videos,
+        cameraSolutions: cameras.map((camera) => camera.candidates),
+        ...(cameras.every((camera) => camera.boardRmsPx) && {
+          boardRmsPx: cameras.map((camera) => camera.boardRmsPx!),
+        }),
+        subject: await subjectOf(trial),
+        settings,
+      };
+    }
+    const neutral = await newestDone('neutral');
+    if (!neutral) throw new TrialInputError(processingMessages.neutralMissing);
+    const model = (await trials.resultsOf(neutral.id)).find((result) => result.tag === RESULT_TAGS.opensimModel);
+    if (!model) throw new TrialInputError(processingMessages.neutralMissing);
+    const videos = (await placeVideos(place)).map(({ deviceModel: _, ...video }) => video);
+    const cameras = await camerasFor(neutral, videos);
+    return {
+      kind,
+      trialName: trial.name,
+      videos,
+      cameras: cameras.map((camera) => camera.candidates[0]),
+      calibrationErrorsPx: cameras.map((camera) => camera.boardRmsPx?.[0] ?? null),
+      scaledModelOsim: await storedText(model),
+      subject: await subjectOf(neutral),
+      settings,
+    };
   }
 
   return {
-    async readInputs(workDir): Promise<TrialInputs> {
-      const kind = trialKindOf(trial.name);
-      if (kind === 'calibration')
-        return { kind, videos: await withLenses(await fetchVideos(workDir)), board: boardOf(meta) };
-      const settings = resolveProcessingSettings(meta, await framerateOf(), deps.installDir);
-      if (kind === 'neutral') {
-        const calibration = await newestDone('calibration');
-        if (!calibration) throw new TrialInputError(processingMessages.calibrationMissing);
-        const videos = (await fetchVideos(workDir)).map(({ deviceModel: _, ...video }) => video);
-        const cameras = await camerasFor(calibration, videos);
-        return {
-          kind,
-          videos,
-          cameraSolutions: cameras.map((camera) => camera.candidates),
-          ...(cameras.every((camera) => camera.boardRmsPx) && {
-            boardRmsPx: cameras.map((camera) => camera.boardRmsPx!),
-          }),
-          subject: await subjectOf(trial),
-          settings,
-        };
-      }
-      const neutral = await newestDone('neutral');
-      if (!neutral) throw new TrialInputError(processingMessages.neutralMissing);
-      const model = (await trials.resultsOf(neutral.id)).find((result) => result.tag === RESULT_TAGS.opensimModel);
-      if (!model) throw new TrialInputError(processingMessages.neutralMissing);
-      const videos = (await fetchVideos(workDir)).map(({ deviceModel: _, ...video }) => video);
-      const cameras = await camerasFor(neutral, videos);
-      return {
-        kind,
-        trialName: trial.name,
-        videos,
-        cameras: cameras.map((camera) => camera.candidates[0]),
-        calibrationErrorsPx: cameras.map((camera) => camera.boardRmsPx?.[0] ?? null),
-        scaledModelOsim: await storedText(model),
-        subject: await subjectOf(neutral),
-        settings,
-      };
-    },
+    inputsWith,
+    readInputs: (workDir: string) => inputsWith(copyInto(workDir)),
 
     async progress(stage: ProcessingStage, percent: number) {
       await repository.setProgress(trial.id, attempt.id, { ...attempt.progress, stage, percent });
     },
 
-    async complete(results) {
-      const keys = resultKeys(results);
-      for (const [index, result] of results.entries()) await files.put(keys[index], createReadStream(result.path));
-      // Per-camera results name their phone, so the session counts its calibrated cameras (session-calibration.ts).
-      const cameraMeta = (cameraName: string | undefined) =>
-        cameraName === undefined
-          ? null
-          : { device_id: deviceOf.get(cameraName) ?? cameraName, camera_name: cameraName };
-      const rows: NewResult[] = results.map((result, index) => ({
-        tag: result.tag,
-        storageKey: keys[index],
-        meta: cameraMeta(result.cameraName),
-      }));
-      const replaced = await repository.commitResults(trial.id, attempt.id, rows).catch(async (error: unknown) => {
-        await Promise.all(keys.map((key) => files.remove(key))).catch(() => undefined);
-        throw error;
-      });
-      // Superseded meanwhile: this attempt's files go, the current attempt's results stand.
-      const unused = replaced === null ? keys : replaced.filter((key) => !keys.includes(key));
-      await Promise.all(unused.map((key) => files.remove(key)));
+    async storeResult(ref: StoredResult, data: Readable) {
+      await files.put(resultKey(ref.tag, ref.name), data);
     },
 
-    async fail(failure: TrialFailure) {
+    /** Whether every result was stored (a remote worker uploads them before completing). */
+    async stored(refs: StoredResult[]): Promise<StoredResult | undefined> {
+      for (const ref of refs) if ((await files.size(resultKey(ref.tag, ref.name))) === null) return ref;
+      return undefined;
+    },
+
+    commit,
+
+    async complete(results: ResultFile[]) {
+      const names = resultFileNames(results);
+      const refs = results.map((result, index) => ({
+        tag: result.tag,
+        name: names[index],
+        cameraName: result.cameraName,
+      }));
+      for (const [index, result] of results.entries())
+        await files.put(resultKey(result.tag, names[index]), createReadStream(result.path));
+      await commit(refs);
+    },
+
+    async fail(failure: TrialFailure): Promise<void> {
       deps.logFailure(trial.id, failure);
       if (failure.kind === 'user') return repository.markError(trial.id, attempt.id, failure.message);
       if (failure.willRetry) {
         // Back in the queue for the next attempt, which the screens announce ("retrying (2 of 3)").
         const { number = 1, of = number + 1 } = attempt.progress.attempt ?? {};
-        return repository.setProgress(trial.id, attempt.id, {
+        await repository.setProgress(trial.id, attempt.id, {
           ...attempt.progress,
           stage: 'queued',
           percent: 0,
           attempt: { number: number + 1, of },
         });
+        return;
       }
       return repository.markError(trial.id, attempt.id, processingMessages.internalFailure);
     },
-  };
+  } satisfies TrialIO & Record<string, unknown>;
 }

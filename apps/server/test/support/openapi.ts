@@ -70,6 +70,8 @@ export function pathValue(path: string, name: string, ids: OwnedIds): string {
     pairingToken: ids.pairingToken,
     userId: ids.user,
     fileName: '0123456789abcdef.png',
+    // A worker's lease of the owner's trial (the worker API: its job and attempt are the queue's).
+    lease: `${ids.trial}.00000000-0000-4000-8000-000000000000.0`,
     '*': `sessions/${ids.session}/trials/${ids.trial}/results/walk.mot`,
   };
   return known[name] ?? '1';

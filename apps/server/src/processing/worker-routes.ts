@@ -1,0 +1,146 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  completeRequestSchema,
+  failRequestSchema,
+  heartbeatRequestSchema,
+  inputLinkParamsSchema,
+  inputLinkQuerySchema,
+  leaseParamsSchema,
+  leaseRequestSchema,
+  leaseResponseSchema,
+  resultFileRefSchema,
+  trialInputsManifestSchema,
+  workerAckSchema,
+  workerMessages,
+  workerPaths,
+} from '@kinetrace/contracts';
+import { invalidFields } from '../http/http-errors.ts';
+import { bearerOf } from '../http/authentication.ts';
+import type { Worker } from './worker-tokens-repository.ts';
+import type { WorkerService } from './worker-service.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The remote worker calling the worker API (its token checked on every call, so a revocation holds at once). */
+    worker: Worker | null;
+  }
+  interface FastifyContextConfig {
+    /** A route whose credential is a signed link in its URL, not a worker token. */
+    signedLink?: boolean;
+  }
+}
+
+const ack = { ok: true } as const;
+const tags = ['Workers'];
+
+/**
+ * The worker API (issue 23), registered under WORKER_API_PREFIX in a scope of its own: only worker tokens
+ * reach it (a user's token is refused), and the user API's authentication never sees a worker token as a user.
+ */
+export function registerWorkerRoutes(app: FastifyInstance, workers: WorkerService): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  api.decorateRequest('worker', null);
+  api.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.signedLink) return;
+    request.worker = await workers.authenticate(bearerOf(request));
+  });
+  // Result files are streamed into the store as they arrive (their size is the engine's, not a form's).
+  api.addContentTypeParser('application/octet-stream', (_request, payload, done) => done(null, payload));
+  const workerOf = (request: FastifyRequest) => request.worker!;
+  const security = [{ workerToken: [] }];
+
+  api.post(
+    workerPaths.lease,
+    { schema: { tags, security, body: leaseRequestSchema, response: { 200: leaseResponseSchema } } },
+    async (request) => {
+      const gone = new AbortController();
+      request.raw.once('close', () => gone.abort());
+      return { lease: await workers.lease(workerOf(request), request.body.wait_s, gone.signal) };
+    },
+  );
+  api.post(
+    workerPaths.heartbeat(':lease'),
+    {
+      schema: {
+        tags,
+        security,
+        params: leaseParamsSchema,
+        body: heartbeatRequestSchema,
+        response: { 200: workerAckSchema },
+      },
+    },
+    async (request) => {
+      await workers.heartbeat(workerOf(request), request.params.lease, request.body.stage, request.body.percent);
+      return ack;
+    },
+  );
+  api.get(
+    workerPaths.inputs(':lease'),
+    { schema: { tags, security, params: leaseParamsSchema, response: { 200: trialInputsManifestSchema } } },
+    (request) => workers.inputs(workerOf(request), request.params.lease),
+  );
+  api.get(
+    workerPaths.inputVideo(':lease', ':index'),
+    {
+      config: { signedLink: true },
+      schema: { tags, security: [], params: inputLinkParamsSchema, querystring: inputLinkQuerySchema },
+    },
+    async (request, reply) => {
+      const { lease, index } = request.params;
+      const video = await workers.inputVideo(lease, index, request.query.expires, request.query.signature);
+      return reply.header('content-length', video.sizeBytes).type('application/octet-stream').send(video.stream);
+    },
+  );
+  api.put(
+    workerPaths.result(':lease'),
+    {
+      schema: {
+        tags,
+        security,
+        params: leaseParamsSchema,
+        querystring: resultFileRefSchema,
+        response: { 200: workerAckSchema },
+      },
+    },
+    async (request) => {
+      const file = request.body;
+      if (!(file instanceof Readable)) throw invalidFields({ file: [workerMessages.resultBodyMissing] });
+      await workers.storeResult(workerOf(request), request.params.lease, request.query, file);
+      return ack;
+    },
+  );
+  api.post(
+    workerPaths.complete(':lease'),
+    {
+      schema: {
+        tags,
+        security,
+        params: leaseParamsSchema,
+        body: completeRequestSchema,
+        response: { 200: workerAckSchema },
+      },
+    },
+    async (request) => {
+      await workers.complete(workerOf(request), request.params.lease, request.body.results);
+      return ack;
+    },
+  );
+  api.post(
+    workerPaths.fail(':lease'),
+    {
+      schema: {
+        tags,
+        security,
+        params: leaseParamsSchema,
+        body: failRequestSchema,
+        response: { 200: workerAckSchema },
+      },
+    },
+    async (request) => {
+      await workers.fail(workerOf(request), request.params.lease, request.body);
+      return ack;
+    },
+  );
+}

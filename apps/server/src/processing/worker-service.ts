@@ -1,0 +1,232 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import {
+  trialKindOf,
+  workerMessages,
+  workerPaths,
+  WORKER_API_PREFIX,
+  type FailRequest,
+  type Lease,
+  type ProcessingStage,
+  type ResultFileRef,
+  type TrialInputsManifest,
+} from '@kinetrace/contracts';
+import { manifestOf } from '@kinetrace/processing/trial-manifest';
+import { TrialInputError } from '@kinetrace/processing/trial-io';
+import { badRequest, HttpError, unauthorized } from '../http/http-errors.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
+import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
+import { hashRandomToken } from '../services/secrets.ts';
+import type { FileStore } from '../storage/file-store.ts';
+import type { ProcessingRepository } from './processing-repository.ts';
+import type { ProcessingService } from './processing-service.ts';
+import type { Worker, WorkerTokensRepository } from './worker-tokens-repository.ts';
+
+/** A long poll looks at the queue this often for jobs other servers queued (this server's wake it at once). */
+const POLL_MS = 500;
+/** An input link works this long: the worker downloads its videos right after asking for them. */
+const INPUT_LINK_TTL_MS = 15 * 60_000;
+
+export interface WorkerServiceDeps {
+  processing: ProcessingService;
+  repository: ProcessingRepository;
+  queue: JobQueue;
+  trials: TrialsRepository;
+  files: FileStore;
+  tokens: WorkerTokensRepository;
+  /** Signs the input links (an instance secret every server shares). */
+  linkSecret: string;
+  /** WORKERS=remote: this server hands out jobs; embedded, it processes them itself and leases none. */
+  leasesJobs: boolean;
+  leaseTimeoutS: number;
+  log: { info(object: object, message: string): void };
+  now: () => Date;
+}
+
+/** 410: the lease expired (its job went back to the queue), or it is another worker's. */
+const leaseGone = () => new HttpError(410, { detail: workerMessages.leaseGone });
+
+/** A lease id's parts: `<trial>.<job>.<retry>`, the attempt id being `<job>.<retry>`. */
+function leaseParts(leaseId: string): { trialId: string; attemptId: string; jobId: string } {
+  const [trialId, jobId, retry] = leaseId.split('.');
+  return { trialId, jobId, attemptId: `${jobId}.${retry}` };
+}
+
+/**
+ * The worker API's rules (issue 23): remote workers lease 'process-trial' jobs from the pg-boss queue, run the
+ * same runTrial as the in-process runner over a TrialIO that calls this, and write through the same server
+ * side of the TrialIO (server-trial-io.ts). A worker reaches only the trial it holds the current attempt of;
+ * once its lease expired (interrupted-jobs.ts recovers silent attempts) its late writes are refused.
+ */
+export function createWorkerService(deps: WorkerServiceDeps) {
+  const { processing, repository, queue, tokens, now } = deps;
+
+  const signature = (leaseId: string, index: number, expires: number) =>
+    createHmac('sha256', deps.linkSecret).update(`${leaseId}\n${index}\n${expires}`).digest('base64url');
+
+  /** The trial while `worker` holds the lease, else 410. */
+  async function leased(
+    worker: Worker,
+    leaseId: string,
+  ): Promise<{ trial: TrialRow; attemptId: string; jobId: string }> {
+    const { trialId, attemptId, jobId } = leaseParts(leaseId);
+    const trial = await repository.leasedTrial(trialId, attemptId, worker.id);
+    if (!trial) throw leaseGone();
+    return { trial, attemptId, jobId };
+  }
+
+  async function attemptIO(worker: Worker, leaseId: string) {
+    const { trial, attemptId, jobId } = await leased(worker, leaseId);
+    const attempt = await processing.resumeAttempt(trial, attemptId);
+    if (!attempt) throw leaseGone();
+    return { trial, attempt, jobId, io: processing.ioFor(attempt) };
+  }
+
+  /** Waits `ms`, or less when this server queues a trial or the caller goes away. */
+  function pause(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        stopListening();
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      const stopListening = processing.onQueued(done);
+      signal.addEventListener('abort', done);
+    });
+  }
+
+  return {
+    /** The worker holding this live token, its contact recorded; 401 for anything else (a user's token too). */
+    async authenticate(bearer: string | undefined): Promise<Worker> {
+      const worker = bearer ? await tokens.contact(hashRandomToken(bearer), now()) : undefined;
+      if (!worker) throw unauthorized(workerMessages.tokenRefused);
+      return worker;
+    },
+
+    /** The next job, leased to `worker`: waits up to `waitS` for one (long poll); null when none came. */
+    async lease(worker: Worker, waitS: number, signal: AbortSignal): Promise<Lease | null> {
+      if (!deps.leasesJobs) throw new HttpError(409, { detail: workerMessages.embeddedServer });
+      const deadline = Date.now() + waitS * 1000;
+      while (!signal.aborted) {
+        const job = await queue.take('process-trial');
+        if (job) {
+          const begun = await processing.beginAttempt(job.payload, job, worker.id).catch(async (error: unknown) => {
+            await queue.fail('process-trial', job.id, String(error));
+            throw error;
+          });
+          // Nothing to run (done, trashed, or now waiting for its calibration or neutral): the job is over.
+          if (!begun) {
+            await queue.complete('process-trial', job.id);
+            continue;
+          }
+          deps.log.info(
+            { trialId: job.payload.trialId, attempt: begun.attempt.id, worker: worker.name },
+            'trial leased',
+          );
+          return {
+            id: `${job.payload.trialId}.${begun.attempt.id}`,
+            trial_id: job.payload.trialId,
+            kind: trialKindOf(begun.attempt.trial.name),
+            final_attempt: begun.finalAttempt,
+            time_limit_s: begun.timeLimitS,
+            heartbeat_s: deps.leaseTimeoutS / 4,
+            lease_timeout_s: deps.leaseTimeoutS,
+          };
+        }
+        const left = deadline - Date.now();
+        if (left <= 0) break;
+        await pause(Math.min(POLL_MS, left), signal);
+      }
+      return null;
+    },
+
+    /** The worker's progress, which the screens show; also what keeps its lease. */
+    async heartbeat(worker: Worker, leaseId: string, stage: ProcessingStage, percent: number): Promise<void> {
+      const { trial, attemptId } = await leased(worker, leaseId);
+      const progress = (await processing.resumeAttempt(trial, attemptId))?.progress;
+      if (!progress || !(await repository.setProgress(trial.id, attemptId, { ...progress, stage, percent })))
+        throw leaseGone();
+    },
+
+    /** The trial's inputs, each video a signed link that works for INPUT_LINK_TTL_MS while the lease lasts. */
+    async inputs(worker: Worker, leaseId: string): Promise<TrialInputsManifest> {
+      const { io } = await attemptIO(worker, leaseId);
+      const expires = now().getTime() + INPUT_LINK_TTL_MS;
+      const fileNames = new Map<string, string>();
+      try {
+        const inputs = await io.inputsWith(async ({ index }, fileName) => {
+          const link = `${WORKER_API_PREFIX}${workerPaths.inputVideo(leaseId, index)}?expires=${expires}&signature=${signature(leaseId, index, expires)}`;
+          fileNames.set(link, fileName);
+          return link;
+        });
+        return manifestOf(inputs, (link) => fileNames.get(link)!);
+      } catch (error) {
+        // The user must act first (calibrate, record the neutral): the worker fails the trial with this message.
+        if (error instanceof TrialInputError) throw new HttpError(422, { detail: error.message, user_error: true });
+        throw error;
+      }
+    },
+
+    /** A video of a lease's inputs, for a link `inputs` signed, while it has not expired and the lease lasts. */
+    async inputVideo(
+      leaseId: string,
+      index: number,
+      expires: number,
+      given: string,
+    ): Promise<{ stream: Readable; sizeBytes: number }> {
+      const refused = () => new HttpError(403, { detail: workerMessages.inputLinkInvalid });
+      const expected = Buffer.from(signature(leaseId, index, expires));
+      const actual = Buffer.from(given);
+      if (expected.length !== actual.length || !timingSafeEqual(expected, actual) || expires < now().getTime())
+        throw refused();
+      const { trialId, attemptId } = leaseParts(leaseId);
+      const trial = await deps.trials.findById(trialId);
+      if ((trial?.meta as { processing_attempt?: unknown } | undefined)?.processing_attempt !== attemptId)
+        throw leaseGone();
+      const video = (await deps.trials.videosOf(trialId))[index];
+      const stored = video?.storageKey ? await deps.files.read(video.storageKey) : null;
+      if (!stored) throw refused();
+      return stored;
+    },
+
+    /** Stores one result file of the attempt; the same file uploaded again replaces it (never a second result). */
+    async storeResult(worker: Worker, leaseId: string, ref: ResultFileRef, data: Readable): Promise<void> {
+      const { io } = await attemptIO(worker, leaseId);
+      await io.storeResult({ tag: ref.tag, name: ref.name }, data);
+    },
+
+    /** Registers the uploaded results and marks the trial done; the job ends, and what waited for the trial runs. */
+    async complete(worker: Worker, leaseId: string, refs: ResultFileRef[]): Promise<void> {
+      const { io, trial, attempt, jobId } = await attemptIO(worker, leaseId);
+      const stored = refs.map((ref) => ({ tag: ref.tag, name: ref.name, cameraName: ref.camera_name }));
+      const missing = await io.stored(stored);
+      if (missing) throw badRequest(workerMessages.resultMissing(missing.name));
+      if (!(await io.commit(stored))) throw leaseGone();
+      await queue.complete('process-trial', jobId);
+      deps.log.info({ trialId: trial.id, attempt: attempt.id, worker: worker.name }, 'trial processed');
+      await processing.releaseWaiting(trial);
+    },
+
+    /**
+     * Ends the attempt in failure: one the user can act on ends the trial in error with the worker's message;
+     * an internal one is retried while attempts remain, else ends the trial in error.
+     */
+    async fail(worker: Worker, leaseId: string, failure: FailRequest): Promise<void> {
+      const { io, trial, attempt, jobId } = await attemptIO(worker, leaseId);
+      const { number = 1, of = 1 } = attempt.progress.attempt ?? {};
+      const willRetry = failure.kind === 'internal' && number < of;
+      await io.fail(
+        failure.kind === 'user'
+          ? { kind: 'user', message: failure.message, error: new Error(`worker ${worker.name}: ${failure.message}`) }
+          : { kind: 'internal', error: new Error(`worker ${worker.name}: ${failure.error}`), willRetry },
+      );
+      if (failure.kind === 'user') await queue.complete('process-trial', jobId);
+      else await queue.fail('process-trial', jobId, `worker ${worker.name}: ${failure.error}`);
+      if (!willRetry) await processing.releaseWaiting(trial);
+    },
+  };
+}
+
+export type WorkerService = ReturnType<typeof createWorkerService>;

@@ -1,0 +1,72 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Lease, ProcessingStage } from '@kinetrace/contracts';
+import { resultFileNames } from '@kinetrace/processing/result-names';
+import { inputsOf } from '@kinetrace/processing/trial-manifest';
+import { TrialInputError, type TrialFailure, type TrialIO } from '@kinetrace/processing/trial-io';
+import { UserInputError, type WorkerClient } from './worker-client.ts';
+
+/** A result upload that fails on the network is tried this often in all (the server stores it once however often it arrives). */
+const UPLOAD_TRIES = 3;
+
+/** An error as the server's log should read it: its name, message and stack. */
+const describe = (error: unknown) =>
+  error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+
+/**
+ * The remote worker's TrialIO over the worker API: the same runTrial as the server's in-process runner
+ * reads its inputs from signed links, reports its progress (the lease's heartbeat carries the last one)
+ * and uploads its results, each once whatever the retries.
+ */
+export function createRemoteTrialIO(client: WorkerClient, lease: Lease, installDir: string) {
+  /** What the screens show now; the heartbeat repeats it. */
+  const current: { stage: ProcessingStage; percent: number } = {
+    stage: lease.kind === 'calibration' ? 'board' : 'pose',
+    percent: 0,
+  };
+
+  async function upload(...args: Parameters<WorkerClient['uploadResult']>): Promise<void> {
+    for (let tried = 1; ; tried++) {
+      try {
+        return await client.uploadResult(...args);
+      } catch (error) {
+        // fetch's network failures are TypeErrors; an answer of the server is final.
+        if (!(error instanceof TypeError) || tried >= UPLOAD_TRIES) throw error;
+      }
+    }
+  }
+
+  const io: TrialIO = {
+    async readInputs(workDir) {
+      const manifest = await client.inputs(lease.id).catch((error: unknown) => {
+        throw error instanceof UserInputError ? new TrialInputError(error.message) : error;
+      });
+      await mkdir(workDir, { recursive: true });
+      await Promise.all(manifest.videos.map((video) => client.download(video.url, join(workDir, video.fileName))));
+      return inputsOf(manifest, (video) => join(workDir, video.fileName), installDir);
+    },
+    async progress(stage, percent) {
+      Object.assign(current, { stage, percent });
+      await client.heartbeat(lease.id, stage, percent);
+    },
+    async complete(results) {
+      const names = resultFileNames(results);
+      const refs = results.map((result, index) => ({
+        tag: result.tag,
+        name: names[index],
+        ...(result.cameraName !== undefined && { camera_name: result.cameraName }),
+      }));
+      for (const [index, result] of results.entries()) await upload(lease.id, refs[index], result.path);
+      await client.complete(lease.id, refs);
+    },
+    async fail(failure: TrialFailure) {
+      await client.fail(
+        lease.id,
+        failure.kind === 'user'
+          ? { kind: 'user', message: failure.message.slice(0, 2000) }
+          : { kind: 'internal', error: describe(failure.error).slice(0, 10_000) },
+      );
+    },
+  };
+  return { io, current };
+}
