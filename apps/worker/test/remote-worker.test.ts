@@ -28,8 +28,11 @@ import {
 } from '../../server/test/support/test-app.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-/** Short, so that a killed worker's lease expires within the test. */
-const LEASE_TIMEOUT_S = 4;
+/**
+ * Short, so that a killed worker's lease expires within the test; not shorter, as a busy machine can hold a
+ * worker's event loop (the engine's OpenCV calls) for seconds between its heartbeats.
+ */
+const LEASE_TIMEOUT_S = 8;
 const TRIAL_TIMEOUT_MS = 240_000;
 
 /** `npx kinetrace-worker` as an operator starts it: a process of its own, its output kept. */
@@ -178,7 +181,7 @@ describeWithData('remote workers', DEMO_SOURCES, () => {
       const done = await waitFor(trialId, ended);
       expect(done.status, `${String(done.meta.error_msg)}\n${second.output()}`).toBe('done');
       expect(second.output()).toContain(`Trial ${trialId} (calibration): leased`);
-      // One set of results, from the second attempt; the queue's job completed once, after one retry.
+      // One set of results, from one attempt; the queue's job completed once, after the killed worker's attempt.
       const perCamera = done.results.map((result) => `${result.tag} ${String(result.meta?.camera_name)}`);
       expect(new Set(perCamera).size).toBe(perCamera.length);
       expect(perCamera.filter((key) => key.startsWith(`${RESULT_TAGS.cameraParameters} `))).toHaveLength(
@@ -193,7 +196,9 @@ describeWithData('remote workers', DEMO_SOURCES, () => {
         `select state, retry_count from pgboss.job where name = 'process-trial' and data->>'trialId' = $1`,
         [trialId],
       );
-      expect(jobs.rows).toEqual([{ state: 'completed', retry_count: 1 }]);
+      expect(jobs.rows, JSON.stringify(jobs.rows)).toHaveLength(1);
+      expect(jobs.rows[0].state).toBe('completed');
+      expect(jobs.rows[0].retry_count).toBeGreaterThanOrEqual(1);
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);
     },

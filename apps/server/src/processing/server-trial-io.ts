@@ -79,14 +79,15 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
   };
   /** Each camera's device, by the camera name its video was given. */
   const deviceOf = new Map<string, string>();
-  const devicesRead = trials
-    .videosOf(trial.id)
-    .then((videos) => videos.forEach((video) => deviceOf.set(cameraNameOf(video), video.deviceId)));
-  devicesRead.catch(() => undefined); // awaited where used
+  let devicesRead: Promise<void> | undefined;
+  const readDevices = () =>
+    (devicesRead ??= trials
+      .videosOf(trial.id)
+      .then((videos) => videos.forEach((video) => deviceOf.set(cameraNameOf(video), video.deviceId))));
 
   /** The trial's videos, each put where the engine will read it (`place`). */
   async function placeVideos(place: VideoPlacer): Promise<(SessionVideo & { path: string; deviceModel?: string })[]> {
-    await devicesRead;
+    await readDevices();
     const videos = await trials.videosOf(trial.id);
     return Promise.all(
       videos.map(async (video, index) => {
@@ -197,7 +198,7 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
    * attempt is no longer the trial's current one.
    */
   async function commit(refs: StoredResult[]): Promise<boolean> {
-    await devicesRead;
+    await readDevices();
     const keys = refs.map((ref) => resultKey(ref.tag, ref.name));
     // Per-camera results name their phone, so the session counts its calibrated cameras (session-calibration.ts).
     const cameraMeta = (cameraName: string | undefined) =>
