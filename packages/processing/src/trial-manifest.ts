@@ -64,10 +64,15 @@ function settingsFromWire(
 
 /** The server's side: `inputs` whose video paths are links, with each link's file name. */
 export function manifestOf(inputs: TrialInputs, fileNameOf: (link: string) => string): TrialInputsManifest {
+  const linkOf = (video: SessionVideo) => {
+    // The server's inputs are its stored videos (2D keypoints made elsewhere come with the engine's CLI only).
+    if (video.path === undefined) throw new Error(`The video of ${video.cameraName} has no link`);
+    return video.path;
+  };
   const video = (video: SessionVideo & { lens?: LensIntrinsics }): WireVideo => ({
     cameraName: video.cameraName,
-    url: video.path,
-    fileName: fileNameOf(video.path),
+    url: linkOf(video),
+    fileName: fileNameOf(linkOf(video)),
     ...(video.firstFrameTimeS !== undefined && { firstFrameTimeS: video.firstFrameTimeS }),
     ...(video.lens && {
       lens: {
@@ -103,7 +108,7 @@ export function inputsOf(
   pathOf: (video: WireVideo) => string,
   installDir: string,
 ): TrialInputs {
-  const video = ({ cameraName, firstFrameTimeS }: WireVideo, index: number): SessionVideo => ({
+  const video = ({ cameraName, firstFrameTimeS }: WireVideo, index: number): SessionVideo & { path: string } => ({
     cameraName,
     path: pathOf(manifest.videos[index]),
     ...(firstFrameTimeS !== undefined && { firstFrameTimeS }),
