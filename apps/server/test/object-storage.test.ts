@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from '../src/config.ts';
 import { ObjectStoreUnreachableError } from '../src/storage/s3-file-store.ts';
 import { newSessionWithPhones } from './support/fake-phone.ts';
 import { seedEmbeddedDatabase } from './support/pglite-template.ts';
+import { seedTrial } from './support/seed.ts';
 import {
   DEMO_BOARD_QUERY,
   DEMO_SOURCES,
@@ -23,6 +24,8 @@ import { makeTestVideo } from './support/videos.ts';
 
 /** Board calibration of two cameras, real processing: seconds, with room for a busy shared machine. */
 const PROCESSING_TIMEOUT_MS = 300_000;
+/** More open video streams than the 50 sockets the AWS SDK allows a client by default. */
+const PAUSED_PLAYERS = 60;
 
 /**
  * Issue 23, object storage: with S3_BUCKET set, uploads, videos and results live in the bucket and only
@@ -166,6 +169,35 @@ describe('object storage (S3_BUCKET)', () => {
     const videoEntry = [...entries.keys()].find((name) => name.endsWith('/InputMedia/walk/walk.mp4'));
     expect(videoEntry && entries.get(videoEntry)!.equals(video)).toBe(true);
     expect(existsSync(join(dataDir, 'files'))).toBe(false);
+  });
+
+  it('serves every other file while more players than the SDK has sockets by default hold video streams open', async () => {
+    const session = ((await get('/sessions/new/')).json() as Session[])[0];
+    const long = Buffer.alloc(24 * 1024 * 1024, 3); // more than loopback and stream buffers hold between reads
+    const trialId = await seedTrial(test, session.id, {
+      name: 'walk',
+      videos: [
+        { deviceId: 'phone-a', bytes: long },
+        { deviceId: 'phone-b', bytes: Buffer.from('short') },
+      ],
+    });
+    const trial = (await get(`/trials/${trialId}/`)).json() as Trial;
+    const [longUrl, shortUrl] = trial.videos.map((stored) => onTestServer(baseUrl, stored.video!));
+    const players = Array.from({ length: PAUSED_PLAYERS }, () => new AbortController());
+    try {
+      // Each player reads the answer's head and then nothing, as a paused <video> does.
+      // (Bounded: a server out of sockets would never answer the last ones.)
+      const opened = await Promise.all(
+        players.map((player) =>
+          fetch(longUrl, { signal: AbortSignal.any([player.signal, AbortSignal.timeout(20_000)]) }),
+        ),
+      );
+      expect(opened.every((answer) => answer.status === 200)).toBe(true);
+      const other = await fetch(shortUrl, { signal: AbortSignal.timeout(10_000) });
+      expect(await other.text()).toBe('short');
+    } finally {
+      for (const player of players) player.abort();
+    }
   });
 
   describeWithData('a processed trial', DEMO_SOURCES.slice(0, 1), () => {

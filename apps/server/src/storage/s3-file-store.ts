@@ -8,6 +8,9 @@ import { assertSafeKey, type FileStore } from './file-store.ts';
 /** The stored files' keys in the bucket start with this, as they sit under DATA_DIR/files on local disk. */
 export const FILES_PREFIX = 'files/';
 
+/** Connections to the store one client may hold at once. */
+const STORE_SOCKETS = 1000;
+
 /** The client settings for the configured store, shared by the file store and the tus uploads. */
 export function s3ClientConfig(store: ObjectStoreConfig): S3ClientConfig {
   return {
@@ -19,6 +22,13 @@ export function s3ClientConfig(store: ObjectStoreConfig): S3ClientConfig {
     // streamed (aws-chunked) checksums and would store their framing as the file's bytes.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    // A video being watched holds its stream from the store for as long as the player reads it, a
+    // paused one until the store drops it: with the SDK's 50 sockets, a dozen open viewers of four
+    // cameras would leave every other read and write of the server waiting.
+    requestHandler: {
+      httpAgent: { keepAlive: true, maxSockets: STORE_SOCKETS },
+      httpsAgent: { keepAlive: true, maxSockets: STORE_SOCKETS },
+    },
   };
 }
 
