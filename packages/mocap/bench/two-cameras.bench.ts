@@ -5,13 +5,19 @@
  * (median and worst of 12 segments; goal ≤ 20 / ≤ 40 mm on pairs, ≤ 15 mm on four cameras), the
  * scaling result (or its error) with the keypoints left out and those too far from the model standing
  * to place markers on, and the hip, knee and ankle flexion
- * angles' RMS difference to the four cameras' (goal ≤ 5°), with and without the mean offset.
+ * angles' RMS difference to the four cameras' (goal ≤ 5°), with and without the mean offset; then
+ * where that difference arises: the pair's keypoints through the four cameras' scaled model (what
+ * two views change in triangulation, synchronisation and filtering) and the four cameras' keypoints
+ * through the pair's model (what they change in the neutral and its scaling), and the
+ * synchronisation lag the pair found (the demo's cameras are synchronised in hardware: 0).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_FILES } from '../test/model-fitting/pose2sim-demo-chain.ts';
+import type { CoordinateComparison } from '../src/ik/compare-motions.ts';
 import {
+  angleErrorSources,
   anglesAgainst,
   CAMERAS,
   detectDemo,
@@ -31,18 +37,32 @@ if (missing.length > 0) {
   const root = mkdtempSync(join(tmpdir(), 'kinetrace-two-cameras-bench-'));
   try {
     const detections = await detectDemo();
+    const degrees = (comparisons: CoordinateComparison[]) =>
+      comparisons
+        .map(
+          (c) =>
+            `${c.coordinate.replace(/_(flexion|angle)/, '')} ${c.rmsDifferenceDeg.toFixed(1)} (${c.rmsDifferenceWithoutOffsetDeg.toFixed(1)})`,
+        )
+        .join(', ');
+    const diagnosis = (run: SetupRun, four: SetupRun) => {
+      const sources = angleErrorSources(run, four);
+      const lags = run.balancing.cameras
+        .filter((camera) => !camera.sync.isReference)
+        .map(
+          (camera) =>
+            `${camera.name} ${camera.sync.lagFrames.toFixed(1)} frames${camera.sync.refined ? '' : ' (start times kept)'}`,
+        );
+      return (
+        `\n${''.padEnd(24)}   from the pair's keypoints (four cameras' model): ${degrees(sources.keypoints)}` +
+        `\n${''.padEnd(24)}   from the pair's model (four cameras' keypoints): ${degrees(sources.model)}` +
+        `\n${''.padEnd(24)}   sync lag: ${lags.join(', ')}`
+      );
+    };
     const row = (name: string, run: SetupRun | Error, four?: SetupRun) => {
       if (run instanceof Error) return `${name.padEnd(24)} failed: ${run.message}`;
       const segments = segmentFigures(run.balancing);
       const scaling = run.neutral.modelFit.scaling!;
-      const angles = four
-        ? anglesAgainst(run, four)
-            .map(
-              (c) =>
-                `${c.coordinate.replace(/_(flexion|angle)/, '')} ${c.rmsDifferenceDeg.toFixed(1)} (${c.rmsDifferenceWithoutOffsetDeg.toFixed(1)})`,
-            )
-            .join(', ')
-        : 'reference';
+      const angles = four ? degrees(anglesAgainst(run, four)) + diagnosis(run, four) : 'reference';
       return (
         `${name.padEnd(24)} ${segments.medianSdMm.toFixed(1).padStart(5)} ${`${segments.worst.sdMm.toFixed(1)} ${segments.worst.name}`.padEnd(16)} ` +
         `${run.balancing.quality.rating.padEnd(5)} scaled${scaling.keypointsNotSeen.length > 0 ? ` without ${scaling.keypointsNotSeen.length} keypoints (${scaling.keypointsNotSeen.join(', ')})` : ''}` +

@@ -3,12 +3,16 @@ import { join } from 'node:path';
 import type { CameraModel } from '../../src/camera/camera.ts';
 import { readQualisysCalibration } from '../../src/camera/formats/qualisys.ts';
 import { readStorage, type StorageTable } from '../../src/formats/mot.ts';
+import { readTrc, type MarkerTrajectories } from '../../src/formats/trc.ts';
 import { compareMotions, type CoordinateComparison } from '../../src/ik/compare-motions.ts';
+import { fitTrial } from '../../src/model-fitting/fit-trial.ts';
+import { readOsim } from '../../src/model/read-osim.ts';
 import { processTrial } from '../../src/pipeline/process-trial.ts';
 import type { Keypoints2D } from '../../src/pose/types.ts';
 import type { QualityReport } from '../../src/report/quality-report.ts';
 import type { ReportWithModelFit } from '../../src/session/model-fit-report.ts';
 import { processMovement } from '../../src/session/process-movement.ts';
+import { ikTasksForModel } from '../../src/session/model-choice.ts';
 import { processNeutral } from '../../src/session/process-neutral.ts';
 import type { ProcessingSettings, SessionVideo } from '../../src/session/types.ts';
 import { sharedTimeBase } from '../../src/sync/align-to-time-base.ts';
@@ -63,6 +67,9 @@ export interface SetupRun {
   neutral: ReportWithModelFit;
   balancing: ReportWithModelFit;
   motion: StorageTable;
+  /** The scaled model (.osim) of the neutral, and the balancing trial's keypoints IK tracked (its .trc). */
+  scaledModelOsim: string;
+  balancingKeypoints: MarkerTrajectories;
   /** Shared-clock time of the balancing trial's frame 0, s: where its .mot starts. */
   balancingStartS: number;
 }
@@ -143,6 +150,8 @@ export async function runSetup(
     neutral: neutral.report,
     balancing,
     motion: readStorage(readFileSync(join(balancingDir, 'balancing.mot'), 'utf8')),
+    scaledModelOsim: neutral.outcome.scaledModelOsim,
+    balancingKeypoints: readTrc(readFileSync(join(balancingDir, 'balancing.trc'), 'utf8')),
     balancingStartS: trialStartS(balancing, keypoints),
   };
 }
@@ -189,9 +198,37 @@ export function segmentFigures(report: QualityReport): SegmentFigures {
   };
 }
 
+/** Frames from the four cameras' balancing frame 0 to a pair's, on the shared clock. */
+const framesAfter = (pair: SetupRun, four: SetupRun) =>
+  Math.round((pair.balancingStartS - four.balancingStartS) * pair.balancing.frameRateHz);
+
 /** A pair's hip, knee and ankle angles against the four cameras', frame for frame on the shared clock. */
 export function anglesAgainst(pair: SetupRun, four: SetupRun): CoordinateComparison[] {
-  const frameRateHz = pair.balancing.frameRateHz;
-  const lagFrames = Math.round((pair.balancingStartS - four.balancingStartS) * frameRateHz);
-  return compareMotions(pair.motion, four.motion, FLEXION_COORDINATES, lagFrames);
+  return compareMotions(pair.motion, four.motion, FLEXION_COORDINATES, framesAfter(pair, four));
+}
+
+/**
+ * Where a pair's angles part from the four cameras': each half of the chain swapped in turn, with
+ * the same IK processMovement runs. `keypoints`: the pair's balancing keypoints through the four
+ * cameras' scaled model (what triangulation, sync and filtering with two views change); `model`: the
+ * four cameras' keypoints through the pair's scaled model (what the neutral and its scaling change).
+ * Each against the four cameras' angles.
+ */
+export function angleErrorSources(
+  pair: SetupRun,
+  four: SetupRun,
+): { keypoints: CoordinateComparison[]; model: CoordinateComparison[] } {
+  const angles = (keypoints: MarkerTrajectories, osim: string) => {
+    const model = readOsim(osim);
+    return fitTrial({ trial: keypoints, model, osim, subject: DEMO_SUBJECT, ikTasks: ikTasksForModel(model) }).motion;
+  };
+  return {
+    keypoints: compareMotions(
+      angles(pair.balancingKeypoints, four.scaledModelOsim),
+      four.motion,
+      FLEXION_COORDINATES,
+      framesAfter(pair, four),
+    ),
+    model: compareMotions(angles(four.balancingKeypoints, pair.scaledModelOsim), four.motion, FLEXION_COORDINATES),
+  };
 }
