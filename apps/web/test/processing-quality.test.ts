@@ -158,8 +158,8 @@ describe('what processing runs and how good its results are, where the user look
       'v0.2 — runs the v0.2 augmenter weights (installed)',
     ]);
     await expect(optionsOf('Musculoskeletal model')).resolves.toEqual([
-      'Full body — not installed, runs Kinetrace default full-body model',
-      'Full body with shoulder complex — not installed, runs Kinetrace default full-body model',
+      'Full body — runs LaiUhlrich2022 (shipped with Kinetrace)',
+      'Full body with shoulder complex — runs LaiUhlrich2022_shoulder (shipped with Kinetrace)',
     ]);
     // The chosen (default) augmenter says below its field what will run instead.
     await dialog
@@ -208,7 +208,7 @@ describe('what processing runs and how good its results are, where the user look
       .allTextContents();
     expect(processedWith).toEqual([
       "Keypoints: BlazePose full (the session's choice: HRNet (accurate)), from 2 cameras (cam01, cam02) at 60 fps, filtered at 12 Hz, the default for gait.",
-      'Model: Kinetrace default full-body model. No model file is installed for "LaiUhlrich2022": Kinetrace\'s default model is used.',
+      'Model: LaiUhlrich2022 (shipped with Kinetrace). The model shipped with Kinetrace, with markers at the video keypoints.',
       'Inverse kinematics, marker augmenter: none (keypoint IK). No augmenter weights are installed for "v0.3": inverse kinematics tracks the video keypoints directly.',
       'Scaling: Upright standing pose, subject 1.72 m, 69 kg.',
     ]);

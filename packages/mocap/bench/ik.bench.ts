@@ -16,7 +16,7 @@ import { solveInverseKinematics } from '../src/ik/inverse-kinematics.ts';
 import { ikTasksFromSetup } from '../src/ik/setup-tasks.ts';
 import { KinematicModel } from '../src/model/kinematic-model.ts';
 import type { OsimModel } from '../src/model/osim-model.ts';
-import { defaultModelIkSettings } from '../src/model-fitting/fit-neutral.ts';
+import { keypointIkSettings } from '../src/model-fitting/fit-neutral.ts';
 import { readOsim } from '../src/model/read-osim.ts';
 
 const dataDir = resolve(fileURLToPath(new URL('../../../../shared/data', import.meta.url)));
@@ -110,7 +110,7 @@ cases.push(
     files: ['marker_enhancer/test_data/squats.trc'],
     model: () => createDefaultModel({ heightM: 1.75 }),
     markers: 'marker_enhancer/test_data/squats.trc',
-    settings: defaultModelIkSettings,
+    settings: () => keypointIkSettings(createDefaultModel({ heightM: 1.75 })),
   },
 );
 

@@ -1,7 +1,8 @@
 /**
  * Joint angles of the Pose2Sim demo balancing trial beside Pose2Sim's own OpenSim IK (issue 10):
  * the whole chain (kinetrace process on the static and the balancing trial, scale, ik) and, to tell
- * IK and scaling apart from triangulation, our model on Pose2Sim's own .trc files. Prints per
+ * IK and scaling apart from triangulation, each model on Pose2Sim's own .trc files; for the default
+ * model (LaiUhlrich2022) and our own kinematic model, side by side at the end (issue 22). Prints per
  * flexion angle the largest frame-to-frame jump, the offset between the two models' zeros and the
  * RMS difference with and without it, and the static-pose marker error of scaling.
  */
@@ -12,11 +13,18 @@ import {
   degreeRow,
   DEMO_FILES,
   formatComparison,
+  formatSideBySide,
   pose2SimSpread,
-  runDemoChain,
+  processDemo,
   runOnTheirKeypoints,
+  scaleAndSolve,
 } from '../test/model-fitting/pose2sim-demo-chain.ts';
+import { DEFAULT_MODEL_NAME } from '../src/default-model/default-model.ts';
+import { DEFAULT_MODEL } from '../src/default-model/named-models.ts';
 import { referencePath, sharedDataDir } from '../test/reference-data.ts';
+
+/** The default model beside our own kinematic model, which it replaced as the default. */
+const BENCH_MODELS = [DEFAULT_MODEL, DEFAULT_MODEL_NAME] as const;
 
 const missing = Object.values(DEMO_FILES).filter((path) => !existsSync(referencePath(path)));
 if (missing.length > 0) {
@@ -28,10 +36,17 @@ if (missing.length > 0) {
       ...pose2SimSpread().map((c) => degreeRow(c.coordinate, [c.rmsDifferenceWithoutOffsetDeg])),
     ].join('\n'),
   );
-  console.log(formatComparison('joint angles, our model on Pose2Sim’s .trc', runOnTheirKeypoints()));
+  for (const model of BENCH_MODELS)
+    console.log(formatComparison(`joint angles, ${model} on Pose2Sim’s .trc`, runOnTheirKeypoints(model)));
   const root = mkdtempSync(join(tmpdir(), 'kinetrace-joint-angles-bench-'));
   try {
-    console.log(formatComparison('joint angles, kinetrace process → scale → ik', await runDemoChain(root)));
+    const { staticTrc, balancingTrc } = await processDemo(root);
+    const chains = [];
+    for (const model of BENCH_MODELS) chains.push(await scaleAndSolve(staticTrc, balancingTrc, root, model));
+    chains.forEach((chain, i) =>
+      console.log(formatComparison(`joint angles, kinetrace process → scale → ik, ${BENCH_MODELS[i]}`, chain)),
+    );
+    console.log(formatSideBySide(BENCH_MODELS, chains));
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -11,7 +11,7 @@ import {
   type SettingChoices,
 } from '@kinetrace/contracts';
 import { POSE_MODEL_LABELS } from '@kinetrace/mocap/pose/pose-model';
-import { DEFAULT_MODEL_LABEL } from '@kinetrace/mocap/session/model-choice';
+import { shippedModelLabel } from '@kinetrace/mocap/session/model-choice';
 import type { BoardSpec, PoseModelName, ProcessingSettings } from '@kinetrace/mocap/session/types';
 
 /**
@@ -27,8 +27,8 @@ export const POSE_MODEL_FOR: Record<keyof typeof POSE_MODELS, PoseModelName> = {
  * Where an operator installs optional files (documented in packages/processing/README.md):
  * marker-augmenter weights as `<installDir>/augmenters/<augmenter_model>/` (OpenCap's
  * `v0.3_lower`/`v0.3_upper` or marker-enhancer's `body`/`arm` sub-folders), and OpenSim models as
- * `<installDir>/models/<openSimModel>.osim`. Without them the engine uses keypoint IK and its own
- * default model, and says so in main_settings.
+ * `<installDir>/models/<openSimModel>.osim`. Without them the engine uses keypoint IK and the model
+ * it ships under that name (OpenCap's LaiUhlrich2022 or LaiUhlrich2022_shoulder), and says so in main_settings.
  */
 export const augmenterDirOf = (installDir: string, augmenterModel: string) =>
   join(installDir, 'augmenters', augmenterModel);
@@ -41,7 +41,8 @@ const entriesOf = <Options extends Record<string, string>>(options: Options) =>
 /**
  * What each choice of Advanced Settings runs on this server (issue 21), decided as resolveProcessingSettings
  * decides it for a trial: the pose model each name maps to, and whether the operator installed the model file
- * or augmenter weights a choice needs (without them, the default model and keypoint IK run).
+ * or augmenter weights a choice needs (without weights, keypoint IK runs; every model choice runs, the
+ * operator's file or else the model shipped under that name).
  */
 export function settingChoices(installDir: string): SettingChoices {
   return {
@@ -51,9 +52,15 @@ export function settingChoices(installDir: string): SettingChoices {
       runs: POSE_MODEL_LABELS[POSE_MODEL_FOR[value]],
       installed: true,
     })),
+    // Every model choice runs: an operator's file of that name, else the model Kinetrace ships under it.
     openSimModel: entriesOf(OPENSIM_MODELS).map(([value, label]) => {
-      const installed = existsSync(modelPathOf(installDir, value));
-      return { value, label, installed, runs: installed ? `${value}.osim (installed)` : DEFAULT_MODEL_LABEL };
+      const operatorFile = existsSync(modelPathOf(installDir, value));
+      return {
+        value,
+        label,
+        installed: true,
+        runs: operatorFile ? `${value}.osim (installed)` : shippedModelLabel(value),
+      };
     }),
     augmenter_model: entriesOf(AUGMENTER_MODELS).map(([value, label]) => {
       const installed = existsSync(augmenterDirOf(installDir, value));

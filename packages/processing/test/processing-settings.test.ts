@@ -63,12 +63,17 @@ describe("a session's settings as the engine runs them", () => {
           { value: 'openpose', label: 'OpenPose (fast)', runs: 'BlazePose lite', installed: true },
         ],
         openSimModel: [
-          { value: 'LaiUhlrich2022', label: 'Full body', runs: 'Kinetrace default full-body model', installed: false },
+          {
+            value: 'LaiUhlrich2022',
+            label: 'Full body',
+            runs: 'LaiUhlrich2022 (shipped with Kinetrace)',
+            installed: true,
+          },
           {
             value: 'LaiUhlrich2022_shoulder',
             label: 'Full body with shoulder complex',
-            runs: 'Kinetrace default full-body model',
-            installed: false,
+            runs: 'LaiUhlrich2022_shoulder (shipped with Kinetrace)',
+            installed: true,
           },
         ],
         augmenter_model: [
@@ -86,7 +91,7 @@ describe("a session's settings as the engine runs them", () => {
       ['v0.2', true, 'the v0.2 augmenter weights (installed)'],
     ]);
     expect(installed.openSimModel.map((choice) => [choice.value, choice.installed, choice.runs])).toEqual([
-      ['LaiUhlrich2022', false, 'Kinetrace default full-body model'],
+      ['LaiUhlrich2022', true, 'LaiUhlrich2022 (shipped with Kinetrace)'],
       ['LaiUhlrich2022_shoulder', true, 'LaiUhlrich2022_shoulder.osim (installed)'],
     ]);
   });

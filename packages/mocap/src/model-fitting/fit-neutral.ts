@@ -1,5 +1,5 @@
 import { augmentMarkers, type MarkerAugmenter } from '../augmenter/marker-augmenter.ts';
-import { defaultModelDocument } from '../default-model/default-model.ts';
+import { DEFAULT_MODEL, namedModelDocument } from '../default-model/named-models.ts';
 import {
   DEFAULT_KEYPOINT_WEIGHTS,
   KEYPOINT_IK_ROBUSTNESS,
@@ -9,6 +9,8 @@ import {
 } from '../default-model/keypoint-ik-tasks.ts';
 import type { IkSettings } from '../ik/ik-problem.ts';
 import type { MarkerTrajectories } from '../formats/trc.ts';
+import type { OsimModel } from '../model/osim-model.ts';
+import { readOsimTree } from '../model/read-osim.ts';
 import type { XmlDocument } from '../model/xml-tree.ts';
 import { ProcessingError } from '../pipeline/processing-error.ts';
 import {
@@ -21,8 +23,8 @@ import { mergeMarkerTrajectories, withMidHip } from './merge-markers.ts';
 
 /**
  * Model fitting, step 1: from the neutral (static) trial, the subject's scaled model. Without a
- * model, Kinetrace's default model laid out at the subject's height and scaled from keypoint
- * distances in the stillest second of the trial; with an OpenSim model and setup, OpenSim's
+ * model, the default model (LaiUhlrich2022 with its keypoint markers, named-models.ts) scaled from
+ * keypoint distances in the stillest second of the trial; with an OpenSim model and setup, OpenSim's
  * ScaleTool procedure. With an augmenter, its predicted anatomical markers join the keypoints (a
  * model with those marker names, such as OpenCap's, then uses them).
  */
@@ -34,7 +36,7 @@ export interface SubjectMeasures {
 export interface NeutralFitInput {
   neutral: MarkerTrajectories;
   subject: SubjectMeasures;
-  /** The generic model's .osim document, with the markers it is scaled with; Kinetrace's default model when omitted. */
+  /** The generic model's .osim document, with the markers it is scaled with; the default model (DEFAULT_MODEL) when omitted. */
   model?: XmlDocument;
   /** OpenSim scale settings (scaleSettingsFromSetup); keypoint measurements when omitted. */
   settings?: ScaleSettings;
@@ -48,34 +50,63 @@ export interface NeutralFit {
   scaled: ScaledModel;
   /** The markers scaling used: keypoints, plus augmented markers when an augmenter ran. */
   markers: MarkerTrajectories;
-  usedDefaultModel: boolean;
+  /** The model's markers are all video keypoints (tracksKeypoints), so keypoint weights and priors drive its IK. */
+  keypointModel: boolean;
   /** IK tasks for this model's dynamic trials (no tasks: every common marker at weight 1), with the robustness keypoints need. */
   ikTasks: IkSettings;
 }
 
-/** Keypoint-based scale settings: measurements from keypoint pairs, stillest second, keypoint IK weights for placement. */
-export function keypointScaleSettings(): ScaleSettings {
+/** Only the tasks on coordinates the model has (LaiUhlrich2022_shoulder moves its arms with sh_* coordinates, not arm_*). */
+const onModel = (model: OsimModel, tasks: readonly { coordinate: string; weight: number; value: number }[]) => {
+  const names = new Set(model.coordinates.map((coordinate) => coordinate.name));
+  return tasks.filter((task) => names.has(task.coordinate));
+};
+
+/**
+ * Keypoint-based scale settings for a model carrying the keypoint markers: measurements from
+ * keypoint pairs on the bodies the model has (LaiUhlrich2022's head is part of its torso, so the
+ * face measures nothing there), stillest second, keypoint IK weights for placement.
+ */
+export function keypointScaleSettings(model: OsimModel): ScaleSettings {
+  const bodies = new Set(model.bodies.map((body) => body.name));
   return {
-    measurements: KEYPOINT_MEASUREMENTS,
+    measurements: KEYPOINT_MEASUREMENTS.filter((m) => m.bodyScales.some((scale) => bodies.has(scale.body))),
     stillWindowS: 1,
     stillWindowMarkers: KEYPOINT_MEASUREMENT_MARKERS,
     essentialMeasurements: ESSENTIAL_KEYPOINT_MEASUREMENTS,
     placer: {
       apply: true,
       markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)),
-      coordinateTasks: NEUTRAL_POSE_TASKS,
+      coordinateTasks: onModel(model, NEUTRAL_POSE_TASKS),
       maxMoveM: NEUTRAL_MAX_MARKER_MOVE_M,
     },
   };
 }
 
-/** IK of a trial's keypoints with the default model: keypoint weights, motion priors and robustness. */
-export function defaultModelIkSettings(): IkSettings {
+/** IK of a trial's keypoints with a model carrying the keypoint markers: keypoint weights, motion priors and robustness. */
+export function keypointIkSettings(model: OsimModel): IkSettings {
   return {
     markerWeights: new Map(Object.entries(DEFAULT_KEYPOINT_WEIGHTS)),
-    coordinateTasks: MOTION_PRIOR_TASKS,
+    coordinateTasks: onModel(model, MOTION_PRIOR_TASKS),
     ...KEYPOINT_IK_ROBUSTNESS,
   };
+}
+
+/**
+ * A model whose markers are all video keypoints: Kinetrace's own (named-models.ts), or any other
+ * given such a marker set. Its IK uses the keypoint weights and priors.
+ */
+export const tracksKeypoints = (model: OsimModel) =>
+  model.markers.length > 0 && model.markers.every((marker) => Object.hasOwn(DEFAULT_KEYPOINT_WEIGHTS, marker.name));
+
+/**
+ * IK settings for a scaled model (fitNeutral's choice, which `kinetrace ik` and movement trials
+ * repeat from the .osim): keypoint weights and priors for a model tracking keypoints, every common
+ * marker at weight 1 for any other (anatomical markers of an augmenter); with the robustness video
+ * keypoints need either way.
+ */
+export function ikSettingsForModel(model: OsimModel): IkSettings {
+  return tracksKeypoints(model) ? keypointIkSettings(model) : { ...KEYPOINT_IK_ROBUSTNESS };
 }
 
 /** Keypoints (with a midHip where the keypoint set has none) plus the augmenter's markers when one is given. */
@@ -97,9 +128,9 @@ export function fitNeutral(input: NeutralFitInput): NeutralFit {
         "Check the subject's height (in metres), then reprocess the neutral trial.",
     );
   const markers = markersForModel(input.neutral, subject, input.augmenter);
-  const usedDefaultModel = input.model === undefined;
-  const model = input.model ?? defaultModelDocument({ heightM: subject.heightM });
-  const settings = input.settings ?? keypointScaleSettings();
+  const model = input.model ?? namedModelDocument(DEFAULT_MODEL, { heightM: subject.heightM });
+  const generic = readOsimTree(model.root);
+  const settings = input.settings ?? keypointScaleSettings(generic);
   // Markers the still window is judged on must exist in the trial.
   const stillWindowMarkers = settings.stillWindowMarkers?.filter((name) => markers.markerNames.includes(name));
   const scaled = scaleModelToSubject(
@@ -116,6 +147,5 @@ export function fitNeutral(input: NeutralFitInput): NeutralFit {
     },
     input.onProgress,
   );
-  const ikTasks: IkSettings = usedDefaultModel ? defaultModelIkSettings() : { ...KEYPOINT_IK_ROBUSTNESS };
-  return { scaled, markers, usedDefaultModel, ikTasks };
+  return { scaled, markers, keypointModel: tracksKeypoints(generic), ikTasks: ikSettingsForModel(scaled.model) };
 }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FilterFrequencySetting } from '../filter/cutoff.ts';
+import { isModelName, type ModelName } from '../default-model/named-models.ts';
 import { POSE_MODEL_NAMES, type PoseModelName } from '../pose/pose-model.ts';
 import { ProcessingError } from './processing-error.ts';
 
@@ -18,8 +19,10 @@ export interface FolderSettings {
   subject: { heightM: number; massKg: number };
   /** How the neutral/static trial's pose is taken for scaling (spec §3 scaling_setup). */
   scalingSetup: 'upright_standing_pose' | 'any_pose';
-  /** An OpenSim model (.osim) to scale instead of Kinetrace's default model; absolute, or resolved against the folder. */
+  /** An OpenSim model (.osim) to scale instead of a shipped model; absolute, or resolved against the folder. */
   modelPath?: string;
+  /** A shipped model by name (named-models.ts), LaiUhlrich2022 when neither this nor modelPath is given. */
+  modelName?: ModelName;
   /** A folder of marker-augmenter weights (body/ and arm/ networks); absolute, or resolved against the folder. */
   augmenterDir?: string;
   /** false for hardware-synchronised cameras. */
@@ -115,6 +118,10 @@ export function parseFolderSettings(raw: unknown, source = 'settings.json', fold
     if (value === undefined) continue;
     if (typeof value !== 'string' || value.trim() === '') throw invalid(`"${field}" must be a path`);
     const path = resolve(folder, value);
+    if (field === 'model' && isModelName(value) && !existsSync(path)) {
+      settings.modelName = value;
+      continue;
+    }
     if (!existsSync(path)) throw invalid(`"${field}": ${path} does not exist`);
     settings[key] = path;
   }

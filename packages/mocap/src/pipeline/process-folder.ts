@@ -158,6 +158,7 @@ function processingSettings(
     isGait: settings.movement === undefined ? undefined : settings.movement === 'gait',
     scalingSetup: settings.scalingSetup,
     modelPath: settings.modelPath,
+    requestedModel: settings.modelName,
     augmenterDir: settings.augmenterDir,
     synchronise: settings.synchronise,
     maxSyncLagS: settings.maxSyncLagS,

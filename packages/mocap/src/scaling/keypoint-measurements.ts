@@ -46,7 +46,8 @@ export const KEYPOINT_MEASUREMENTS: Measurement[] = [
     name: 'thigh',
     apply: true,
     markerPairs: bothSides((s) => [`${s}Hip`, `${s}Knee`]),
-    bodyScales: bodiesBothSides('femur'),
+    // The patella (LaiUhlrich2022's, which rides on the femur) with it, as OpenCap's scale setups scale it.
+    bodyScales: bodiesBothSides('femur', 'patella'),
   },
   {
     name: 'shank',

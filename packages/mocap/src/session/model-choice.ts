@@ -2,10 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { loadMarkerAugmenter } from '../augmenter/load-augmenter.ts';
 import type { MarkerAugmenter } from '../augmenter/marker-augmenter.ts';
-import { createDefaultModel } from '../default-model/default-model.ts';
-import { KEYPOINT_IK_ROBUSTNESS } from '../default-model/keypoint-ik-tasks.ts';
-import type { IkSettings } from '../ik/ik-problem.ts';
-import { defaultModelIkSettings } from '../model-fitting/fit-neutral.ts';
+import { DEFAULT_MODEL_NAME } from '../default-model/default-model.ts';
+import { DEFAULT_MODEL, isModelName, type ModelName, namedModelDocument } from '../default-model/named-models.ts';
 import type { OsimModel } from '../model/osim-model.ts';
 import { readOsimTree } from '../model/read-osim.ts';
 import { parseXmlDocument, type XmlDocument } from '../model/xml-tree.ts';
@@ -14,8 +12,9 @@ import type { ProcessingSettings } from './types.ts';
 /**
  * Which model and augmenter a session's trials actually use, and why (for main_settings): an
  * operator-installed .osim or augmenter is used when it loads; when it does not (or none is
- * installed), Kinetrace's default model and keypoint IK are, and the record says so. Failure
- * details stay out of the record, as they name the server's files.
+ * installed), the model Kinetrace ships under the requested name (LaiUhlrich2022 by default) and
+ * keypoint IK are, and the record says so. Failure details stay out of the record, as they name the
+ * server's files.
  */
 export interface Choice {
   requested: string | null;
@@ -23,19 +22,21 @@ export interface Choice {
   reason: string;
 }
 
-export async function chooseModel(settings: ProcessingSettings): Promise<{ model?: XmlDocument; choice: Choice }> {
+/** The model Kinetrace ships for a requested name: itself when it is one of them, else the default model. */
+const shippedModel = (requested: string | null): ModelName =>
+  requested !== null && isModelName(requested) ? requested : DEFAULT_MODEL;
+
+/** What a shipped model is called in main_settings' `used` and Advanced Settings. */
+export const shippedModelLabel = (name: ModelName) =>
+  name === DEFAULT_MODEL_NAME ? "Kinetrace's full-body model (no muscles)" : `${name} (shipped with Kinetrace)`;
+
+export async function chooseModel(settings: ProcessingSettings): Promise<{ model: XmlDocument; choice: Choice }> {
   const requested = settings.requestedModel ?? null;
-  if (!settings.modelPath) {
-    return {
-      choice: {
-        requested,
-        used: DEFAULT_MODEL_LABEL,
-        reason: requested
-          ? `No model file is installed for "${requested}": Kinetrace's default model is used.`
-          : "Kinetrace's default model.",
-      },
-    };
-  }
+  const shipped = (reason: string) => {
+    const name = shippedModel(requested);
+    return { model: namedModelDocument(name), choice: { requested, used: shippedModelLabel(name), reason } };
+  };
+  if (!settings.modelPath) return shipped('The model shipped with Kinetrace, with markers at the video keypoints.');
   try {
     const model = parseXmlDocument(await readFile(settings.modelPath, 'utf8'));
     readOsimTree(model.root);
@@ -44,13 +45,7 @@ export async function chooseModel(settings: ProcessingSettings): Promise<{ model
       choice: { requested, used: basename(settings.modelPath), reason: 'The model installed by the operator.' },
     };
   } catch {
-    return {
-      choice: {
-        requested,
-        used: DEFAULT_MODEL_LABEL,
-        reason: "The installed model file could not be read: Kinetrace's default model is used instead.",
-      },
-    };
+    return shipped('The installed model file could not be read: the model shipped with Kinetrace is used instead.');
   }
 }
 
@@ -81,26 +76,16 @@ export async function chooseAugmenter(
 
 /** The record for a movement trial, which uses the model its session's neutral trial scaled. */
 export function scaledModelChoice(settings: ProcessingSettings, scaled: OsimModel): Choice {
-  const isDefault = scaled.name === DEFAULT_MODEL_NAME;
   return {
     requested: settings.requestedModel ?? null,
-    used: isDefault ? DEFAULT_MODEL_LABEL : settings.modelPath ? basename(settings.modelPath) : scaled.name,
+    used: settings.modelPath
+      ? basename(settings.modelPath)
+      : isModelName(scaled.name)
+        ? shippedModelLabel(scaled.name)
+        : scaled.name,
     reason: 'The model scaled on the session’s neutral trial.',
   };
 }
 
-/** What runs without an installed model file, and without augmenter weights (main_settings' `used`, Advanced Settings). */
-export const DEFAULT_MODEL_LABEL = 'Kinetrace default full-body model';
+/** What runs without augmenter weights (main_settings' `used`, Advanced Settings). */
 export const KEYPOINT_IK_LABEL = 'none (keypoint IK)';
-
-/** The default model's name as its .osim carries it, to recognise a scaled default model. */
-const DEFAULT_MODEL_NAME = createDefaultModel().name;
-
-/**
- * IK settings for a scaled model read back from its .osim, as fitNeutral chose them (and `kinetrace
- * ik` uses): the default model's keypoint weights and motion priors, every common marker at weight 1
- * for any other model; with the robustness video keypoints need either way.
- */
-export function ikTasksForModel(model: OsimModel): IkSettings {
-  return model.name === DEFAULT_MODEL_NAME ? defaultModelIkSettings() : { ...KEYPOINT_IK_ROBUSTNESS };
-}

@@ -8,7 +8,8 @@ import { readOsim } from '../model/read-osim.ts';
 import { fileSafe } from './file-names.ts';
 import { ikJson } from './ik-json.ts';
 import { buildMainSettings } from './main-settings.ts';
-import { chooseAugmenter, ikTasksForModel, scaledModelChoice } from './model-choice.ts';
+import { chooseAugmenter, scaledModelChoice } from './model-choice.ts';
+import { ikSettingsForModel } from '../model-fitting/fit-neutral.ts';
 import { inverseKinematicsFigures, type ReportWithModelFit } from './model-fit-report.ts';
 import { MOVEMENT_STAGES, stageProgress } from './progress.ts';
 import { reconstructSessionTrial } from './reconstruct-session-trial.ts';
@@ -47,7 +48,7 @@ export async function processMovement(input: MovementInput, options: RunOptions 
     subject: input.subject,
     augmenter,
     osim: input.scaledModelOsim,
-    ikTasks: ikTasksForModel(model),
+    ikTasks: ikSettingsForModel(model),
     name: input.trialName,
     onProgress: (done, total) => progress('scale_ik', done, total),
   });

@@ -1,6 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeTrc } from '../formats/trc.ts';
+import { readOsimTree } from '../model/read-osim.ts';
+import type { XmlDocument } from '../model/xml-tree.ts';
 import { fitNeutral, keypointScaleSettings } from '../model-fitting/fit-neutral.ts';
 import type { ScaleSettings } from '../scaling/scale-model-to-subject.ts';
 import { fileSafe } from './file-names.ts';
@@ -67,7 +69,7 @@ export async function processNeutral(input: NeutralInput, options: RunOptions = 
       neutral: result.keypoints,
       subject: input.subject,
       model,
-      settings: scaleSettingsFor(input.settings.scalingSetup),
+      settings: scaleSettingsFor(input.settings.scalingSetup, model),
       augmenter,
       onProgress: (done, total) => progress('scale_ik', done, total),
     });
@@ -136,8 +138,8 @@ export async function processNeutral(input: NeutralInput, options: RunOptions = 
  * measurements (segment lengths do not depend on the pose) with the placer's IK left free, so the
  * markers are placed on whatever pose the subject holds.
  */
-function scaleSettingsFor(setup: ProcessingSettings['scalingSetup']): ScaleSettings | undefined {
+function scaleSettingsFor(setup: ProcessingSettings['scalingSetup'], model: XmlDocument): ScaleSettings | undefined {
   if (setup === 'upright_standing_pose') return undefined;
-  const settings = keypointScaleSettings();
+  const settings = keypointScaleSettings(readOsimTree(model.root));
   return { ...settings, placer: settings.placer && { ...settings.placer, coordinateTasks: [] } };
 }

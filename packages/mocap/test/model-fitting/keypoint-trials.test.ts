@@ -16,7 +16,7 @@ const SUBJECT = { heightM: 1.75, massKg: 70 };
 const load = (name: string) => readTrc(readFileSync(referencePath(DATA, `${name}.trc`), 'utf8'));
 
 describeWithData(
-  'Default model on real OpenCap keypoint trials (same subject, 20 keypoints, 60 Hz)',
+  'Default model (LaiUhlrich2022) on real OpenCap keypoint trials (same subject, 20 keypoints, 60 Hz)',
   TRIALS.map((t) => `${DATA}/${t}.trc`),
   () => {
     // The squats trial opens with the subject standing: its first second is the neutral trial.
@@ -24,11 +24,12 @@ describeWithData(
 
     it('scales the default model on the first still second of the squats trial', () => {
       const { scaled } = neutral;
-      expect(neutral.usedDefaultModel).toBe(true);
+      expect(neutral.keypointModel).toBe(true);
+      expect(scaled.model.name).toBe('LaiUhlrich2022');
       expect(scaled.measurementWindow.chosenBy).toBe('time range');
-      // These keypoints have no face: the head keeps the proportions of the subject's height.
-      expect(scaled.measurements.find((m) => m.name === 'head')!.pairs).toHaveLength(0);
-      for (const measurement of scaled.measurements.filter((m) => m.name !== 'head')) {
+      // LaiUhlrich2022's head is part of its torso: the face keypoints measure no body of their own.
+      expect(scaled.measurements.map((m) => m.name)).not.toContain('head');
+      for (const measurement of scaled.measurements) {
         expect(measurement.pairs.length).toBeGreaterThan(0);
         // Keypoints sit on joint centres, so limb factors stay near 1 for an adult; hip keypoints sit wider than the hip joints.
         expect(measurement.factor).toBeGreaterThan(0.7);

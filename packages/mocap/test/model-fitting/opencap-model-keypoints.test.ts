@@ -58,7 +58,7 @@ describeWithData(
         settings: scaleSettingsFromSetup(setup, readOsimTree(model.root)),
         timeRangeS: [0, 1],
       });
-      expect(neutral.usedDefaultModel).toBe(false);
+      expect(neutral.scaled.model.name).toBe('LaiUhlrich2022');
       expect(neutral.scaled.measurements.every((m) => m.pairs.length > 0)).toBe(true);
       const placement = neutral.scaled.placement!;
 

@@ -8,6 +8,7 @@ import { type MarkerTrajectories, readTrc } from '../../src/formats/trc.ts';
 import { bestFrameLag, type CoordinateComparison, compareMotions } from '../../src/ik/compare-motions.ts';
 import { loadAnalysisInput } from '../../src/analyses/analysis-input.ts';
 import { TrialKinematics } from '../../src/analyses/trial-kinematics.ts';
+import { DEFAULT_MODEL, type ModelName, namedModelDocument } from '../../src/default-model/named-models.ts';
 import { fitNeutral } from '../../src/model-fitting/fit-neutral.ts';
 import { fitTrial } from '../../src/model-fitting/fit-trial.ts';
 import { motionFromCoordinates } from '../../src/model/motion.ts';
@@ -146,25 +147,37 @@ const theirs = (): { mot: StorageTable; trc: MarkerTrajectories } => ({
   trc: readTrc(readFileSync(referencePath(DEMO_FILES.theirBalancingTrc), 'utf8')),
 });
 
-/** The whole chain on the demo videos, in `root` (a temporary folder). */
-export async function runDemoChain(root: string): Promise<ChainResult> {
+/** The demo's static and balancing trials through kinetrace process, in `root` (a temporary folder): their keypoint .trc files. */
+export async function processDemo(root: string): Promise<{ staticTrc: string; balancingTrc: string }> {
   const staticFolder = trialFolder(root, 'static', DEMO_FILES.staticVideos);
   const balancingFolder = trialFolder(root, 'balancing', DEMO_FILES.balancingVideos);
   await kinetrace('process', staticFolder);
   await kinetrace('process', balancingFolder);
-  return scaleAndSolve(
-    keypointsTrc(join(staticFolder, 'output/static')),
-    keypointsTrc(join(balancingFolder, 'output/balancing')),
-    root,
-  );
+  return {
+    staticTrc: keypointsTrc(join(staticFolder, 'output/static')),
+    balancingTrc: keypointsTrc(join(balancingFolder, 'output/balancing')),
+  };
 }
 
-/** kinetrace scale on the static trial's keypoints and kinetrace ik on the balancing trial's, beside Pose2Sim's. */
-export async function scaleAndSolve(staticTrc: string, balancingTrc: string, root: string): Promise<ChainResult> {
-  const scaledOsim = join(root, 'scaled.osim');
-  const motPath = join(root, 'balancing.mot');
+/** The whole chain on the demo videos with one of the shipped models (the default one when omitted). */
+export async function runDemoChain(root: string, model: ModelName = DEFAULT_MODEL): Promise<ChainResult> {
+  const { staticTrc, balancingTrc } = await processDemo(root);
+  return scaleAndSolve(staticTrc, balancingTrc, root, model);
+}
+
+/** kinetrace scale (with a shipped model) on the static trial's keypoints and kinetrace ik on the balancing trial's, beside Pose2Sim's. */
+export async function scaleAndSolve(
+  staticTrc: string,
+  balancingTrc: string,
+  root: string,
+  model: ModelName,
+): Promise<ChainResult> {
+  const scaledOsim = join(root, `${model}_scaled.osim`);
+  const motPath = join(root, `${model}_balancing.mot`);
   const scaleOutput = await kinetrace(
     'scale',
+    '--model',
+    model,
     '--static',
     staticTrc,
     '--mass',
@@ -357,12 +370,13 @@ function hipFlexionParts(ourOsim: string, ourMot: string, lagFrames: number): Ke
   });
 }
 
-/** Our default model scaled on Pose2Sim's static .trc and solved on its balancing .trc: IK and scaling without our triangulation. */
-export function runOnTheirKeypoints(): ChainResult {
+/** A shipped model (the default one when omitted) scaled on Pose2Sim's static .trc and solved on its balancing .trc: IK and scaling without our triangulation. */
+export function runOnTheirKeypoints(model: ModelName = DEFAULT_MODEL): ChainResult {
   const reference = theirs();
   const neutral = fitNeutral({
     neutral: readTrc(readFileSync(referencePath(DEMO_FILES.theirStaticTrc), 'utf8')),
     subject: DEMO_SUBJECT,
+    model: namedModelDocument(model, { heightM: DEMO_SUBJECT.heightM }),
   });
   const fit = fitTrial({
     trial: reference.trc,
@@ -429,5 +443,22 @@ export function formatComparison(title: string, result: ChainResult): string {
           ),
         ]
       : []),
+  ].join('\n');
+}
+
+/** The whole chain's flexion figures of several models in one table: RMS difference to Pose2Sim without offset, and largest jump (deg). */
+export function formatSideBySide(models: readonly string[], chains: ChainResult[]): string {
+  const head = models.map((model) => model.padStart(28)).join('');
+  return [
+    'joint angles, kinetrace process → scale → ik, models side by side: RMS difference to Pose2Sim without offset / largest jump (deg)',
+    `  ${'coordinate'.padEnd(16)}${head}`,
+    ...FLEXION_COORDINATES.map((coordinate) => {
+      const cells = chains.map((chain) => {
+        const c = chain.comparisons.find((comparison) => comparison.coordinate === coordinate)!;
+        return `${c.rmsDifferenceWithoutOffsetDeg.toFixed(1)} / ${c.largestJumpDeg.toFixed(1)}`.padStart(28);
+      });
+      return `  ${coordinate.padEnd(16)}${cells.join('')}`;
+    }),
+    `  ${'static marker RMS'.padEnd(16)}${chains.map((chain) => `${(chain.scaling.rmsM * 100).toFixed(2)} cm`.padStart(28)).join('')}`,
   ].join('\n');
 }

@@ -25,7 +25,7 @@ describeWithData(
   'kinetrace scale',
   ['marker_enhancer/test_data/squats.trc', 'opensim_gait/Pipelines/Gait2354_Simbody/subject01_Setup_Scale.xml'],
   () => {
-    it('scales the default model on a keypoint trial and writes an .osim with the scaled segments', async () => {
+    it('scales the default model (LaiUhlrich2022) on a keypoint trial and writes an .osim with the scaled segments', async () => {
       const out = join(outDir, 'default.osim');
       const { code, stdout } = await run([
         '--static',
@@ -43,8 +43,18 @@ describeWithData(
       expect(stdout).toMatch(/femur_r\s+1\.\d{4}/);
       expect(stdout).toMatch(/Marker placement: static-pose IK marker error RMS \d+\.\d+ cm/);
       const model = readOsim(readFileSync(out, 'utf8'));
-      expect(model.name).toBe('Kinetrace_default_fullbody');
+      expect(model.name).toBe('LaiUhlrich2022');
       expect(model.markers.map((m) => m.name)).toContain('RKnee');
+    });
+
+    it('scales a shipped model given by name: our own kinematic model', async () => {
+      const out = join(outDir, 'ours.osim');
+      const trial = referencePath('marker_enhancer/test_data/squats.trc');
+      const args = ['--static', trial, '--mass', '70', '--height', '1.75', '--time-range', '0,1', '--out', out];
+      const { code, stdout } = await run(['--model', 'Kinetrace_default_fullbody', ...args]);
+      expect(code).toBe(0);
+      expect(stdout).toContain('Model: Kinetrace_default_fullbody;');
+      expect(readOsim(readFileSync(out, 'utf8')).name).toBe('Kinetrace_default_fullbody');
     });
 
     it('runs an OpenSim setup: model and marker set from the setup, factors printed as OpenSim gives them', async () => {

@@ -17,6 +17,8 @@ import { processMovement } from '../../src/session/process-movement.ts';
 import { processNeutral } from '../../src/session/process-neutral.ts';
 import type { NeutralOutcome, OutputFile, ProcessingSettings, SessionStage } from '../../src/session/types.ts';
 import { ffmpegPath } from '../../src/video/binaries.ts';
+import { childNumbers, descendants, parseXmlTree } from '../../src/model/xml-tree.ts';
+import { elementCounts } from '../scaling/osim-comparison.ts';
 import { probeVideo } from '../../src/video/probe.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
 
@@ -229,7 +231,25 @@ describeWithData('processNeutral then processMovement on the Pose2Sim demo video
       );
       expect(viewer.time).toHaveLength(mot.timesS.length);
       expect(Object.keys(viewer.bodies)).toEqual(expect.arrayContaining(['pelvis', 'femur_r', 'tibia_l']));
-      expect(readOsim(readFileSync(byTag(files, 'opensim_model')[0].path, 'utf8')).bodies.length).toBeGreaterThan(10);
+
+      // The default model is OpenCap's LaiUhlrich2022, scaled with its muscles and wrap objects to the subject's mass,
+      // and the .mot has its 35 coordinates in its order.
+      const scaledText = readFileSync(byTag(files, 'opensim_model')[0].path, 'utf8');
+      const genericText = readFileSync(new URL('../../models/LaiUhlrich2022.osim', import.meta.url), 'utf8');
+      const [scaledCounts, genericCounts] = [elementCounts(scaledText), elementCounts(genericText)];
+      expect(scaledCounts.get('Millard2012EquilibriumMuscle')).toBe(80);
+      expect(scaledCounts.get('WrapCylinder')).toBe(genericCounts.get('WrapCylinder'));
+      expect(scaledCounts.get('WrapCylinder')).toBeGreaterThan(0);
+      const massKg = descendants(parseXmlTree(scaledText), (node) => node.name === 'Body')
+        .map((body) => childNumbers(body, 'mass')![0])
+        .reduce((sum, mass) => sum + mass, 0);
+      expect(massKg).toBeCloseTo(subject.massKg, 6);
+      const genericCoordinates = readOsim(genericText).coordinates.map((c) => c.name);
+      expect(genericCoordinates).toHaveLength(35);
+      expect(mot.columnLabels).toEqual(genericCoordinates);
+      expect(json<MainSettings>(byTag(files, 'main_settings')[0]).openSimModel.used).toBe(
+        'LaiUhlrich2022 (shipped with Kinetrace)',
+      );
 
       const synced = [...byTag(files, 'video-sync'), ...byTag(files, 'video-sync-deidentified')];
       expect(synced.map((file) => file.cameraName)).toEqual([...cameraNames, ...cameraNames]);

@@ -4,10 +4,9 @@ import { parseArgs } from 'node:util';
 import { readIkSetup } from '../../formats/ik-setup.ts';
 import { writeStorage } from '../../formats/mot.ts';
 import { readTrc } from '../../formats/trc.ts';
-import { DEFAULT_MODEL_NAME } from '../../default-model/default-model.ts';
 import { solveInverseKinematics } from '../../ik/inverse-kinematics.ts';
 import { ikTasksFromSetup } from '../../ik/setup-tasks.ts';
-import { defaultModelIkSettings } from '../../model-fitting/fit-neutral.ts';
+import { keypointIkSettings, tracksKeypoints } from '../../model-fitting/fit-neutral.ts';
 import { solveTrialIk } from '../../model-fitting/fit-trial.ts';
 import { withMidHip } from '../../model-fitting/merge-markers.ts';
 import { KinematicModel } from '../../model/kinematic-model.ts';
@@ -20,9 +19,9 @@ const USAGE = `Usage: kinetrace ik --model M.osim --markers T.trc [--setup IK.xm
 
 Inverse kinematics: the model's coordinates that best fit the measured markers, frame by frame
 (weighted least squares, as OpenSim's IK tool). Writes an OpenSim .mot (rotations in degrees)
-and prints the marker errors, per frame and per marker. A model scaled by \`kinetrace scale\`
-from Kinetrace's default model, without a setup, is solved as video keypoints need: keypoint
-weights, priors for what keypoints cannot see, a robust loss against mis-detected keypoints
+and prints the marker errors, per frame and per marker. A model whose markers are all video
+keypoints (one of Kinetrace's models scaled by \`kinetrace scale\`), without a setup, is solved as
+video keypoints need: keypoint weights, priors for what keypoints cannot see, a robust loss against mis-detected keypoints
 and continuity between frames.
 
   --model    OpenSim model (.osim) with markers; optional when the setup names its model_file
@@ -64,8 +63,8 @@ export const command: CliCommand = {
     const onProgress = stageProgress('Inverse kinematics');
     const startedMs = performance.now();
     const result =
-      !setup && osim.name === DEFAULT_MODEL_NAME
-        ? solveTrialIk(osim, withMidHip(markers), { ...defaultModelIkSettings(), onProgress })
+      !setup && tracksKeypoints(osim)
+        ? solveTrialIk(osim, withMidHip(markers), { ...keypointIkSettings(osim), onProgress })
         : solveInverseKinematics(model, markers, {
             ...(setup ? ikTasksFromSetup(model, setup) : {}),
             timeRangeS: setup?.timeRangeS,

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { loadMarkerAugmenter } from '../../augmenter/load-augmenter.ts';
 import { readMarkerSet, readScaleSetup } from '../../formats/scale-setup.ts';
 import { readTrc } from '../../formats/trc.ts';
+import { DEFAULT_MODEL, isModelName, namedModelDocument } from '../../default-model/named-models.ts';
 import { fitNeutral } from '../../model-fitting/fit-neutral.ts';
 import { addMarkerSet } from '../../model/osim-markers.ts';
 import { readOsimTree } from '../../model/read-osim.ts';
@@ -24,8 +25,9 @@ errors, and writes the scaled model: the input .osim with its values scaled and 
   --mass        subject mass, kg (optional when the setup gives it)
   --height      subject height, m
   --out         scaled model (.osim)
-  --model       OpenSim model (.osim); Kinetrace's default full-body model when omitted
-                (scaled from video keypoint distances in the stillest second of the trial)
+  --model       OpenSim model (.osim), or the name of a model Kinetrace ships: LaiUhlrich2022 (the default,
+                OpenCap's model with muscles), LaiUhlrich2022_shoulder, Kinetrace_default_fullbody (ours,
+                no muscles); a shipped model is scaled from video keypoint distances in the stillest second
   --setup       OpenSim scale setup (.xml): measurements, manual scales, time ranges, marker placer tasks;
                 its model_file and marker_set_file are used when present
   --marker-set  OpenSim marker set (.xml) replacing the model's markers of the same names (overrides the setup's)
@@ -85,7 +87,9 @@ export const command: CliCommand = {
 
     const modelPath = values.model ?? fromSetup(setup?.modelFile);
     let model: XmlDocument | undefined;
-    if (modelPath) {
+    if (modelPath && isModelName(modelPath) && !existsSync(modelPath)) {
+      model = namedModelDocument(modelPath, { heightM });
+    } else if (modelPath) {
       model = parseXmlDocument(readFileSync(modelPath, 'utf8'));
       const markerSetPath = values['marker-set'] ?? fromSetup(setup?.markerSetFile);
       // GenericModelMaker: the setup's marker set replaces the model's markers of the same name and adds the others.
@@ -112,7 +116,7 @@ export const command: CliCommand = {
 
     const window = scaled.measurementWindow;
     const lines = [
-      `Model: ${fit.usedDefaultModel ? 'Kinetrace default full-body model' : modelPath}; subject ${heightM} m, ${massKg} kg`,
+      `Model: ${modelPath ?? DEFAULT_MODEL}; subject ${heightM} m, ${massKg} kg`,
       `Measured over ${window.timeRangeS[0].toFixed(3)}–${window.timeRangeS[1].toFixed(3)} s (${window.chosenBy}` +
         `${window.meanExcursionM !== undefined ? `, markers moved ${(window.meanExcursionM * 1000).toFixed(1)} mm RMS` : ''})`,
       'Measurements:',
