@@ -18,6 +18,13 @@ describeWithData('the skeleton the viewer derives from a visualizer JSON', [fixt
     return body.parent < 0 ? null : skeleton[body.parent].name;
   };
 
+  it("keeps each body's meshes and their scale factors, which the viewer draws the bones from", () => {
+    const femur = motion.bodies.find((body) => body.name === 'femur_r')!;
+    expect(femur.geometryFiles).toEqual(['femur_r.vtp']);
+    expect(femur.geometryScale[0]).toBeCloseTo(1.0529, 4);
+    expect(motion.bodies.find((body) => body.name === 'hand_l')!.geometryFiles).toHaveLength(27);
+  });
+
   it("finds the OpenSim model's tree from the motion alone: each joint centre stays fixed in its parent", () => {
     expect(motion.bodies).toHaveLength(22);
     expect(motion.frameRateHz).toBeCloseTo(100, 6);

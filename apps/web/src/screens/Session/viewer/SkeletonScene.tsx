@@ -1,7 +1,8 @@
 import { Grid, OrbitControls } from '@react-three/drei';
 import { Canvas, useFrame, useThree } from '@react-three/fiber';
-import { useEffect, useMemo, useRef, type RefObject } from 'react';
+import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import * as THREE from 'three';
+import { bodyGeometry } from './bone-meshes.ts';
 import { deriveSkeleton, frameAtTime, skeletonGeometry, type Bone, type TrialMotion } from './body-motion.ts';
 import type { CameraPose } from './camera-poses.ts';
 import type { MarkerTrajectories as Keypoints } from '@kinetrace/mocap/formats/trc';
@@ -19,6 +20,8 @@ const colours = {
 } as const;
 /** Drawn sizes, metres: joint spheres, and bone radius as a fraction of its length within bounds. */
 const JOINT_RADIUS_M = 0.03;
+/** Joint centres over the bones: drawn through them (no depth test), smaller so the bones show. */
+const JOINT_ON_BONES_RADIUS_M = 0.015;
 const BONE_RADIUS = { perLength: 0.1, minM: 0.012, maxM: 0.035 } as const;
 const KEYPOINT_RADIUS_M = 0.015;
 /** Depth at which a camera's frustum is drawn. */
@@ -52,7 +55,35 @@ function BoneMesh({ bone }: { bone: Bone }) {
   );
 }
 
-/** Every body of the model, moved to the frame of the clock's time before each render. */
+/**
+ * Each body's bones from the model's meshes (bone-meshes.ts), once they have loaded; undefined while
+ * they load, and for a model whose bodies name no mesh the app has (the skeleton is drawn with capsules then).
+ */
+function useBoneGeometries(motion: TrialMotion): (THREE.BufferGeometry | undefined)[] | undefined {
+  const [geometries, setGeometries] = useState<(THREE.BufferGeometry | undefined)[]>();
+  useEffect(() => {
+    let loaded: (THREE.BufferGeometry | undefined)[] = [];
+    let current = true;
+    setGeometries(undefined);
+    Promise.all(motion.bodies.map((body) => bodyGeometry(body.geometryFiles, body.geometryScale)))
+      .then((geometries) => {
+        loaded = geometries;
+        if (current && geometries.some(Boolean)) setGeometries(geometries);
+      })
+      // A mesh that cannot be fetched leaves the capsules.
+      .catch(() => undefined);
+    return () => {
+      current = false;
+      for (const geometry of loaded) geometry?.dispose();
+    };
+  }, [motion]);
+  return geometries;
+}
+
+/**
+ * Every body of the model, moved to the frame of the clock's time before each render: its bones
+ * where the model has meshes, with its joint centre drawn over them; else capsules between joints.
+ */
 function Bodies({
   motion,
   clock,
@@ -63,6 +94,7 @@ function Bodies({
   host: RefObject<HTMLDivElement | null>;
 }) {
   const { bones, head } = useMemo(() => skeletonGeometry(motion, deriveSkeleton(motion)), [motion]);
+  const boneGeometries = useBoneGeometries(motion);
   const groups = useRef<(THREE.Group | null)[]>([]);
   useFrame(() => {
     const frame = frameAtTime(motion, clock.snapshot.timeS);
@@ -79,6 +111,21 @@ function Bodies({
     });
     if (host.current) host.current.dataset.frame = String(frame);
   });
+  if (boneGeometries) {
+    return motion.bodies.map((body, i) => (
+      <group key={body.name} name={body.name} ref={(group) => void (groups.current[i] = group)}>
+        {boneGeometries[i] && (
+          <mesh geometry={boneGeometries[i]} castShadow>
+            <meshStandardMaterial color={colours.bone} roughness={0.6} />
+          </mesh>
+        )}
+        <mesh renderOrder={1}>
+          <sphereGeometry args={[JOINT_ON_BONES_RADIUS_M, 16, 12]} />
+          <meshStandardMaterial color={colours.joint} roughness={0.5} depthTest={false} />
+        </mesh>
+      </group>
+    ));
+  }
   return motion.bodies.map((body, i) => (
     <group key={body.name} name={body.name} ref={(group) => void (groups.current[i] = group)}>
       <mesh castShadow>

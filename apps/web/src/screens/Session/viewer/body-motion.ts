@@ -11,6 +11,10 @@ export interface BodyMotion {
   translationsM: Float32Array;
   /** frames x 3, body-fixed X then Y then Z rotation, radians. */
   rotationsRad: Float32Array;
+  /** The model's mesh files of this body (`attachedGeometries`; none when the file has no such list). */
+  geometryFiles: string[];
+  /** The scale factors of those meshes in the body's frame (`scaleFactors`; 1 when absent). */
+  geometryScale: Vec3;
 }
 
 export interface TrialMotion {
@@ -26,26 +30,36 @@ export class MotionFormatError extends Error {
 const isTriples = (value: unknown, frames: number): value is number[][] =>
   Array.isArray(value) && value.length === frames && value.every((row) => Array.isArray(row) && row.length === 3);
 
+const isVec3 = (value: unknown): value is Vec3 =>
+  Array.isArray(value) && value.length === 3 && value.every((v) => typeof v === 'number' && Number.isFinite(v));
+
 export function parseTrialMotion(json: unknown): TrialMotion {
   const { time, bodies } = (json ?? {}) as { time?: unknown; bodies?: unknown };
   if (!Array.isArray(time) || time.length === 0 || typeof bodies !== 'object' || bodies === null) {
     throw new MotionFormatError('The 3D result is not a visualizer file: it needs "time" and "bodies".');
   }
   const frames = time.length;
-  const parsed = Object.entries(bodies as Record<string, { translation?: unknown; rotation?: unknown }>).map(
-    ([name, body]) => {
-      if (!isTriples(body.translation, frames) || !isTriples(body.rotation, frames)) {
-        throw new MotionFormatError(
-          `The 3D result's body "${name}" does not have a translation and rotation for each of its ${frames} frames.`,
-        );
-      }
-      return {
-        name,
-        translationsM: Float32Array.from(body.translation.flat()),
-        rotationsRad: Float32Array.from(body.rotation.flat()),
-      };
-    },
-  );
+  const parsed = Object.entries(
+    bodies as Record<
+      string,
+      { translation?: unknown; rotation?: unknown; attachedGeometries?: unknown; scaleFactors?: unknown }
+    >,
+  ).map(([name, body]): BodyMotion => {
+    if (!isTriples(body.translation, frames) || !isTriples(body.rotation, frames)) {
+      throw new MotionFormatError(
+        `The 3D result's body "${name}" does not have a translation and rotation for each of its ${frames} frames.`,
+      );
+    }
+    const files = body.attachedGeometries;
+    const scale = body.scaleFactors;
+    return {
+      name,
+      translationsM: Float32Array.from(body.translation.flat()),
+      rotationsRad: Float32Array.from(body.rotation.flat()),
+      geometryFiles: Array.isArray(files) ? files.filter((file): file is string => typeof file === 'string') : [],
+      geometryScale: isVec3(scale) ? scale : [1, 1, 1],
+    };
+  });
   const timesS = Float64Array.from(time as number[]);
   const frameRateHz = frames > 1 ? (frames - 1) / (timesS[frames - 1] - timesS[0]) : 1;
   return { timesS, frameRateHz, bodies: parsed };
