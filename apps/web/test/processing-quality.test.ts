@@ -208,7 +208,7 @@ describe('what processing runs and how good its results are, where the user look
       .allTextContents();
     expect(processedWith).toEqual([
       "Keypoints: BlazePose full (the session's choice: HRNet (accurate)), from 2 cameras (cam01, cam02) at 60 fps, filtered at 12 Hz, the default for gait.",
-      'Model: LaiUhlrich2022 (shipped with Kinetrace). The model shipped with Kinetrace, with markers at the video keypoints.',
+      'Model: LaiUhlrich2022. The model shipped with Kinetrace, with markers at the video keypoints.',
       'Inverse kinematics, marker augmenter: none (keypoint IK). No augmenter weights are installed for "v0.3": inverse kinematics tracks the video keypoints directly.',
       'Scaling: Upright standing pose, subject 1.72 m, 69 kg.',
     ]);

@@ -11,7 +11,6 @@ import {
   type SettingChoices,
 } from '@kinetrace/contracts';
 import { POSE_MODEL_LABELS } from '@kinetrace/mocap/pose/pose-model';
-import { shippedModelLabel } from '@kinetrace/mocap/session/model-choice';
 import type { BoardSpec, PoseModelName, ProcessingSettings } from '@kinetrace/mocap/session/types';
 
 /**
@@ -59,7 +58,7 @@ export function settingChoices(installDir: string): SettingChoices {
         value,
         label,
         installed: true,
-        runs: operatorFile ? `${value}.osim (installed)` : shippedModelLabel(value),
+        runs: operatorFile ? `${value}.osim (installed)` : `${value} (shipped with Kinetrace)`,
       };
     }),
     augmenter_model: entriesOf(AUGMENTER_MODELS).map(([value, label]) => {

@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { loadMarkerAugmenter } from '../augmenter/load-augmenter.ts';
 import type { MarkerAugmenter } from '../augmenter/marker-augmenter.ts';
-import { DEFAULT_MODEL_NAME } from '../default-model/default-model.ts';
 import { DEFAULT_MODEL, isModelName, type ModelName, namedModelDocument } from '../default-model/named-models.ts';
 import type { OsimModel } from '../model/osim-model.ts';
 import { readOsimTree } from '../model/read-osim.ts';
@@ -26,15 +25,12 @@ export interface Choice {
 const shippedModel = (requested: string | null): ModelName =>
   requested !== null && isModelName(requested) ? requested : DEFAULT_MODEL;
 
-/** What a shipped model is called in main_settings' `used` and Advanced Settings. */
-export const shippedModelLabel = (name: ModelName) =>
-  name === DEFAULT_MODEL_NAME ? "Kinetrace's full-body model (no muscles)" : `${name} (shipped with Kinetrace)`;
-
 export async function chooseModel(settings: ProcessingSettings): Promise<{ model: XmlDocument; choice: Choice }> {
   const requested = settings.requestedModel ?? null;
   const shipped = (reason: string) => {
     const name = shippedModel(requested);
-    return { model: namedModelDocument(name), choice: { requested, used: shippedModelLabel(name), reason } };
+    // `used` is the model's own name: the OpenCap archive names the scaled model after it (LaiUhlrich2022_scaled.osim).
+    return { model: namedModelDocument(name), choice: { requested, used: name, reason } };
   };
   if (!settings.modelPath) return shipped('The model shipped with Kinetrace, with markers at the video keypoints.');
   try {
@@ -78,11 +74,7 @@ export async function chooseAugmenter(
 export function scaledModelChoice(settings: ProcessingSettings, scaled: OsimModel): Choice {
   return {
     requested: settings.requestedModel ?? null,
-    used: settings.modelPath
-      ? basename(settings.modelPath)
-      : isModelName(scaled.name)
-        ? shippedModelLabel(scaled.name)
-        : scaled.name,
+    used: settings.modelPath ? basename(settings.modelPath) : scaled.name,
     reason: 'The model scaled on the session’s neutral trial.',
   };
 }

@@ -56,7 +56,7 @@ describeWithData(
         ])
           expect(stderr).toContain(stage);
         expect(stdout).toContain('Processed 2 trial(s), 444 camera frames');
-        expect(stdout).toContain('model: LaiUhlrich2022 (shipped with Kinetrace)');
+        expect(stdout).toContain('model: LaiUhlrich2022 (The model shipped with Kinetrace');
 
         const mot = readStorage(readFileSync(join(folder, 'output/balancing/balancing.mot'), 'utf8'));
         for (const coordinate of ['hip_flexion_r', 'knee_angle_r', 'knee_angle_l', 'ankle_angle_l'])

@@ -12,7 +12,7 @@ import type { Keypoints2D } from '../../src/pose/types.ts';
 import type { QualityReport } from '../../src/report/quality-report.ts';
 import type { ReportWithModelFit } from '../../src/session/model-fit-report.ts';
 import { processMovement } from '../../src/session/process-movement.ts';
-import { ikTasksForModel } from '../../src/session/model-choice.ts';
+import { ikSettingsForModel } from '../../src/model-fitting/fit-neutral.ts';
 import { processNeutral } from '../../src/session/process-neutral.ts';
 import type { ProcessingSettings, SessionVideo } from '../../src/session/types.ts';
 import { sharedTimeBase } from '../../src/sync/align-to-time-base.ts';
@@ -220,7 +220,8 @@ export function angleErrorSources(
 ): { keypoints: CoordinateComparison[]; model: CoordinateComparison[] } {
   const angles = (keypoints: MarkerTrajectories, osim: string) => {
     const model = readOsim(osim);
-    return fitTrial({ trial: keypoints, model, osim, subject: DEMO_SUBJECT, ikTasks: ikTasksForModel(model) }).motion;
+    return fitTrial({ trial: keypoints, model, osim, subject: DEMO_SUBJECT, ikTasks: ikSettingsForModel(model) })
+      .motion;
   };
   return {
     keypoints: compareMotions(

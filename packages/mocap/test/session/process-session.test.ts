@@ -247,9 +247,7 @@ describeWithData('processNeutral then processMovement on the Pose2Sim demo video
       const genericCoordinates = readOsim(genericText).coordinates.map((c) => c.name);
       expect(genericCoordinates).toHaveLength(35);
       expect(mot.columnLabels).toEqual(genericCoordinates);
-      expect(json<MainSettings>(byTag(files, 'main_settings')[0]).openSimModel.used).toBe(
-        'LaiUhlrich2022 (shipped with Kinetrace)',
-      );
+      expect(json<MainSettings>(byTag(files, 'main_settings')[0]).openSimModel.used).toBe('LaiUhlrich2022');
 
       const synced = [...byTag(files, 'video-sync'), ...byTag(files, 'video-sync-deidentified')];
       expect(synced.map((file) => file.cameraName)).toEqual([...cameraNames, ...cameraNames]);
