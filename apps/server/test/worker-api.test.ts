@@ -14,7 +14,7 @@ import {
 import { schema } from '@kinetrace/db';
 import { workerTokenCommand } from '../src/processing/worker-token-cli.ts';
 import { createWorkerTokensRepository } from '../src/processing/worker-tokens-repository.ts';
-import { importForm, type TrialVideos } from './support/processing-fixtures.ts';
+import { importTrial, type TrialVideos } from './support/processing-fixtures.ts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
 import { makeTestVideo } from './support/videos.ts';
 
@@ -61,14 +61,7 @@ describe('the worker API', () => {
   /** A calibration trial of a new session, imported: queued for a remote worker. */
   async function queuedCalibration(): Promise<string> {
     const session = ((await userCall('GET', '/sessions/new/')).json() as Session[])[0];
-    const imported = await test.app.inject({
-      method: 'POST',
-      url: `/api/sessions/${session.id}/import/`,
-      headers: authHeader(owner.token),
-      payload: importForm('calibration', clip),
-    });
-    expect(imported.statusCode, imported.body).toBe(200);
-    return (imported.json() as Trial).id;
+    return (await importTrial(test, owner.token, session.id, 'calibration', clip)).id;
   }
 
   beforeAll(async () => {

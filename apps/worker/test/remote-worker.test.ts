@@ -14,7 +14,7 @@ import {
   DEMO_CAMERAS,
   DEMO_SOURCES,
   DEMO_SUBJECT,
-  importForm,
+  importTrial,
   makeBoardVideos,
   type TrialVideos,
 } from '../../server/test/support/processing-fixtures.ts';
@@ -94,14 +94,7 @@ describeWithData('remote workers', DEMO_SOURCES, () => {
     const session = (await api<Session[]>('/sessions/new/'))[0];
     await api(`/sessions/${session.id}/set_subject/?subject_id=${subject.id}`);
     await api(`/sessions/${session.id}/set_metadata/?${DEMO_BOARD_QUERY}`);
-    const imported = await test.app.inject({
-      method: 'POST',
-      url: `/api/sessions/${session.id}/import/`,
-      headers: authHeader(owner.token),
-      payload: importForm('calibration', calibration),
-    });
-    expect(imported.statusCode, imported.body).toBe(200);
-    return (imported.json() as Trial).id;
+    return (await importTrial(test, owner.token, session.id, 'calibration', calibration)).id;
   }
   async function waitFor(trialId: string, until: (trial: Trial) => boolean): Promise<Trial> {
     const deadline = Date.now() + TRIAL_TIMEOUT_MS;

@@ -121,8 +121,9 @@ export function createWorkerService(deps: WorkerServiceDeps) {
             await queue.complete('process-trial', job.id);
             continue;
           }
+          // queuedS: from the trial queued to its lease (`npm run bench` reads it).
           deps.log.info(
-            { trialId: job.payload.trialId, attempt: begun.attempt.id, worker: worker.name },
+            { trialId: job.payload.trialId, attempt: begun.attempt.id, worker: worker.name, queuedS: begun.queuedS },
             'trial leased',
           );
           return {

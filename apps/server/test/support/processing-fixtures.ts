@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Trial } from '@kinetrace/contracts';
 import { ffmpegPath } from '@kinetrace/mocap/video/binaries';
 import {
   DEMO_FLOOR_BOARD,
@@ -13,6 +14,7 @@ import {
   POSE2SIM_SESSION,
 } from '../../../../packages/mocap/test/calibration/pose2sim-reference.ts';
 import { referencePath } from '../../../../packages/mocap/test/reference-data.ts';
+import { authHeader, type TestApp } from './test-app.ts';
 
 /** The reference files the processing tests and benchmark are made from (skipped without them). */
 export const DEMO_SOURCES = [
@@ -162,4 +164,22 @@ export function importForm(name: string, videos: TrialVideos): FormData {
   form.append('name', name);
   for (const video of videos) form.append('video', new Blob([new Uint8Array(readFileSync(video.path))]), video.name);
   return form;
+}
+
+/** Imports a trial's videos into the owner's session (POST /sessions/{id}/import/): the trial, queued. */
+export async function importTrial(
+  test: TestApp,
+  token: string,
+  sessionId: string,
+  name: string,
+  videos: TrialVideos,
+): Promise<Trial> {
+  const imported = await test.app.inject({
+    method: 'POST',
+    url: `/api/sessions/${sessionId}/import/`,
+    headers: authHeader(token),
+    payload: importForm(name, videos),
+  });
+  if (imported.statusCode !== 200) throw new Error(`import of ${name} failed: ${imported.statusCode} ${imported.body}`);
+  return imported.json() as Trial;
 }

@@ -1,0 +1,139 @@
+/**
+ * Remote workers (issue 23): a WORKERS=remote server (this process, PGlite) and one real `kinetrace-worker`
+ * process process the demo session: its calibration (the board rendered from the four demo cameras), its
+ * neutral and its movement trial (Pose2Sim, 4 cameras x 1.7 s). For each trial, from its import to done:
+ * the worker process's CPU seconds (all its threads, /proc), the server process's own CPU seconds (the
+ * coordination: leases, inputs streamed, results stored, heartbeats, and this bench's status polls every
+ * 500 ms), and the idle worker's lease-to-start latency (queued → leased, the server's 'trial leased' log).
+ *
+ * Goals (issue 23): the server's CPU under 2 % of the worker's; an idle worker starts within 1 s.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Session, Subject, Trial } from '@kinetrace/contracts';
+import { referencePath } from '../../../packages/mocap/test/reference-data.ts';
+import { workerTokenCommand } from '../../server/src/processing/worker-token-cli.ts';
+import { createWorkerTokensRepository } from '../../server/src/processing/worker-tokens-repository.ts';
+import {
+  DEMO_BOARD_QUERY,
+  DEMO_SOURCES,
+  DEMO_SUBJECT,
+  importTrial,
+  makeDemoVideos,
+} from '../../server/test/support/processing-fixtures.ts';
+import { authHeader, startTestApp, verifiedUser } from '../../server/test/support/test-app.ts';
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const DEMO_TRIAL_S = 1.7;
+/** Linux's clock ticks per second for /proc/<pid>/stat times (USER_HZ, 100 on every common build). */
+const USER_HZ = 100;
+
+/** CPU seconds a process (all its threads) has used, from /proc/<pid>/stat (utime + stime). */
+function processCpuS(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
+}
+const ownCpuS = () => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+};
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function main(): Promise<void> {
+  const missing = DEMO_SOURCES.filter((path) => !existsSync(referencePath(path)));
+  if (missing.length > 0) {
+    console.log(`skipped: reference data missing (${missing.join(', ')})`);
+    return;
+  }
+  const root = mkdtempSync(join(tmpdir(), 'kinetrace-remote-bench-'));
+  const leases = new Map<string, number>();
+  const test = await startTestApp('pglite', { LOG_LEVEL: 'info', WORKERS: 'remote' });
+  // The server's 'trial leased' lines (worker-service.ts): queued → leased, seconds.
+  const logged = test.logs.push.bind(test.logs);
+  test.logs.push = (...lines: string[]) => {
+    for (const line of lines.join('\n').split('\n'))
+      if (line.includes('"trial leased"')) {
+        const { trialId, queuedS } = JSON.parse(line) as { trialId: string; queuedS: number };
+        leases.set(trialId, queuedS);
+      }
+    return logged(...lines);
+  };
+  let worker: ReturnType<typeof spawn> | undefined;
+  try {
+    const videos = await makeDemoVideos(join(root, 'videos'), DEMO_TRIAL_S);
+    await test.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = test.app.server.address();
+    const server = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const made = await workerTokenCommand(
+      ['create', '--name', 'bench-worker'],
+      createWorkerTokensRepository(test.backends.database.db),
+      server,
+    );
+    const token = /^kwt_\S+$/m.exec(made.output)![0];
+    worker = spawn(process.execPath, ['apps/worker/bin/kinetrace-worker.mjs', '--server', server, '--token', token], {
+      cwd: repoRoot,
+      stdio: 'ignore',
+    });
+    const workerPid = worker.pid!;
+    console.log(
+      `machine: ${availableParallelism()} cores, load ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(', ')}; Node ${process.version}; one worker process (pose threads: one per core)`,
+    );
+
+    const owner = await verifiedUser(test);
+    const get = async <T>(path: string) =>
+      (await test.call({ method: 'GET', url: `/api${path}`, headers: authHeader(owner.token) })).json() as T;
+    const subject = (
+      await test.call({
+        method: 'POST',
+        url: '/api/subjects/',
+        headers: authHeader(owner.token),
+        payload: DEMO_SUBJECT,
+      })
+    ).json() as Subject;
+    const sessionId = (await get<Session[]>('/sessions/new/'))[0].id;
+    await get(`/sessions/${sessionId}/set_subject/?subject_id=${subject.id}`);
+    await get(`/sessions/${sessionId}/set_metadata/?${DEMO_BOARD_QUERY}&settings_scaling_setup=any_pose`);
+    // The worker is idle, waiting in its long poll, before each trial is queued.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+
+    console.log('trial        worker CPU s  server CPU s  server/worker  lease-to-start s  import to done s');
+    const latencies: number[] = [];
+    for (const [name, files] of [
+      ['calibration', videos.calibration],
+      ['neutral', videos.neutral],
+      ['balance', videos.trial],
+    ] as const) {
+      const workerBefore = processCpuS(workerPid);
+      const started = performance.now();
+      const trial = await importTrial(test, owner.token, sessionId, name, files);
+      // The import itself (upload parsing, probing) is the server's whether or not workers are remote.
+      const serverAfterImport = ownCpuS();
+      let state = trial;
+      while (state.status !== 'done' && state.status !== 'error') {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        state = await get<Trial>(`/trials/${trial.id}/`);
+      }
+      const workerS = processCpuS(workerPid) - workerBefore;
+      const serverS = ownCpuS() - serverAfterImport;
+      const latencyS = leases.get(trial.id) ?? NaN;
+      latencies.push(latencyS);
+      console.log(
+        `${name.padEnd(12)} ${workerS.toFixed(2).padStart(12)}  ${serverS.toFixed(2).padStart(12)}  ${`${((100 * serverS) / workerS).toFixed(2)} %`.padStart(13)}  ${latencyS.toFixed(3).padStart(16)}  ${((performance.now() - started) / 1000).toFixed(1).padStart(16)}${state.status === 'done' ? '' : `  (${state.status}: ${String(state.meta.error_msg)})`}`,
+      );
+    }
+    console.log(
+      `idle worker's lease-to-start latency: median ${median(latencies).toFixed(3)} s, max ${Math.max(...latencies).toFixed(3)} s (goal: under 1 s); server CPU after the import (goal: under 2 % of the worker's)`,
+    );
+  } finally {
+    worker?.kill('SIGTERM');
+    await test.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+await main();
