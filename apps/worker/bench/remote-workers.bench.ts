@@ -40,6 +40,8 @@ const ownCpuS = () => {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1e6;
 };
+/** Seconds the idle server is watched for its baseline CPU. */
+const IDLE_S = 10;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main(): Promise<void> {
@@ -98,10 +100,18 @@ async function main(): Promise<void> {
     const sessionId = (await get<Session[]>('/sessions/new/'))[0].id;
     await get(`/sessions/${sessionId}/set_subject/?subject_id=${subject.id}`);
     await get(`/sessions/${sessionId}/set_metadata/?${DEMO_BOARD_QUERY}&settings_scaling_setup=any_pose`);
-    // The worker is idle, waiting in its long poll, before each trial is queued.
+    // The worker is idle, waiting in its long poll, before each trial is queued. What the idle server spends
+    // meanwhile (the queue's polls of its other job kinds, PGlite in this process, the worker's long poll) is
+    // its baseline, which it spends whether or not a trial runs.
     await new Promise((resolve) => setTimeout(resolve, 3000));
+    const idleFrom = { cpuS: ownCpuS(), atMs: performance.now() };
+    await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
+    const idleCpuPerS = (ownCpuS() - idleFrom.cpuS) / ((performance.now() - idleFrom.atMs) / 1000);
+    console.log(`idle server (one worker long-polling): ${(1000 * idleCpuPerS).toFixed(1)} ms CPU per second`);
 
-    console.log('trial        worker CPU s  server CPU s  server/worker  lease-to-start s  import to done s');
+    console.log(
+      'trial        worker CPU s  server CPU s  server/worker  above idle/worker  lease-to-start s  import to done s',
+    );
     const latencies: number[] = [];
     for (const [name, files] of [
       ['calibration', videos.calibration],
@@ -113,6 +123,7 @@ async function main(): Promise<void> {
       const trial = await importTrial(test, owner.token, sessionId, name, files);
       // The import itself (upload parsing, probing) is the server's whether or not workers are remote.
       const serverAfterImport = ownCpuS();
+      const afterImportMs = performance.now();
       let state = trial;
       while (state.status !== 'done' && state.status !== 'error') {
         await new Promise((resolve) => setTimeout(resolve, 500));
@@ -120,10 +131,11 @@ async function main(): Promise<void> {
       }
       const workerS = processCpuS(workerPid) - workerBefore;
       const serverS = ownCpuS() - serverAfterImport;
+      const aboveIdleS = serverS - idleCpuPerS * ((performance.now() - afterImportMs) / 1000);
       const latencyS = leases.get(trial.id) ?? NaN;
       latencies.push(latencyS);
       console.log(
-        `${name.padEnd(12)} ${workerS.toFixed(2).padStart(12)}  ${serverS.toFixed(2).padStart(12)}  ${`${((100 * serverS) / workerS).toFixed(2)} %`.padStart(13)}  ${latencyS.toFixed(3).padStart(16)}  ${((performance.now() - started) / 1000).toFixed(1).padStart(16)}${state.status === 'done' ? '' : `  (${state.status}: ${String(state.meta.error_msg)})`}`,
+        `${name.padEnd(12)} ${workerS.toFixed(2).padStart(12)}  ${serverS.toFixed(2).padStart(12)}  ${`${((100 * serverS) / workerS).toFixed(2)} %`.padStart(13)}  ${`${((100 * aboveIdleS) / workerS).toFixed(2)} %`.padStart(17)}  ${latencyS.toFixed(3).padStart(16)}  ${((performance.now() - started) / 1000).toFixed(1).padStart(16)}${state.status === 'done' ? '' : `  (${state.status}: ${String(state.meta.error_msg)})`}`,
       );
     }
     console.log(
