@@ -37,6 +37,8 @@ const DEMO_CAMERAS = ['cam01', 'cam02', 'cam03', 'cam04'];
 const KINETRACE_CLI = fileURLToPath(new URL('../../../packages/mocap/bin/kinetrace.mjs', import.meta.url));
 /** Real demo videos through the real pose model: minutes on a shared 2-core machine. */
 const PROCESSING_TIMEOUT_MS = 900_000;
+const POSE2SIM_BALANCING_POSE =
+  'pose2sim_demo/history_reference_outputs/a948c205cfe4ea5c22d6941929e8efaba591a59d/Pose2Sim/S00_Demo_Session/S00_P00_SingleParticipant/S00_P00_T01_BalancingTrial/pose-associated';
 const DEMO_VIDEOS = DEMO_CAMERAS.map((camera) => `${DEMO}/videos/${camera}.mp4`);
 const DEMO_SUBJECT = {
   name: 'Demo participant',
@@ -48,6 +50,12 @@ const DEMO_SUBJECT = {
   subject_tags: ['unimpaired'],
   terms: true,
 };
+/** What the demo sessions' settings (openpose, any_pose, the demo's subject) mean for `kinetrace process`: openpose runs BlazePose lite (packages/processing POSE_MODEL_FOR). */
+const CLI_SETTINGS = JSON.stringify({
+  poseModel: 'blazepose-lite',
+  scalingSetup: 'any_pose',
+  subject: { heightM: DEMO_SUBJECT.height, massKg: DEMO_SUBJECT.weight },
+});
 
 type Upload = { bytes: Buffer | string; name: string };
 
@@ -424,7 +432,7 @@ const truthPair = <T extends { name: string }>(camera: T) => [camera, { ...camer
 
 describeWithData(
   'imported calibrations and videos processed: lens calibrations used, joint angles',
-  [...DEMO_SOURCES, ...DEMO_VIDEOS],
+  [...DEMO_SOURCES, ...DEMO_VIDEOS, POSE2SIM_BALANCING_POSE],
   () => {
     let test: TestApp;
     let owner: Awaited<ReturnType<typeof verifiedUser>>;
@@ -516,28 +524,132 @@ describeWithData(
       },
     );
 
+    /** The server's joint angles equal those of the `kinetrace process` .mot at `cliMotPath`. */
+    const expectSameAngles = (server: ReturnType<typeof readStorage>, cliMotPath: string) => {
+      const cli = readStorage(readFileSync(cliMotPath, 'utf8'));
+      expect(server.columnLabels).toEqual(cli.columnLabels);
+      expect(server.timesS.length).toBe(cli.timesS.length);
+      const largestDifferenceDeg = server.values.reduce(
+        (largest, value, index) => Math.max(largest, Math.abs(value - cli.values[index])),
+        0,
+      );
+      expect(largestDifferenceDeg).toBeLessThan(1e-6);
+    };
+
+    /** A new session of the demo's subject (any_pose, openpose), its cameras from the demo's Qualisys file. */
+    const demoSessionWithCalibration = async () => {
+      const subject = (await call<{ id: number }>('POST', '/subjects/', DEMO_SUBJECT)).body;
+      const session = (await call<Session[]>('GET', '/sessions/new/')).body[0];
+      expect((await call('GET', `/sessions/${session.id}/set_subject/?subject_id=${subject.id}`)).status).toBe(200);
+      expect(
+        (
+          await call(
+            'GET',
+            `/sessions/${session.id}/set_metadata/?settings_pose_model=openpose&settings_scaling_setup=any_pose`,
+          )
+        ).status,
+      ).toBe(200);
+      const calibration = new FormData();
+      calibration.append(
+        'file',
+        new Blob([new Uint8Array(readFileSync(referencePath(QUALISYS_FILE)))]),
+        'Calib.qca.txt',
+      );
+      expect((await call('POST', `/sessions/${session.id}/import-calibration/`, calibration)).status).toBe(200);
+      return session;
+    };
+
+    it(
+      "imports a trial's 2D keypoints with its videos (Pose2Sim's OpenPose files) and uses them: the joint angles `kinetrace process --keypoints` gives",
+      { timeout: 3 * PROCESSING_TIMEOUT_MS },
+      async () => {
+        const poseFolder = (camera: string) => referencePath(POSE2SIM_BALANCING_POSE, `${camera}_json`);
+        const keypointsForm = (
+          files: (camera: string) => { name: string; bytes: Uint8Array<ArrayBuffer> }[],
+          set = 'body25b',
+        ) => {
+          const data = videosForm('balancing');
+          data.append('keypoint_set', set);
+          for (const camera of DEMO_CAMERAS)
+            for (const file of files(camera)) data.append('keypoints', new Blob([file.bytes]), file.name);
+          return data;
+        };
+        const pose2simFiles = (camera: string) =>
+          readdirSync(poseFolder(camera))
+            .sort()
+            .map((name) => ({ name, bytes: new Uint8Array(readFileSync(join(poseFolder(camera), name))) }));
+
+        const session = await demoSessionWithCalibration();
+
+        // Refused before anything is stored, naming the file and the field at fault.
+        const broken = await call<Record<string, string[]>>(
+          'POST',
+          `/sessions/${session.id}/import/`,
+          keypointsForm((camera) =>
+            pose2simFiles(camera).map((file, index) =>
+              camera === 'cam02' && index === 3
+                ? { ...file, bytes: new TextEncoder().encode('{"people":[{"pose_keypoints_2d":[1,2]}]}') }
+                : file,
+            ),
+          ),
+        );
+        expect(broken.status).toBe(400);
+        expect(broken.body.keypoints[0]).toContain(
+          '"cam02.0003.json": people.0.pose_keypoints_2d: Keypoints must be x, y, confidence triplets',
+        );
+        const shortOne = await call<Record<string, string[]>>(
+          'POST',
+          `/sessions/${session.id}/import/`,
+          keypointsForm((camera) => pose2simFiles(camera).slice(0, camera === 'cam04' ? 99 : 100)),
+        );
+        expect(shortOne.status).toBe(400);
+        expect(shortOne.body.keypoints[0]).toContain('99 frames of keypoints for camera "cam04", whose video has 100');
+        const badSet = await call<Record<string, string[]>>(
+          'POST',
+          `/sessions/${session.id}/import/`,
+          keypointsForm(pose2simFiles, 'body99'),
+        );
+        expect(badSet.status).toBe(400);
+        expect(Object.keys(badSet.body)).toEqual(['keypoint_set']);
+        expect((await call<Trial[]>('GET', `/sessions/${session.id}/`)).text).not.toContain('"balancing"');
+
+        const neutral = await call<Trial>('POST', `/sessions/${session.id}/import/`, videosForm('neutral'));
+        expect(neutral.status, neutral.text).toBe(200);
+        const trial = await call<Trial>('POST', `/sessions/${session.id}/import/`, keypointsForm(pose2simFiles));
+        expect(trial.status, trial.text).toBe(200);
+        expect((await waitForEnd(neutral.body.id)).status).toBe('done');
+        const trialDone = await waitForEnd(trial.body.id);
+        expect(trialDone.status, String(trialDone.meta.error_msg)).toBe('done');
+        const mot = trialDone.results.find((result) => result.tag === 'ik_results')!;
+        const server = readStorage((await test.app.inject({ method: 'GET', url: mot.media! })).body);
+
+        // The same folder through `kinetrace process`, the balancing trial's keypoints from Pose2Sim's files.
+        const folder = join(videoDir, 'cli-keypoints-session');
+        mkdirSync(join(folder, 'calibration'), { recursive: true });
+        symlinkSync(referencePath(QUALISYS_FILE), join(folder, 'calibration', 'Calib.qca.txt'));
+        for (const camera of DEMO_CAMERAS) {
+          mkdirSync(join(folder, 'videos', camera), { recursive: true });
+          mkdirSync(join(folder, 'keypoints', camera), { recursive: true });
+          for (const trialName of ['neutral', 'balancing'])
+            symlinkSync(
+              referencePath(`${DEMO}/videos/${camera}.mp4`),
+              join(folder, 'videos', camera, `${trialName}.mp4`),
+            );
+          symlinkSync(poseFolder(camera), join(folder, 'keypoints', camera, 'balancing'));
+        }
+        writeFileSync(join(folder, 'settings.json'), CLI_SETTINGS);
+        await promisify(execFile)(process.execPath, [KINETRACE_CLI, 'process', folder, '--keypoint-set', 'body25b'], {
+          maxBuffer: 16 << 20,
+        });
+        expectSameAngles(server, join(folder, 'output', 'balancing', 'balancing.mot'));
+      },
+    );
+
     it(
       'ends an imported neutral and trial done, with the joint angles `kinetrace process` gives for the same folder',
       { timeout: 3 * PROCESSING_TIMEOUT_MS },
       async () => {
-        const subject = (await call<{ id: number }>('POST', '/subjects/', DEMO_SUBJECT)).body;
-        const session = (await call<Session[]>('GET', '/sessions/new/')).body[0];
-        expect((await call('GET', `/sessions/${session.id}/set_subject/?subject_id=${subject.id}`)).status).toBe(200);
-        expect(
-          (
-            await call(
-              'GET',
-              `/sessions/${session.id}/set_metadata/?settings_pose_model=openpose&settings_scaling_setup=any_pose`,
-            )
-          ).status,
-        ).toBe(200);
-        const calibration = new FormData();
-        calibration.append(
-          'file',
-          new Blob([new Uint8Array(readFileSync(referencePath(QUALISYS_FILE)))]),
-          'Calib.qca.txt',
-        );
-        expect((await call('POST', `/sessions/${session.id}/import-calibration/`, calibration)).status).toBe(200);
+        const session = await demoSessionWithCalibration();
 
         const neutral = await call<Trial>('POST', `/sessions/${session.id}/import/`, videosForm('neutral'));
         expect(neutral.status, neutral.text).toBe(200);
@@ -562,24 +674,9 @@ describeWithData(
           for (const trialName of ['neutral', 'balancing'])
             symlinkSync(referencePath(path), join(camera, `${trialName}.mp4`));
         }
-        // What the session's settings mean for the engine: openpose runs BlazePose lite (packages/processing POSE_MODEL_FOR).
-        writeFileSync(
-          join(folder, 'settings.json'),
-          JSON.stringify({
-            poseModel: 'blazepose-lite',
-            scalingSetup: 'any_pose',
-            subject: { heightM: DEMO_SUBJECT.height, massKg: DEMO_SUBJECT.weight },
-          }),
-        );
+        writeFileSync(join(folder, 'settings.json'), CLI_SETTINGS);
         await promisify(execFile)(process.execPath, [KINETRACE_CLI, 'process', folder], { maxBuffer: 16 << 20 });
-        const cli = readStorage(readFileSync(join(folder, 'output', 'balancing', 'balancing.mot'), 'utf8'));
-        expect(server.columnLabels).toEqual(cli.columnLabels);
-        expect(server.timesS.length).toBe(cli.timesS.length);
-        const largestDifferenceDeg = server.values.reduce(
-          (largest, value, index) => Math.max(largest, Math.abs(value - cli.values[index])),
-          0,
-        );
-        expect(largestDifferenceDeg).toBeLessThan(1e-6);
+        expectSameAngles(server, join(folder, 'output', 'balancing', 'balancing.mot'));
       },
     );
   },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { messages } from './messages.ts';
 import { setMetadataQuerySchema } from './sessions.ts';
+import { KEYPOINT_SETS } from './keypoints-2d.ts';
 
 /**
  * Processing a trial (spec §4.2, §4.3; DESIGN §2): what its kind is, which stage it is in, and the
@@ -162,6 +163,8 @@ export const importVideosFieldsSchema = z.object({
   name: z.string().trim().min(1, messages.required),
   /** The cameras' model, when a lens calibration of it should be used (board calibrations). */
   device_model: deviceModelField.optional(),
+  /** The keypoint set of OpenPose-layout `keypoints` files (default: from their keypoint count). */
+  keypoint_set: z.enum(KEYPOINT_SETS).optional(),
 });
 
 /** What the import and lens-calibration calls say when they refuse a file (field `file`, or `video` for imports). */
@@ -188,6 +191,15 @@ export const importMessages = {
     `Trial "${trialName}" is still being recorded or uploaded: wait until its videos are in, then start the next subject.`,
   neutralNeedsSubject:
     "Choose the session's subject before importing a neutral trial: scaling the model needs the subject's height and mass.",
+  /** A `keypoints` file of an import: `problem` names the field at fault (keypoints-2d.ts schemas). */
+  keypointsInvalid: (fileName: string, problem: string) => `"${fileName}": ${problem}`,
+  keypointsNotJson: (fileName: string) =>
+    `"${fileName}" is not a keypoints file: upload Kinetrace keypoints .json files (one per camera, named after it) or OpenPose files (<camera>_<frame>_keypoints.json).`,
+  keypointsTooLarge: (fileName: string, maxMb: number) => `"${fileName}" is larger than ${maxMb} MB.`,
+  keypointsWithoutVideo: (camera: string, cameras: string[]) =>
+    `Keypoints are given for camera "${camera}", which has no video in this import (${cameras.join(', ')}): name the keypoints files after the videos' cameras.`,
+  keypointsTwice: (camera: string) =>
+    `Camera "${camera}" has keypoints in both layouts: give one Kinetrace .json file or its OpenPose files, not both.`,
   videosTooFew: (videoCount: number) =>
     `${videoCount} video${videoCount === 1 ? '' : 's'} chosen: import at least 2 videos of the trial, one per camera of the session's calibration.`,
   videoTooLong: (fileName: string, durationS: number, framerate: number, limitS: number) =>

@@ -1,9 +1,10 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  type KeypointSetName,
   processingMessages,
   RESULT_TAGS,
   sessionMetaSchema,
@@ -12,6 +13,7 @@ import {
   type ProcessingStage,
 } from '@kinetrace/contracts';
 import { readKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
+import type { KeypointsSource } from '@kinetrace/mocap/formats/keypoints-2d-files';
 import type { CameraModel, LensIntrinsics, SessionVideo, Subject } from '@kinetrace/mocap/session/types';
 import { resolveProcessingSettings, boardOf } from '@kinetrace/processing/processing-settings';
 import { resultFileNames } from '@kinetrace/processing/result-names';
@@ -85,8 +87,15 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
       .videosOf(trial.id)
       .then((videos) => videos.forEach((video) => deviceOf.set(cameraNameOf(video), video.deviceId))));
 
-  /** The trial's videos, each put where the engine will read it (`place`). */
-  async function placeVideos(place: VideoPlacer): Promise<(SessionVideo & { path: string; deviceModel?: string })[]> {
+  /**
+   * The trial's videos, each put where the engine will read it (`place`), with the 2D keypoints
+   * imported with them copied into `keypointsDir` (in-process; a remote worker gets the videos only
+   * and detects).
+   */
+  async function placeVideos(
+    place: VideoPlacer,
+    keypointsDir?: string,
+  ): Promise<(SessionVideo & { path: string; deviceModel?: string })[]> {
     await readDevices();
     const videos = await trials.videosOf(trial.id);
     return Promise.all(
@@ -95,9 +104,14 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
         const cameraName = cameraNameOf(video);
         if (!video.storageKey) throw new Error(`The stored video of ${video.deviceId} is missing`);
         const fileName = `${video.deviceId}.${video.storageKey.split('.').at(-1)}`.replace(/[^A-Za-z0-9_.-]+/g, '_');
+        const keypoints =
+          keypointsDir === undefined
+            ? undefined
+            : await fetchKeypoints(keypointsDir, video.deviceId, video.parameters.keypoints);
         return {
           cameraName,
           path: await place({ storageKey: video.storageKey, index }, fileName),
+          ...(keypoints && { keypoints }),
           ...(typeof firstFrameMs === 'number' && { firstFrameTimeS: firstFrameMs / 1000 }),
           ...(typeof deviceModel === 'string' && deviceModel && { deviceModel }),
         };
@@ -116,6 +130,28 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
       await pipeline(stored.stream, createWriteStream(path));
       return path;
     };
+
+  /**
+   * 2D keypoints imported with a video (services/keypoints-intake.ts), written where the engine reads
+   * them: a Kinetrace keypoints file, or a folder of OpenPose files in frame order.
+   */
+  async function fetchKeypoints(
+    workDir: string,
+    deviceId: string,
+    stored: unknown,
+  ): Promise<KeypointsSource | undefined> {
+    const given = stored as { layout?: string; keys?: string[]; keypoint_set?: KeypointSetName | null } | undefined;
+    if (!given?.keys?.length) return undefined;
+    const single = given.layout === 'kinetrace';
+    const path = join(workDir, single ? `${deviceId}_keypoints.json` : `${deviceId}_keypoints`);
+    await mkdir(single ? workDir : path, { recursive: true });
+    for (const key of given.keys) {
+      const file = await files.read(key);
+      if (!file) throw new Error(`The stored keypoints of ${deviceId} are missing`);
+      await pipeline(file.stream, createWriteStream(single ? path : join(path, basename(key))));
+    }
+    return { path, ...(given.keypoint_set && { keypointSet: given.keypoint_set }) };
+  }
 
   /** Calibration videos with the lens calibration of their phone's model, when the owner keeps one. */
   async function withLenses(videos: (SessionVideo & { path: string; deviceModel?: string })[]) {
@@ -218,7 +254,7 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
     return replaced !== null;
   }
 
-  async function inputsWith(place: VideoPlacer): Promise<TrialInputs> {
+  async function inputsWith(place: VideoPlacer, keypointsDir?: string): Promise<TrialInputs> {
     const kind = trialKindOf(trial.name);
     if (kind === 'calibration')
       return { kind, videos: await withLenses(await placeVideos(place)), board: boardOf(meta) };
@@ -226,7 +262,7 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
     if (kind === 'neutral') {
       const calibration = await newestDone('calibration');
       if (!calibration) throw new TrialInputError(processingMessages.calibrationMissing);
-      const videos = (await placeVideos(place)).map(({ deviceModel: _, ...video }) => video);
+      const videos = (await placeVideos(place, keypointsDir)).map(({ deviceModel: _, ...video }) => video);
       const cameras = await camerasFor(calibration, videos);
       return {
         kind,
@@ -243,7 +279,7 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
     if (!neutral) throw new TrialInputError(processingMessages.neutralMissing);
     const model = (await trials.resultsOf(neutral.id)).find((result) => result.tag === RESULT_TAGS.opensimModel);
     if (!model) throw new TrialInputError(processingMessages.neutralMissing);
-    const videos = (await placeVideos(place)).map(({ deviceModel: _, ...video }) => video);
+    const videos = (await placeVideos(place, keypointsDir)).map(({ deviceModel: _, ...video }) => video);
     const cameras = await camerasFor(neutral, videos);
     return {
       kind,
@@ -259,7 +295,7 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
 
   return {
     inputsWith,
-    readInputs: (workDir: string) => inputsWith(copyInto(workDir)),
+    readInputs: (workDir: string) => inputsWith(copyInto(workDir), workDir),
 
     async progress(stage: ProcessingStage, percent: number) {
       await repository.setProgress(trial.id, attempt.id, { ...attempt.progress, stage, percent });

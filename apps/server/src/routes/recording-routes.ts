@@ -19,7 +19,11 @@ import { withUploadedFiles } from './uploaded-files.ts';
 
 const tags = ['Recording'];
 /** One video per camera, each at most a long phone recording. */
-const IMPORT_LIMITS = { fileSize: 4 * 1024 ** 3, files: 16, fields: 5 };
+/**
+ * Up to 16 videos, and their 2D keypoints: OpenPose writes a file per frame, and a trial is at most
+ * 3,600 frames (60 s at 60 fps, 30 s at 120, 15 s at 240: RECORDING_LIMIT_S).
+ */
+const IMPORT_LIMITS = { fileSize: 4 * 1024 ** 3, files: 16 + 16 * 3_600, fields: 5 };
 
 /** §7 recording calls of the researcher's page (owner only). */
 export function registerRecordingRoutes(
@@ -94,15 +98,19 @@ export function registerRecordingRoutes(
     (request) => {
       const context = requireVerified(request);
       return staging.receive(context, request.params.id, (folder) =>
-        withUploadedFiles(request, 'video', IMPORT_LIMITS, folder, async (videos, fields) => {
+        withUploadedFiles(request, ['video', 'keypoints'], IMPORT_LIMITS, folder, async (uploads, fields) => {
           const parsed = importVideosFieldsSchema.safeParse(fields);
           if (!parsed.success) throw invalidFields(fieldErrorsFromZod(parsed.error));
           const trial = await recording.importVideos(
             context,
             request.params.id,
             parsed.data.name,
-            videos,
+            uploads.filter((upload) => upload.field === 'video'),
             parsed.data.device_model,
+            {
+              files: uploads.filter((upload) => upload.field === 'keypoints'),
+              keypointSet: parsed.data.keypoint_set,
+            },
           );
           return trials.get({ user: context.user }, trial.id);
         }),

@@ -23,6 +23,8 @@ import { trialFilesPrefix } from './storage-keys.ts';
 export interface UploadedFile {
   fileName: string;
   path: string;
+  /** The multipart field it came in, where a request takes files under several names. */
+  field?: string;
 }
 
 type CalibrationExtension = (typeof CALIBRATION_FILE_EXTENSIONS)[number];

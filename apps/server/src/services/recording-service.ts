@@ -8,6 +8,7 @@ import {
   recordingLimitS,
   RESERVED_TRIAL_NAMES,
   trialNameField,
+  type KeypointSetName,
   type RecordingStatus,
   type RecordQuery,
   type TrialStatus,
@@ -24,6 +25,7 @@ import type { Removal } from './removal.ts';
 import { calibratedCamerasOf } from './session-calibration.ts';
 import type { SessionService } from './session-service.ts';
 import type { StagedUploads } from './staged-uploads.ts';
+import { checkImportedKeypoints } from './keypoints-intake.ts';
 import { recordingMetaOf, type VideoIntake } from './video-intake.ts';
 
 /** A phone is connected while it polled within this time (it polls every 0.5 s). */
@@ -291,6 +293,8 @@ export function createRecordingService(deps: {
       name: string,
       files: UploadedFile[],
       deviceModel?: string,
+      /** 2D keypoints given with the videos (keypoints-intake.ts). */
+      keypoints: { files: UploadedFile[]; keypointSet?: KeypointSetName } = { files: [] },
     ) {
       const session = await sessionService.ownSession(context, sessionId);
       await assertNewTrialName(sessionId, name);
@@ -311,6 +315,11 @@ export function createRecordingService(deps: {
           throw invalidFields({ video: [importMessages.videoTooLong(file.fileName, durationS, fps, limitS)] });
         infos.push(inspected.info);
       }
+      const keypointsByCamera = await checkImportedKeypoints(
+        keypoints.files,
+        cameraNames,
+        infos.map((info) => info.frameCount),
+      );
       const deviceIds = files.map(
         (file, index) => `import-${index}-${file.fileName.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 40)}`,
       );
@@ -326,6 +335,9 @@ export function createRecordingService(deps: {
             cameraName: cameraNames[index],
             deviceModel,
             info: infos[index],
+            keypoints: keypointsByCamera.has(cameraNames[index])
+              ? { ...keypointsByCamera.get(cameraNames[index])!, keypointSet: keypoints.keypointSet }
+              : undefined,
           });
           if (!result.stored) throw invalidFields({ video: [result.message] });
         }

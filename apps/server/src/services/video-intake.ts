@@ -3,10 +3,11 @@ import { ffprobePath } from '@kinetrace/mocap/video/binaries';
 import { probeVideo } from '@kinetrace/mocap/video/probe';
 import { runProcess } from '@kinetrace/mocap/video/run-process';
 import type { VideoInfo } from '@kinetrace/mocap/video/types';
-import { messages, VIDEO_MAX_FRAME_PIXELS } from '@kinetrace/contracts';
+import { messages, VIDEO_MAX_FRAME_PIXELS, type KeypointSetName } from '@kinetrace/contracts';
 import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import { trialFilesPrefix } from './storage-keys.ts';
+import type { CameraKeypoints } from './keypoints-intake.ts';
 
 export type IntakeResult =
   { stored: true; info: VideoInfo } | { stored: false; reason: 'unreadable' | 'duplicate'; message: string };
@@ -106,7 +107,15 @@ export function createVideoIntake(deps: {
       trial: TrialRow,
       deviceId: string,
       path: string,
-      extras: { firstFrameMs?: number; mimeType?: string; cameraName?: string; deviceModel?: string; info?: VideoInfo },
+      extras: {
+        firstFrameMs?: number;
+        mimeType?: string;
+        cameraName?: string;
+        deviceModel?: string;
+        info?: VideoInfo;
+        /** 2D keypoints imported with the video (keypoints-intake.ts), used instead of detecting them. */
+        keypoints?: CameraKeypoints & { keypointSet?: KeypointSetName };
+      },
     ): Promise<IntakeResult> {
       const inspected = extras.info ? { info: extras.info } : await inspect(deviceId, path);
       if ('message' in inspected) {
@@ -119,6 +128,13 @@ export function createVideoIntake(deps: {
       const existing = (await trials.videosOf(trial.id)).find((video) => video.deviceId === deviceId);
       if (existing) return { stored: false, reason: 'duplicate', message: messages.videoAlreadyUploaded };
       await files.put(key, createReadStream(path));
+      // Stored before the video's row: the row completing the trial hands it to processing at once.
+      const keypointKeys: string[] = [];
+      for (const [index, file] of (extras.keypoints?.files ?? []).entries()) {
+        const keypointKey = `${trialFilesPrefix(trial.sessionId, trial.id)}/keypoints/${deviceId}/${String(index).padStart(6, '0')}.json`;
+        await files.put(keypointKey, createReadStream(file.path));
+        keypointKeys.push(keypointKey);
+      }
       const row = await trials.insertVideo({
         trialId: trial.id,
         deviceId,
@@ -137,6 +153,13 @@ export function createVideoIntake(deps: {
           duration_s: info.durationS,
           codec: info.codec,
           rotation_deg: info.rotationDeg,
+          ...(extras.keypoints && {
+            keypoints: {
+              layout: extras.keypoints.layout,
+              keys: keypointKeys,
+              keypoint_set: extras.keypoints.keypointSet ?? null,
+            },
+          }),
         },
       });
       if (!row) return { stored: false, reason: 'duplicate', message: messages.videoAlreadyUploaded };
