@@ -14,6 +14,7 @@ import {
   type CaptureState,
   type ImportCalibrationResponse,
   type LensCalibration,
+  type MainSettingsView,
   type Session,
   type Trial,
 } from '@kinetrace/contracts';
@@ -622,6 +623,9 @@ describeWithData(
         expect(trialDone.status, String(trialDone.meta.error_msg)).toBe('done');
         const mot = trialDone.results.find((result) => result.tag === 'ik_results')!;
         const server = readStorage((await test.app.inject({ method: 'GET', url: mot.media! })).body);
+        const settings = trialDone.results.find((result) => result.tag === 'main_settings')!;
+        const used = (await test.app.inject({ method: 'GET', url: settings.media! })).json() as MainSettingsView;
+        expect(used.keypoints2D).toEqual({ cam01: 'given', cam02: 'given', cam03: 'given', cam04: 'given' });
 
         // The same folder through `kinetrace process`, the balancing trial's keypoints from Pose2Sim's files.
         const folder = join(videoDir, 'cli-keypoints-session');

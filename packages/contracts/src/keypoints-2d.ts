@@ -11,6 +11,10 @@ import { z } from 'zod';
 export const KEYPOINT_SETS = ['body25', 'body25b', 'coco17', 'halpe26'] as const;
 export type KeypointSetName = (typeof KEYPOINT_SETS)[number];
 
+/** Where a camera's 2D keypoints came from: our pose model, or given (imported, another detector). */
+export const keypoints2dSourceSchema = z.enum(['detected', 'given']);
+export type Keypoints2dSource = z.infer<typeof keypoints2dSourceSchema>;
+
 export const KEYPOINTS_2D_LIMITS = {
   /** People in one frame's file: a crowded lab scene, far below what would exhaust memory. */
   maxPeople: 64,

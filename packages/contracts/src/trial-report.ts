@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { keypoints2dSourceSchema } from './keypoints-2d.ts';
 import { trialQualitySchema } from './trial-quality.ts';
 
 /**
@@ -26,6 +27,8 @@ export const mainSettingsSchema = z.object({
   scalingSetup: z.string(),
   subject: z.object({ heightM: z.number(), massKg: z.number() }),
   cameras: z.array(z.string()),
+  /** Per camera: whether its 2D keypoints were detected by the server or given with the video (issue 24). */
+  keypoints2D: z.record(z.string(), keypoints2dSourceSchema).optional(),
   referenceCamera: z.string(),
   frameRateHz: z.number(),
 });
@@ -59,6 +62,8 @@ export const qualityReportSchema = z.object({
       sidesSwapped: z.number(),
       framesWithoutPerson: z.number(),
       framesTotal: z.number(),
+      /** Whether the camera's 2D keypoints were detected by the server or given with the video. */
+      keypoints2D: keypoints2dSourceSchema.optional(),
       /** `count` is the number of its 2D keypoints that went into the 3D points (keypoints contributed). */
       reprojectionErrorPx: errorStatisticsSchema.nullable(),
     }),

@@ -84,8 +84,17 @@ export async function processTrial(input: ProcessTrialInput, options: ProcessTri
       progress?.(stage, done, total);
     },
   });
+  // The report has the cameras that saw the person, by name.
+  const given = (name: string) =>
+    options.estimatePose !== undefined ||
+    input.videos[input.cameras.findIndex((camera) => camera.name === name)]?.keypoints !== undefined;
+  const cameras = reconstruction.report.cameras.map((camera) => ({
+    ...camera,
+    keypoints2D: given(camera.name) ? ('given' as const) : ('detected' as const),
+  }));
   return {
     ...reconstruction,
+    report: { ...reconstruction.report, cameras },
     keypoints2D,
     stageSeconds,
     cameraFrames: keypoints2D.reduce((sum, k) => sum + k.frameCount, 0),

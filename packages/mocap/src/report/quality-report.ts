@@ -3,7 +3,7 @@ import type { SyncResult } from '../sync/synchronise.ts';
 import type { ErrorStatistics, ReprojectionSummary } from '../triangulation/reprojection-summary.ts';
 import type { Triangulation } from '../triangulation/triangulate.ts';
 import { frameMotion } from './keypoint-motion.ts';
-import type { TrialQuality } from '@kinetrace/contracts';
+import type { Keypoints2dSource, TrialQuality } from '@kinetrace/contracts';
 import { CHECKED_SEGMENTS, segmentLengths, type SegmentLength } from './segment-lengths.ts';
 import { judgeTrialQuality } from './trial-quality.ts';
 
@@ -80,6 +80,8 @@ export interface CameraQuality {
   framesWithoutPerson: number;
   framesTotal: number;
   reprojectionErrorPx: ErrorStatistics | null;
+  /** Whether this camera's 2D keypoints were detected by our pose model or given (processTrial sets it). */
+  keypoints2D?: Keypoints2dSource;
 }
 
 /**

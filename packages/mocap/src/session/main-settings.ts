@@ -1,3 +1,4 @@
+import type { Keypoints2dSource } from '@kinetrace/contracts';
 import type { TrialResult } from '../pipeline/process-trial.ts';
 import type { Choice } from './model-choice.ts';
 import type { ProcessingSettings, Subject } from './types.ts';
@@ -19,6 +20,8 @@ export interface MainSettings {
   scalingSetup: ProcessingSettings['scalingSetup'];
   subject: Subject;
   cameras: string[];
+  /** Per camera: whether its 2D keypoints were detected or given with its video (absent from settings written before). */
+  keypoints2D?: Record<string, Keypoints2dSource>;
   referenceCamera: string;
   frameRateHz: number;
 }
@@ -51,6 +54,9 @@ export function buildMainSettings(input: {
     scalingSetup: settings.scalingSetup,
     subject: { heightM: input.subject.heightM, massKg: input.subject.massKg },
     cameras: result.cameras.map((camera) => camera.name),
+    keypoints2D: Object.fromEntries(
+      result.report.cameras.map((camera) => [camera.name, camera.keypoints2D ?? 'detected']),
+    ),
     referenceCamera: result.report.cameras[result.sync.referenceCamera]?.name ?? '',
     frameRateHz: result.keypoints.frameRateHz,
   };

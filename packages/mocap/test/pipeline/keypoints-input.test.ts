@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type MarkerTrajectories, readTrc } from '../../src/formats/trc.ts';
 import { processFolder } from '../../src/pipeline/process-folder.ts';
+import type { QualityReport } from '../../src/report/quality-report.ts';
 import { DEFAULT_POSE_MODEL } from '../../src/pose/pose-model.ts';
 import { PoseWorkerPool } from '../../src/pose/pose-worker-pool.ts';
 import type { Keypoints2D } from '../../src/pose/types.ts';
@@ -130,6 +131,10 @@ describeWithData('kinetrace process on Pose2Sim’s own OpenPose files of the de
       const keypoints = referencePath(pose2simTrial, poseFolder);
       await processCli(folder, '--keypoints', keypoints, '--keypoint-set', 'body25b');
       results[poseFolder] = trcOf(folder, 'balancing');
+      const report = JSON.parse(
+        readFileSync(join(folder, 'output/balancing/balancing_report.json'), 'utf8'),
+      ) as QualityReport;
+      expect(report.cameras.map((camera) => camera.keypoints2D)).toEqual(['given', 'given', 'given', 'given']);
     }
     const distancesM = (ours: MarkerTrajectories) => {
       const distances: number[] = [];
