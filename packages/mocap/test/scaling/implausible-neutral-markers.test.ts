@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_MODEL, namedModelDocument } from '../../src/default-model/named-models.ts';
 import type { MarkerTrajectories } from '../../src/formats/trc.ts';
+import { readOsimTree } from '../../src/model/read-osim.ts';
 import { fitNeutral } from '../../src/model-fitting/fit-neutral.ts';
 import { STANDING_BODY, standingPoint } from '../standing-body.ts';
 
@@ -40,9 +42,12 @@ describe('the neutral places no marker on a keypoint no standing body could have
     expect(placement.implausibleMarkers).toEqual(['RBigToe']);
     expect(placement.movedMarkers).toEqual(expect.arrayContaining(['LBigToe', 'RHeel', 'RAnkle', 'RKnee']));
     expect(placement.movedMarkers).not.toContain('RBigToe');
-    // The model's place: on the toes as the left one, placed on its keypoint, is (the body is symmetric).
-    const [right, left] = [markerOf(fit, 'RBigToe').locationM, markerOf(fit, 'LBigToe').locationM];
-    expect(Math.abs(right[0] - left[0])).toBeLessThan(0.03);
-    expect(Math.abs(right[1] - left[1])).toBeLessThan(0.03);
+    // The model's place: the generic model's marker, scaled with its body (not the keypoint 12 cm away).
+    const generic = readOsimTree(namedModelDocument(DEFAULT_MODEL, { heightM: SUBJECT.heightM }).root);
+    const modelToe = generic.markers.find((marker) => marker.name === 'RBigToe')!;
+    const scale = fit.scaled.scaleFactors.get(modelToe.body) ?? [1, 1, 1];
+    const placed = markerOf(fit, 'RBigToe');
+    expect(placed.body).toBe(modelToe.body);
+    placed.locationM.forEach((value, axis) => expect(value).toBeCloseTo(modelToe.locationM[axis] * scale[axis], 4));
   });
 });
