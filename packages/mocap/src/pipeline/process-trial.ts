@@ -11,6 +11,7 @@ import { VideoReadError } from '../video/errors.ts';
 import { probeVideo } from '../video/probe.ts';
 import type { VideoInfo } from '../video/types.ts';
 import type { SessionVideo } from '../session/types.ts';
+import { NobodyInViewWatch, personSearchFrames } from './nobody-in-view.ts';
 import { ProcessingError } from './processing-error.ts';
 import { reconstructTrial, type Reconstruction, type ReconstructOptions } from './reconstruct-trial.ts';
 import type { PipelineStage } from './stages.ts';
@@ -139,12 +140,25 @@ async function keypointsOfAll(input: ProcessTrialInput, options: ProcessTrialOpt
           imageSize: input.cameras[camera].imageSize,
         })),
     );
+  // A trial nobody is in stops once every camera's first seconds show nobody (nobody-in-view.ts).
+  const stopDetection = new AbortController();
+  const watch = new NobodyInViewWatch(
+    input.videos.map((video, camera) => {
+      const { frameCount, fps } = given[camera] ?? videoInfos[camera]!;
+      return { name: video.cameraName, fps, searchFrames: personSearchFrames(frameCount, fps) };
+    }),
+    (error) => stopDetection.abort(error),
+  );
+  given.forEach((keypoints, camera) =>
+    keypoints?.personFound.forEach((found, frame) => watch.frameResult(camera, frame, found === 1)),
+  );
   const detected = await detectAll(
     toDetect.map((camera) => ({
       video: input.videos[camera] as TrialVideo & { path: string },
       info: videoInfos[camera]!,
+      onFrameResult: (frame: number, personFound: boolean) => watch.frameResult(camera, frame, personFound),
     })),
-    options,
+    { ...options, signal: stopDetection.signal },
   );
   const all = given.map((keypoints, camera) => keypoints ?? detected[toDetect.indexOf(camera)]);
   if (toDetect.length === 0) options.onProgress?.('pose', 1, 1);
@@ -174,8 +188,12 @@ async function probeAll(videos: readonly TrialVideo[]): Promise<(VideoInfo | und
 }
 
 async function detectAll(
-  cameras: readonly { video: TrialVideo & { path: string }; info: VideoInfo }[],
-  options: ProcessTrialOptions,
+  cameras: readonly {
+    video: TrialVideo & { path: string };
+    info: VideoInfo;
+    onFrameResult: (frame: number, personFound: boolean) => void;
+  }[],
+  options: ProcessTrialOptions & { signal: AbortSignal },
 ): Promise<Keypoints2D[]> {
   if (cameras.length === 0) return [];
   const videos = cameras.map(({ video }) => video);
@@ -203,6 +221,8 @@ async function detectAll(
         fps: info.fps,
         frameCount: info.frameCount,
         cameraName: video.cameraName,
+        onFrameResult: cameras[camera].onFrameResult,
+        signal: options.signal,
         onProgress: (done) => {
           doneFrames[camera] = Math.min(done, info.frameCount);
           options.onProgress?.(

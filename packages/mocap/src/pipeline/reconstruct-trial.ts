@@ -21,6 +21,7 @@ import { sideGroups } from '../triangulation/side-consistency.ts';
 import { bodyLandmarks } from '../triangulation/side-orientation.ts';
 import { DEFAULT_MIN_CONFIDENCE, triangulate, type Triangulation } from '../triangulation/triangulate.ts';
 import { chooseCameraSolutions } from './choose-camera-solutions.ts';
+import { nobodyInViewError } from './nobody-in-view.ts';
 import { ProcessingError } from './processing-error.ts';
 import type { StageProgress } from './stages.ts';
 
@@ -99,13 +100,12 @@ export function reconstructTrial(
   const unusable = cameras.filter((_, c) => !usable[c]).map((camera) => camera.name);
   if (unusable.length > 0) warnings.push(`No person found in ${unusable.join(', ')}: left out.`);
   const used = cameras.map((_, c) => c).filter((c) => usable[c]);
+  if (used.length === 0) throw nobodyInViewError(unusable);
   if (used.length < 2) {
     throw new ProcessingError(
-      used.length === 0 ? 'NO_PERSON_FOUND' : 'TOO_FEW_CAMERAS',
-      used.length === 0
-        ? 'No person was found in any video. Check that the subject is in view of the cameras, with the whole body visible and well lit.'
-        : `No person was found in the video of ${unusable.length === 1 ? `camera ${unusable[0]}` : `cameras ${unusable.join(', ')}`}, so only camera ${cameras[used[0]].name} saw the subject, and 3D needs two cameras. ` +
-            `Turn ${unusable.length === 1 ? 'that camera' : 'those cameras'} so that the subject is in view, the whole body from head to feet and well lit, then record the trial again.`,
+      'TOO_FEW_CAMERAS',
+      `No person was found in the video of ${unusable.length === 1 ? `camera ${unusable[0]}` : `cameras ${unusable.join(', ')}`}, so only camera ${cameras[used[0]].name} saw the subject, and 3D needs two cameras. ` +
+        `Turn ${unusable.length === 1 ? 'that camera' : 'those cameras'} so that the subject is in view, the whole body from head to feet and well lit, then record the trial again.`,
       unusable,
     );
   }

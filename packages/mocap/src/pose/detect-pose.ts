@@ -33,6 +33,10 @@ export interface DetectPose2DOptions {
   /** Camera name for error messages ("camera 2", "cam02.mp4"). */
   cameraName?: string;
   onProgress?: (done: number, total: number) => void;
+  /** Called with each frame's result, in frame order: whether the person was found in it. */
+  onFrameResult?: (frame: number, personFound: boolean) => void;
+  /** Stops the detection (and so the frames' decoding) with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -135,6 +139,7 @@ async function trackPerson(
 
   const inFlight: InFlight[] = [];
   const finishOldest = async () => {
+    options.signal?.throwIfAborted();
     const oldest = inFlight.shift()!;
     const estimate = await oldest.estimate;
     [earlier, latest] = [latest, { frame: oldest.sequence, region: estimate.trackingRegion }];
@@ -155,6 +160,7 @@ async function trackPerson(
     perFrame.push(toImagePixels(estimate.keypoints, estimate.found));
     timestamps.push(oldest.timestampS);
     found.push(estimate.found ? 1 : 0);
+    options.onFrameResult?.(found.length - 1, estimate.found);
     options.onProgress?.(perFrame.length, Math.max(options.frameCount ?? 0, perFrame.length));
   };
 

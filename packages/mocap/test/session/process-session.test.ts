@@ -15,6 +15,7 @@ import type { MainSettings } from '../../src/session/main-settings.ts';
 import type { ReportWithModelFit } from '../../src/session/model-fit-report.ts';
 import { processMovement } from '../../src/session/process-movement.ts';
 import { processNeutral } from '../../src/session/process-neutral.ts';
+import { NEUTRAL_STAGES } from '../../src/session/progress.ts';
 import type { NeutralOutcome, OutputFile, ProcessingSettings, SessionStage } from '../../src/session/types.ts';
 import { ffmpegPath } from '../../src/video/binaries.ts';
 import { childNumbers, descendants, parseXmlTree } from '../../src/model/xml-tree.ts';
@@ -260,37 +261,64 @@ describeWithData('processNeutral then processMovement on the Pose2Sim demo video
   );
 
   it(
-    'says NO_PERSON_FOUND when nobody is in view, and names an unreadable camera without its file',
+    'stops half-way through a trial nobody is in, naming the cameras; names a camera that alone sees nobody, and an unreadable camera without its file',
     { timeout: 120_000 },
     async () => {
-      const empty = cameraNames.map((cameraName) => ({ cameraName, path: join(root, `empty-${cameraName}.mp4`) }));
-      for (const video of empty)
+      /** `seconds` of a test pattern at 30 fps, as camera `cameraName` filmed it: nobody in it. */
+      const nobodyVideo = (cameraName: string, seconds: number) => {
+        const path = join(root, `empty-${cameraName}-${seconds}s.mp4`);
         ffmpeg([
           '-f',
           'lavfi',
           '-i',
-          'testsrc2=s=540x960:r=30:d=0.5',
+          `testsrc2=s=540x960:r=30:d=${seconds}`,
           '-c:v',
           'libx264',
           '-pix_fmt',
           'yuv420p',
           '-y',
-          video.path,
+          path,
         ]);
+        return { cameraName, path };
+      };
       const input = {
-        cameraSolutions: calibration.map((camera) => [camera]),
+        cameraSolutions: calibration.slice(0, 2).map((camera) => [camera]),
         subject,
         settings: settings('any_pose'),
         outDir: join(root, 'nobody'),
       };
-      await expect(processNeutral({ ...input, videos: empty }, { pool })).rejects.toMatchObject({
-        code: 'NO_PERSON_FOUND',
-      });
+      // Two phones, nobody in front of either: each camera's first half (15 of its 30 frames) shows nobody, and
+      // the pose stage stops there.
+      const progress: number[] = [];
+      const nobody = await processNeutral(
+        { ...input, videos: ['cam01', 'cam02'].map((cameraName) => nobodyVideo(cameraName, 1)) },
+        { pool, onProgress: (_stage, fraction) => progress.push(fraction) },
+      ).catch((thrown: unknown) => thrown);
+      expect(nobody).toMatchObject({ code: 'NO_PERSON_FOUND', cameras: ['cam01', 'cam02'] });
+      expect((nobody as Error).message).toMatch(
+        /^No person was found in the first 0\.5 s of the videos of cameras cam01, cam02\. Check that the subject is in view of every camera/,
+      );
+      expect(Math.max(...progress)).toBeLessThan(NEUTRAL_STAGES.pose![1]);
+
+      // One phone films the subject (the demo's neutral), the other nobody: that one is named, once it has gone
+      // through all its frames (in a movement trial the subject may walk into its view later).
+      const oneBlind = await processNeutral(
+        { ...input, videos: [neutralVideos[0], nobodyVideo('cam02', 0.2)] },
+        { pool },
+      ).catch((thrown: unknown) => thrown);
+      expect(oneBlind).toMatchObject({ code: 'TOO_FEW_CAMERAS', cameras: ['cam02'] });
+      expect((oneBlind as Error).message).toMatch(
+        /^No person was found in the video of camera cam02, so only camera cam01 saw the subject/,
+      );
 
       const broken = join(root, 'broken.mp4');
       writeFileSync(broken, 'not a video');
       const error = await processNeutral(
-        { ...input, videos: [{ cameraName: 'cam01', path: broken }, ...neutralVideos.slice(1)] },
+        {
+          ...input,
+          cameraSolutions: calibration.map((camera) => [camera]),
+          videos: [{ cameraName: 'cam01', path: broken }, ...neutralVideos.slice(1)],
+        },
         { pool },
       ).catch((thrown: unknown) => thrown);
       expect(error).toMatchObject({ code: 'VIDEO_UNREADABLE', cameras: ['cam01'] });
