@@ -8,21 +8,25 @@ import type { Measurement } from '../formats/scale-setup.ts';
  * breadth from the hip keypoints, the head from the face keypoints, the foot from heel to big toe.
  * Order matters: a later measurement overrides the axes an earlier one set (torso Z from the
  * shoulder breadth after the uniform torso length factor).
+ *
+ * Which measurement scales which body follows OpenCap's scale setup for LaiUhlrich2022 and
+ * LaiUhlrich2022_shoulder (opencap-core@d5a5258954, opensimPipeline/Scaling/Setup_scaling_LaiUhlrich2022.xml,
+ * the setup its main.py scales both models with): the scapulae of the shoulder model
+ * (scapulaPhantom_r/l, between the torso and the humeri) as the torso on every axis, the patella with
+ * the femur, the talus with the foot. Bodies a model lacks are skipped.
  */
 const XYZ = [0, 1, 2] as (0 | 1 | 2)[];
 const bothSides = (make: (s: 'R' | 'L') => [string, string]): Array<[string, string]> => [make('R'), make('L')];
 const bodiesBothSides = (...names: string[]) =>
   names.flatMap((name) => [`${name}_r`, `${name}_l`]).map((body) => ({ body, axes: XYZ }));
+const scapulae = (axes: (0 | 1 | 2)[]) => ['scapulaPhantom_r', 'scapulaPhantom_l'].map((body) => ({ body, axes }));
 
 export const KEYPOINT_MEASUREMENTS: Measurement[] = [
   {
     name: 'trunk',
     apply: true,
     markerPairs: [['Neck', 'midHip']],
-    bodyScales: [
-      { body: 'torso', axes: XYZ },
-      { body: 'pelvis', axes: [0, 1] },
-    ],
+    bodyScales: [{ body: 'torso', axes: XYZ }, ...scapulae(XYZ), { body: 'pelvis', axes: [0, 1] }],
   },
   { name: 'hip breadth', apply: true, markerPairs: [['RHip', 'LHip']], bodyScales: [{ body: 'pelvis', axes: [2] }] },
   // The head from the face keypoints' distances to the mid-shoulder point (its frame's origin).
@@ -40,26 +44,25 @@ export const KEYPOINT_MEASUREMENTS: Measurement[] = [
     name: 'shoulder breadth',
     apply: true,
     markerPairs: [['RShoulder', 'LShoulder']],
-    bodyScales: [{ body: 'torso', axes: [2] }],
+    bodyScales: [{ body: 'torso', axes: [2] }, ...scapulae([2])],
   },
   {
     name: 'thigh',
     apply: true,
     markerPairs: bothSides((s) => [`${s}Hip`, `${s}Knee`]),
-    // The patella (LaiUhlrich2022's, which rides on the femur) with it, as OpenCap's scale setups scale it.
     bodyScales: bodiesBothSides('femur', 'patella'),
   },
   {
     name: 'shank',
     apply: true,
     markerPairs: bothSides((s) => [`${s}Knee`, `${s}Ankle`]),
-    bodyScales: bodiesBothSides('tibia', 'talus'),
+    bodyScales: bodiesBothSides('tibia'),
   },
   {
     name: 'foot',
     apply: true,
     markerPairs: bothSides((s) => [`${s}Heel`, `${s}BigToe`]),
-    bodyScales: bodiesBothSides('calcn', 'toes'),
+    bodyScales: bodiesBothSides('talus', 'calcn', 'toes'),
   },
   {
     name: 'upper arm',

@@ -8,6 +8,9 @@ import type { CameraModel } from '../../src/camera/camera.ts';
 import { readC3d } from '../../src/formats/c3d.ts';
 import { readStorage, storageColumn } from '../../src/formats/mot.ts';
 import { readTrc } from '../../src/formats/trc.ts';
+import { namedModelDocument } from '../../src/default-model/named-models.ts';
+import { readScaleSetup } from '../../src/formats/scale-setup.ts';
+import type { Vec3 } from '../../src/model/osim-model.ts';
 import { readOsim } from '../../src/model/read-osim.ts';
 import { PoseWorkerPool } from '../../src/pose/pose-worker-pool.ts';
 import type { IkJson } from '../../src/session/ik-json.ts';
@@ -18,10 +21,10 @@ import { processNeutral } from '../../src/session/process-neutral.ts';
 import { NEUTRAL_STAGES } from '../../src/session/progress.ts';
 import type { NeutralOutcome, OutputFile, ProcessingSettings, SessionStage } from '../../src/session/types.ts';
 import { ffmpegPath } from '../../src/video/binaries.ts';
-import { childNumbers, descendants, parseXmlTree } from '../../src/model/xml-tree.ts';
+import { childNumbers, descendants, parseXmlTree, serializeXml } from '../../src/model/xml-tree.ts';
 import { elementCounts } from '../scaling/osim-comparison.ts';
 import { probeVideo } from '../../src/video/probe.ts';
-import { describeWithData, referencePath } from '../reference-data.ts';
+import { describeWithData, referencePath, sharedDataDir } from '../reference-data.ts';
 
 /**
  * Neutral then movement on the Pose2Sim demo (4 cameras, Qualisys calibration): the static
@@ -31,6 +34,9 @@ const demo = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson';
 const staticVideos =
   'pose2sim_demo/history_reference_outputs/a948c205cfe4ea5c22d6941929e8efaba591a59d/Pose2Sim/S00_Demo_Session/S00_P00_SingleParticipant/S00_P00_T00_StaticTrial/videos';
 const cameraNames = ['cam01', 'cam02', 'cam03', 'cam04'];
+// The scale setup OpenCap's main.py scales LaiUhlrich2022 and LaiUhlrich2022_shoulder with.
+const opencapScaleSetup =
+  'opencap_outputs/opencap-core@d5a5258954/opensimPipeline/Scaling/Setup_scaling_LaiUhlrich2022.xml';
 const subject = { heightM: 1.7, massKg: 70 };
 const settings = (scalingSetup: ProcessingSettings['scalingSetup']): ProcessingSettings => ({
   board: { rows: 4, cols: 5, squareSizeMm: 35, placement: 'Perpendicular' },
@@ -56,6 +62,10 @@ const ffmpeg = (args: string[]) => {
 };
 const byTag = (files: OutputFile[], tag: string) => files.filter((file) => file.tag === tag);
 const json = <T>(file: OutputFile | undefined): T => JSON.parse(readFileSync(file!.path, 'utf8')) as T;
+const totalMassKg = (osimText: string) =>
+  descendants(parseXmlTree(osimText), (node) => node.name === 'Body')
+    .map((body) => childNumbers(body, 'mass')![0])
+    .reduce((sum, mass) => sum + mass, 0);
 const monotone = (progress: [SessionStage, number][]) =>
   progress.every(([, fraction], i) => i === 0 || fraction >= progress[i - 1][1]);
 
@@ -241,10 +251,7 @@ describeWithData('processNeutral then processMovement on the Pose2Sim demo video
       expect(scaledCounts.get('Millard2012EquilibriumMuscle')).toBe(80);
       expect(scaledCounts.get('WrapCylinder')).toBe(genericCounts.get('WrapCylinder'));
       expect(scaledCounts.get('WrapCylinder')).toBeGreaterThan(0);
-      const massKg = descendants(parseXmlTree(scaledText), (node) => node.name === 'Body')
-        .map((body) => childNumbers(body, 'mass')![0])
-        .reduce((sum, mass) => sum + mass, 0);
-      expect(massKg).toBeCloseTo(subject.massKg, 6);
+      expect(totalMassKg(scaledText)).toBeCloseTo(subject.massKg, 6);
       const genericCoordinates = readOsim(genericText).coordinates.map((c) => c.name);
       expect(genericCoordinates).toHaveLength(35);
       expect(mot.columnLabels).toEqual(genericCoordinates);
@@ -259,6 +266,79 @@ describeWithData('processNeutral then processMovement on the Pose2Sim demo video
       }
     },
   );
+
+  describeWithData('with the shoulder model', [opencapScaleSetup], () => {
+    it(
+      'processes a session with LaiUhlrich2022_shoulder: its bodies scaled by OpenCap’s rule, every element kept, its coordinates in the .mot',
+      { timeout: 300_000 },
+      async () => {
+        // The static trial as both neutral and movement keeps pose detection and IK short.
+        const shoulderSettings = { ...settings('any_pose'), requestedModel: 'LaiUhlrich2022_shoulder' };
+        const neutral = await processNeutral(
+          {
+            videos: neutralVideos,
+            cameraSolutions: calibration.map((camera) => [camera]),
+            subject,
+            settings: shoulderSettings,
+            outDir: join(root, 'shoulder-neutral'),
+          },
+          { pool },
+        );
+        const { files } = await processMovement(
+          {
+            videos: neutralVideos,
+            cameras: neutral.cameras,
+            scaledModelOsim: neutral.scaledModelOsim,
+            subject,
+            settings: shoulderSettings,
+            outDir: join(root, 'shoulder-static'),
+            trialName: 'static',
+          },
+          { pool },
+        );
+        for (const outcome of [neutral.files, files])
+          expect(json<MainSettings>(byTag(outcome, 'main_settings')[0]).openSimModel.used).toBe(
+            'LaiUhlrich2022_shoulder',
+          );
+
+        const generic = serializeXml(namedModelDocument('LaiUhlrich2022_shoulder'));
+        const scaledText = readFileSync(byTag(neutral.files, 'opensim_model')[0].path, 'utf8');
+        expect(elementCounts(scaledText)).toEqual(elementCounts(generic));
+        expect(totalMassKg(scaledText)).toBeCloseTo(subject.massKg, 6);
+
+        // Each body's scale factors, as OpenSim reads them: its geometry's scale factors over the generic model's.
+        const genericBodies = new Map(readOsim(generic).bodies.map((body) => [body.name, body.geometryScaleFactors]));
+        const factors = new Map(
+          readOsim(scaledText).bodies.map((body): [string, Vec3] => {
+            const before = genericBodies.get(body.name)!;
+            return [body.name, body.geometryScaleFactors.map((value, axis) => value / before[axis]) as Vec3];
+          }),
+        );
+        // OpenCap's rule: a measurement gives one factor to every body axis it lists (the scapulae the torso's on
+        // each axis, the patella the femur's, the talus the foot's), and it scales every body of the model.
+        const setup = readScaleSetup(readFileSync(join(sharedDataDir, opencapScaleSetup), 'utf8'));
+        const scaledByOpenCap = new Set(
+          setup.scaler.measurements.flatMap((m) => m.bodyScales.map((scale) => scale.body)),
+        );
+        expect([...scaledByOpenCap].sort()).toEqual([...factors.keys()].sort());
+        for (const measurement of setup.scaler.measurements) {
+          const values = measurement.bodyScales.flatMap(({ body, axes }) =>
+            axes.map((axis) => factors.get(body)![axis]),
+          );
+          for (const value of values) {
+            expect(value, measurement.name).not.toBeCloseTo(1, 3);
+            expect(value, measurement.name).toBeCloseTo(values[0], 9);
+          }
+        }
+
+        const mot = readStorage(readFileSync(byTag(files, 'ik_results')[0].path, 'utf8'));
+        const coordinates = readOsim(generic).coordinates.map((c) => c.name);
+        expect(coordinates).toHaveLength(41);
+        expect(mot.columnLabels).toEqual(coordinates);
+        for (const name of coordinates) expect(storageColumn(mot, name)!.every(Number.isFinite), name).toBe(true);
+      },
+    );
+  });
 
   it(
     'stops half-way through a trial nobody is in, naming the cameras; names a camera that alone sees nobody, and an unreadable camera without its file',
