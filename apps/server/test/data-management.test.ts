@@ -236,13 +236,20 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
         warnings: [],
       });
       const neutral = await set(
-        'settings_data_sharing=Share%20no%20data&settings_scaling_setup=any_pose&settings_pose_model=openpose&settings_framerate=120&settings_session_name=knee_study&settings_openSimModel=LaiUhlrich2022&settings_augmenter_model=v0.2&settings_filter_frequency=80',
+        'settings_data_sharing=Share%20no%20data&settings_scaling_setup=any_pose&settings_pose_model=openpose&settings_framerate=120&settings_session_name=knee_study&settings_openSimModel=LaiUhlrich2022_shoulder&settings_augmenter_model=v0.2&settings_filter_frequency=80',
       );
       expect(neutral.warnings).toEqual([messages.filterFrequencyTooLarge(60)]);
       expect(neutral.meta).toMatchObject({
         sessionName: 'knee_study',
         checkerboard: { rows: 5 },
-        settings: { data_sharing: 'Share no data', framerate: 120, filter_frequency: 60, augmenter_model: 'v0.2' },
+        settings: {
+          data_sharing: 'Share no data',
+          framerate: 120,
+          filter_frequency: 60,
+          augmenter_model: 'v0.2',
+          // The second model the web app offers: processing resolves it from these settings (processing-settings.test.ts).
+          openSimModel: 'LaiUhlrich2022_shoulder',
+        },
       });
       expect((await set('settings_filter_frequency=abc')).warnings).toEqual([messages.filterFrequencyInvalid]);
       expect((await set('settings_filter_frequency=6')).meta.settings.filter_frequency).toBe(6);

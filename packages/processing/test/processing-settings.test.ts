@@ -2,6 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { chooseModel } from '@kinetrace/mocap/session/model-choice';
+import { readOsimTree } from '@kinetrace/mocap/model/read-osim';
 import { augmenterDirOf, modelPathOf, resolveProcessingSettings, settingChoices } from '../src/processing-settings.ts';
 
 describe("a session's settings as the engine runs them", () => {
@@ -39,6 +41,25 @@ describe("a session's settings as the engine runs them", () => {
       filterFrequency: 30,
       scalingSetup: 'any_pose',
     });
+  });
+
+  it('runs the shoulder model shipped with Kinetrace for a session that asks for it and has none installed', async () => {
+    const bare = mkdtempSync(join(tmpdir(), 'kinetrace-install-'));
+    try {
+      const settings = resolveProcessingSettings({ settings: { openSimModel: 'LaiUhlrich2022_shoulder' } }, 60, bare);
+      expect(settings).toMatchObject({ requestedModel: 'LaiUhlrich2022_shoulder' });
+      expect(settings.modelPath).toBeUndefined();
+      // What processNeutral scales: the engine's choice for these settings.
+      const { model, choice } = await chooseModel(settings);
+      expect(choice).toMatchObject({ requested: 'LaiUhlrich2022_shoulder', used: 'LaiUhlrich2022_shoulder' });
+      const osim = readOsimTree(model.root);
+      expect(osim.bodies.map((body) => body.name)).toEqual(
+        expect.arrayContaining(['scapulaPhantom_r', 'scapulaPhantom_l']),
+      );
+      expect(osim.coordinates.map((coordinate) => coordinate.name)).toContain('sh_elev_r');
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
   });
 
   it('uses augmenter weights and a model an operator installed under the data folder', () => {
