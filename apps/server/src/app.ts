@@ -27,6 +27,7 @@ import { createWorkerTokensRepository } from './processing/worker-tokens-reposit
 import { createAuthRepository } from './repositories/auth-repository.ts';
 import { createDevicesRepository } from './repositories/devices-repository.ts';
 import { createLensCalibrationsRepository } from './repositories/lens-calibrations-repository.ts';
+import { createRateEventsRepository } from './repositories/rate-events-repository.ts';
 import { createSecretsRepository } from './repositories/secrets-repository.ts';
 import { changeCacheFor, SESSION_LIST_CHANGES, SIGN_IN_CHANGES } from './repositories/change-cache.ts';
 import { createSessionsRepository } from './repositories/sessions-repository.ts';
@@ -65,7 +66,7 @@ import { createStagedUploads } from './services/staged-uploads.ts';
 import { createSubjectService } from './services/subject-service.ts';
 import { createTrialService } from './services/trial-service.ts';
 import { createVideoIntake } from './services/video-intake.ts';
-import { createMemoryRateLimiter } from './services/rate-limiter.ts';
+import { createRateLimiter } from './services/rate-limiter.ts';
 import { createUploadParserThreads } from './upload-parsing/upload-parser-thread.ts';
 
 export interface AppOptions {
@@ -133,7 +134,7 @@ export async function buildApp(
       trials,
     },
   );
-  const rateLimiter = createMemoryRateLimiter(() => now().getTime());
+  const rateLimiter = createRateLimiter(createRateEventsRepository(db), () => now().getTime());
   const stagedUploads = createStagedUploads({ staging, trials, now });
   const removal = createRemoval({ users, sessions, trials, subjects, tasks, files, stagedUploads });
   const common = {

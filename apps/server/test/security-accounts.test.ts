@@ -105,7 +105,8 @@ describe.each(backends)('password reset and remembered devices on %s', (backend)
   });
 });
 
-// The guessing limits live in the server's memory, whatever the database: one backend is enough.
+// The guessing limits are counted alike on either database: one backend is enough (shared-state.test.ts: on
+// PostgreSQL, one limit for two servers).
 describe('login throttling, and links of a server without PUBLIC_URL', () => {
   let test: TestApp;
   beforeAll(async () => {

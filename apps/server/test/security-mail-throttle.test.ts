@@ -8,7 +8,8 @@ import { authHeader, newUserPayload, PASSWORD, startTestApp, type TestApp } from
  * Issue 13, loose end 1: the e-mails a caller can make the server send (reset links, login codes) are
  * limited per client address and per recipient, whichever comes first, so that the server mails neither
  * many people from one address nor one person from many; the answers do not tell whether an account
- * has the address. The limits live in the server's memory, whatever the database: one backend is enough.
+ * has the address. The limits are counted alike on either database: one backend is enough (shared-state.test.ts:
+ * on PostgreSQL, one limit for two servers).
  */
 describe('mail limits per client address and per recipient', () => {
   let test: TestApp;

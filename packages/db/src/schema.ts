@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
   doublePrecision,
   index,
@@ -349,3 +350,30 @@ export const workerTokens = pgTable(
       .where(sql`${table.revokedAt} is null`),
   ],
 );
+
+/**
+ * The rate limits' and mail throttles' events (services/rate-limiter.ts), shared by every server process on
+ * the database: per key (`login:account:…`, `mail:reset:to:…`), the times of its events within the longest
+ * window, in milliseconds of the servers' clock, and the latest of them, after which the row can go.
+ */
+export const rateLimitEvents = pgTable(
+  'rate_limit_events',
+  {
+    key: text('key').primaryKey(),
+    stampsMs: bigint('stamps_ms', { mode: 'number' }).array().notNull(),
+    lastMs: bigint('last_ms', { mode: 'number' }).notNull(),
+  },
+  (table) => [index('rate_limit_events_last_idx').on(table.lastMs)],
+);
+
+/**
+ * Which server process is writing a tus upload (http/upload-locker.ts), when several share PostgreSQL: the
+ * holder renews `expires_at` while it writes, so a holder that died loses the lock when it passes; a request
+ * of another process waiting for the upload sets `release_requested`, which the holder reads as it renews.
+ */
+export const uploadLocks = pgTable('upload_locks', {
+  uploadId: text('upload_id').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  releaseRequested: boolean('release_requested').notNull().default(false),
+});

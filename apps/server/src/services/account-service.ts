@@ -95,7 +95,7 @@ export function createAccountService(deps: AccountServiceDeps) {
      * is said, as usernames are public (profile pages).
      */
     async register(input: RegisterInput, clientAddress: string): Promise<RegisterResponse> {
-      throttleMail(rateLimiter, 'register', clientAddress, input.email);
+      await throttleMail(rateLimiter, 'register', clientAddress, input.email);
       await assertUnique({ username: input.username });
       // Hashed either way, so that the answer takes as long with a known address as with a new one.
       const passwordHash = await slowHash(input.password);
@@ -151,7 +151,7 @@ export function createAccountService(deps: AccountServiceDeps) {
      * Host header or the page origin it sends), which a stranger could point at their own site.
      */
     async requestPasswordReset(email: string, clientAddress: string): Promise<MessageResponse> {
-      throttleMail(rateLimiter, 'reset', clientAddress, email);
+      await throttleMail(rateLimiter, 'reset', clientAddress, email);
       const user = await users.findByEmail(email);
       if (user) {
         const token = newRandomToken();

@@ -80,13 +80,13 @@ export function createAuthService({
   now = () => new Date(),
 }: AuthServiceDeps) {
   /** Refuses the try (429) while any of its keys must wait; failures are recorded by the caller. */
-  function refuseWhileWaiting(keys: [string, RateRule | BackoffRule][]): void {
-    const waitS = Math.max(...keys.map(([key, rule]) => rateLimiter.wait(key, rule)));
+  async function refuseWhileWaiting(keys: [string, RateRule | BackoffRule][]): Promise<void> {
+    const waitS = await rateLimiter.wait(keys);
     if (waitS > 0) throw tooManyRequests(messages.tooManyAttempts(waitS), waitS);
   }
 
-  function recordFailure(keys: [string, RateRule | BackoffRule][]): void {
-    for (const [key] of keys) rateLimiter.record(key);
+  async function recordFailure(keys: [string, RateRule | BackoffRule][]): Promise<void> {
+    await rateLimiter.record(keys.map(([key]) => key));
   }
 
   async function sendNewCode(user: UserRow, token: AuthTokenRow): Promise<void> {
@@ -126,14 +126,14 @@ export function createAuthService({
             [`login:account:${account}`, authRateRules.loginFailuresPerAccount],
             [`login:address:${clientAddress}`, authRateRules.loginFailuresPerAddress],
           ];
-      refuseWhileWaiting(failureKeys);
+      await refuseWhileWaiting(failureKeys);
       const passwordMatches = await verifySlowHash(user?.passwordHash ?? (await decoyPasswordHash()), input.password);
       if (!user || !passwordMatches) {
-        recordFailure(failureKeys);
+        await recordFailure(failureKeys);
         throw invalidFields({ non_field_errors: [messages.invalidCredentials] });
       }
-      rateLimiter.forget(failureKeys[0][0]);
-      if (!remembered) throttleMail(rateLimiter, 'code', clientAddress, user.email);
+      await rateLimiter.forget(failureKeys[0][0]);
+      if (!remembered) await throttleMail(rateLimiter, 'code', clientAddress, user.email);
 
       const token = newRandomToken();
       const createdAt = now();
@@ -159,7 +159,7 @@ export function createAuthService({
      * browser opening it a remembered device. Answers the same whether or not the account exists.
      */
     async sendUnlockLink(username: string, clientAddress: string): Promise<MessageResponse> {
-      throttleMail(rateLimiter, 'unlock', clientAddress, `account:${username}`);
+      await throttleMail(rateLimiter, 'unlock', clientAddress, `account:${username}`);
       const user = await users.findByUsername(username);
       if (user) {
         const token = newRandomToken();
@@ -217,10 +217,10 @@ export function createAuthService({
         [`verify:account:${context.user.id}`, authRateRules.wrongCodesPerAccount],
         [`verify:address:${clientAddress}`, authRateRules.wrongCodesPerAddress],
       ];
-      refuseWhileWaiting(failureKeys);
+      await refuseWhileWaiting(failureKeys);
       const refusal = await checkCode(context, code);
       if (refusal) {
-        recordFailure(failureKeys);
+        await recordFailure(failureKeys);
         throw invalidFields({ otp_token: [refusal] });
       }
       await auth.markTokenVerified(context.token.id);
@@ -244,7 +244,7 @@ export function createAuthService({
     },
 
     async resendCode(context: AuthContext, clientAddress: string): Promise<void> {
-      throttleMail(rateLimiter, 'code', clientAddress, context.user.email, [
+      await throttleMail(rateLimiter, 'code', clientAddress, context.user.email, [
         [`code-mail:account:${context.user.id}`, mailRateRules.code.resendsPerAccount],
       ]);
       await sendNewCode(context.user, context.token);

@@ -48,9 +48,9 @@ export function createDownloadService(deps: {
 }) {
   const { tasks, files, queue, archives, sessionService, sessions, subjects, media, rateLimiter, now } = deps;
 
-  function throttlePreparation(viewer: Viewer, clientAddress: string): void {
+  async function throttlePreparation(viewer: Viewer, clientAddress: string): Promise<void> {
     const asker = viewer.user ? `user:${viewer.user.id}` : `address:${clientAddress}`;
-    const waitS = rateLimiter.hit(`archive:${asker}`, archiveRateRules.preparationsPerAsker);
+    const waitS = await rateLimiter.hit(`archive:${asker}`, archiveRateRules.preparationsPerAsker);
     if (waitS > 0) throw tooManyRequests(messages.tooManyAttempts(waitS), waitS);
   }
 
@@ -101,7 +101,7 @@ export function createDownloadService(deps: {
 
     async startSessionArchive(viewer: Viewer, sessionId: string, clientAddress: string): Promise<string> {
       await sessionService.access(viewer, sessionId);
-      throttlePreparation(viewer, clientAddress);
+      await throttlePreparation(viewer, clientAddress);
       const task = await tasks.insert({ userId: viewer.user?.id ?? null, kind: 'session-archive' });
       await queue.send('archive-download', {
         taskId: task.id,
@@ -113,7 +113,7 @@ export function createDownloadService(deps: {
 
     async startSubjectArchive(viewer: Viewer, subjectId: number, clientAddress: string): Promise<string> {
       await readableSubject(viewer, subjectId);
-      throttlePreparation(viewer, clientAddress);
+      await throttlePreparation(viewer, clientAddress);
       const task = await tasks.insert({ userId: viewer.user?.id ?? null, kind: 'subject-archive' });
       await queue.send('archive-download', {
         taskId: task.id,

@@ -49,15 +49,15 @@ export type MailKind = keyof typeof mailRateRules;
  * Counts one mail of `kind` from `clientAddress` to `recipient` (and under `moreKeys`), or, when any of
  * them has reached its limit, counts nothing and refuses with 429 and how long to wait.
  */
-export function throttleMail(
+export async function throttleMail(
   rateLimiter: RateLimiter,
   kind: MailKind,
   clientAddress: string,
   recipient: string,
   moreKeys: [string, RateRule][] = [],
-): void {
+): Promise<void> {
   const rules = mailRateRules[kind];
-  const waitS = rateLimiter.hitAll([
+  const waitS = await rateLimiter.hitAll([
     [`mail:${kind}:from:${clientAddress}`, rules.perClientAddress],
     [`mail:${kind}:to:${recipient.trim().toLowerCase()}`, rules.perRecipient],
     ...moreKeys,

@@ -1,3 +1,5 @@
+import type { EventsByKey, RateEventsRepository } from '../repositories/rate-events-repository.ts';
+
 /** A rule: at most `limit` events per `windowMs`. */
 export interface RateRule {
   limit: number;
@@ -16,73 +18,80 @@ export interface BackoffRule {
 }
 
 export interface RateLimiter {
-  /** Records an event for `key`; answers how long to wait when the rule is exceeded (0 when allowed). */
-  hit(key: string, rule: RateRule): number;
+  /** Records an event for `key`; answers how long (seconds) to wait when the rule is exceeded (0 when allowed). */
+  hit(key: string, rule: RateRule): Promise<number>;
   /**
    * One event under several keys (a client address and a recipient, say): when any key is at its limit,
    * records nothing and answers the longest wait; otherwise records the event under every key and answers 0.
    */
-  hitAll(keys: [string, RateRule][]): number;
-  /** How long (seconds) `key` must wait under `rule` before its next try (0: now), recording nothing. */
-  wait(key: string, rule: RateRule | BackoffRule): number;
-  /** Records one event (a failure) for `key`. */
-  record(key: string): void;
+  hitAll(keys: [string, RateRule][]): Promise<number>;
+  /** How long (seconds) the longest-waiting of `keys` must wait under its rule before its next try (0: now), recording nothing. */
+  wait(keys: [string, RateRule | BackoffRule][]): Promise<number>;
+  /** Records one event (a failure) under each key. */
+  record(keys: string[]): Promise<void>;
   /** Forgets the events of `key` (its owner succeeded). */
-  forget(key: string): void;
+  forget(key: string): Promise<void>;
 }
 
 /** Events older than this are dropped whatever the rule; every rule's window is at most this long. */
 const LONGEST_WINDOW_MS = 24 * 3_600_000;
+/** How often a server drops the keys with no event within the longest window. */
+const SWEEP_EVERY_MS = 60_000;
+
+/** How long (ms) a key with these event times must wait under `rule` at `timeMs` (0: not at all). */
+function waitMs(stamps: number[], rule: RateRule | BackoffRule, timeMs: number): number {
+  const recent = stamps.filter((stamp) => stamp > timeMs - rule.windowMs);
+  if ('limit' in rule) return recent.length >= rule.limit ? Math.min(...recent) + rule.windowMs - timeMs : 0;
+  const beyondFree = recent.length - rule.freeFailures;
+  if (beyondFree < 0 || recent.length === 0) return 0;
+  const delayMs = Math.min(rule.firstDelayMs * 2 ** beyondFree, rule.maxDelayMs);
+  return Math.max(0, Math.max(...recent) + delayMs - timeMs);
+}
 
 /**
- * Sliding-window counts in memory. One server process keeps its own counts; several servers behind a
- * load balancer would each allow the limit (acceptable for abuse throttling, documented in the README).
+ * Sliding-window counts kept in the database (repositories/rate-events-repository.ts), so that every server
+ * process on it enforces one limit: a client cannot get a limit's worth from each server behind a load balancer.
  */
-export function createMemoryRateLimiter(now: () => number = Date.now): RateLimiter {
-  const events = new Map<string, number[]>();
-  let lastSweep = now();
+export function createRateLimiter(events: RateEventsRepository, now: () => number = Date.now): RateLimiter {
+  let lastSweepMs = now();
 
-  /** The key's events within the window, oldest first (sweeping forgotten keys once a minute). */
-  function recent(key: string, windowMs: number, time: number): number[] {
-    if (time - lastSweep > 60_000) {
-      for (const [k, stamps] of events) if (stamps[stamps.length - 1] <= time - LONGEST_WINDOW_MS) events.delete(k);
-      lastSweep = time;
-    }
-    return (events.get(key) ?? []).filter((stamp) => stamp > time - windowMs);
+  /** Drops forgotten keys, at most once a minute per server. */
+  async function sweep(timeMs: number): Promise<void> {
+    if (timeMs - lastSweepMs < SWEEP_EVERY_MS) return;
+    lastSweepMs = timeMs;
+    await events.removeExpired(timeMs - LONGEST_WINDOW_MS);
   }
 
-  function waitMs(key: string, rule: RateRule | BackoffRule, time: number): number {
-    const stamps = recent(key, rule.windowMs, time);
-    if ('limit' in rule) return stamps.length >= rule.limit ? stamps[0] + rule.windowMs - time : 0;
-    const beyondFree = stamps.length - rule.freeFailures;
-    if (beyondFree < 0 || stamps.length === 0) return 0;
-    const delayMs = Math.min(rule.firstDelayMs * 2 ** beyondFree, rule.maxDelayMs);
-    return Math.max(0, stamps[stamps.length - 1] + delayMs - time);
-  }
+  const longestWaitMs = (stamps: EventsByKey, keys: [string, RateRule | BackoffRule][], timeMs: number) =>
+    Math.max(0, ...keys.map(([key, rule]) => waitMs(stamps.get(key) ?? [], rule, timeMs)));
 
-  function record(key: string, time: number): void {
-    const stamps = (events.get(key) ?? []).filter((stamp) => stamp > time - LONGEST_WINDOW_MS);
-    stamps.push(time);
-    events.set(key, stamps);
+  async function hitAll(keys: [string, RateRule][]): Promise<number> {
+    const timeMs = now();
+    await sweep(timeMs);
+    const waitingMs = await events.appendIfAllowed(
+      keys.map(([key]) => key),
+      timeMs,
+      timeMs - LONGEST_WINDOW_MS,
+      (stamps) => {
+        const answer = longestWaitMs(stamps, keys, timeMs);
+        return { allowed: answer === 0, answer };
+      },
+    );
+    return waitingMs / 1000;
   }
 
   return {
-    hit(key, rule) {
-      const time = now();
-      const waitingMs = waitMs(key, rule, time);
-      if (waitingMs > 0) return waitingMs / 1000;
-      record(key, time);
-      return 0;
+    hit: (key, rule) => hitAll([[key, rule]]),
+    hitAll,
+    async wait(keys) {
+      const timeMs = now();
+      return longestWaitMs(await events.read(keys.map(([key]) => key)), keys, timeMs) / 1000;
     },
-    hitAll(keys) {
-      const time = now();
-      const waitingMs = Math.max(0, ...keys.map(([key, rule]) => waitMs(key, rule, time)));
-      if (waitingMs > 0) return waitingMs / 1000;
-      for (const [key] of keys) record(key, time);
-      return 0;
+    async record(keys) {
+      const timeMs = now();
+      await sweep(timeMs);
+      await events.append(keys, timeMs, timeMs - LONGEST_WINDOW_MS);
     },
-    wait: (key, rule) => waitMs(key, rule, now()) / 1000,
-    record: (key) => record(key, now()),
-    forget: (key) => void events.delete(key),
+    forget: (key) => events.forget(key),
   };
 }
