@@ -337,7 +337,7 @@ export async function buildApp(
   await app.register(async (workerApi) => registerWorkerRoutes(workerApi, workerService), {
     prefix: WORKER_API_PREFIX,
   });
-  registerTusUploads(app, captureService, staging, config.trustProxy !== false);
+  registerTusUploads(app, captureService, staging, backends.uploadLocker, config.trustProxy !== false);
   registerTagListRoutes(app);
   await registerWebApp(app);
   app.decorate('startJobs', startJobs);

@@ -1,13 +1,16 @@
 import { join } from 'node:path';
+import { MemoryLocker, type Locker } from '@tus/server';
 import { openDatabase, type DatabaseHandle } from '@kinetrace/db';
 import type { ServerConfig } from './config.ts';
 import { createJobQueue, type JobQueue } from './jobs/job-queue.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { createOutboxMailer } from './mail/outbox-mailer.ts';
 import { createSmtpMailer } from './mail/smtp-mailer.ts';
+import { createUploadLocksRepository } from './repositories/upload-locks-repository.ts';
 import type { FileStore } from './storage/file-store.ts';
 import { createLocalFileStore } from './storage/local-file-store.ts';
 import { openS3Storage } from './storage/s3-storage.ts';
+import { createSharedUploadLocker } from './storage/shared-upload-locker.ts';
 import { createLocalUploadStaging, type UploadStaging } from './storage/upload-staging.ts';
 
 /** The I/O backends, each picked once from configuration: embedded defaults or their scaled-out twins. */
@@ -17,6 +20,12 @@ export interface Backends {
   files: FileStore;
   /** Uploads on their way in: beside the files (the data folder, or the bucket). */
   staging: UploadStaging;
+  /**
+   * Who may write an upload: tus's locks in memory for the embedded database, which one process alone opens
+   * (data-dir-lock.ts); in PostgreSQL, which several server processes share, so that a phone's retry reaching
+   * another server waits for the first to stop writing.
+   */
+  uploadLocker: Locker;
   queue: JobQueue;
   close(): Promise<void>;
 }
@@ -49,6 +58,10 @@ export async function openBackends(config: ServerConfig, log: (line: string) => 
     mailer,
     files: storage.files,
     staging: storage.staging,
+    uploadLocker:
+      database.kind === 'postgres'
+        ? createSharedUploadLocker(createUploadLocksRepository(database.db))
+        : new MemoryLocker(),
     queue,
     async close() {
       await queue.stop();

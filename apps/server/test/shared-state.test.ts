@@ -1,11 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { setTimeout } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, type SessionRow } from '@kinetrace/contracts';
+import { messages, PAIRING_TOKEN_HEADER, type SessionRow } from '@kinetrace/contracts';
 import { authRateRules } from '../src/services/auth-service.ts';
 import { mailRateRules } from '../src/services/mail-throttle.ts';
 import { accountClient } from './support/account-client.ts';
+import { newSessionWithPhones } from './support/fake-phone.ts';
 import {
   authHeader,
   newUserPayload,
@@ -22,7 +26,8 @@ const onPostgres = (await testBackends()).includes('postgres');
  * Issue 23, several servers on one PostgreSQL: what one server process counts, changes or writes, another
  * sees. Two apps run in this process on one database and one data folder (servers on PostgreSQL may share
  * a DATA_DIR, main.ts), as two servers behind a load balancer: the rate limits and mail throttles reached
- * through one hold on the other, and a session change through one shows in the other's list.
+ * through one hold on the other, a session change through one shows in the other's list, and a tus upload
+ * written through one is not written through the other at the same time.
  */
 describe.skipIf(!onPostgres)('two servers on one PostgreSQL database', () => {
   let a: TestApp;
@@ -126,4 +131,61 @@ describe.skipIf(!onPostgres)('two servers on one PostgreSQL database', () => {
     await b.call({ method: 'POST', url: `/api/sessions/${sessionId}/trash/`, headers: authHeader(owner.token) });
     expect(await list(a)).toMatchObject([{ id: sessionId, trashed: true }]);
   });
+
+  it("makes a phone's retry through the other server wait until the first server's request stops writing", async () => {
+    const baseA = (await a.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
+    const baseB = (await b.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
+    const owner = await verifiedUser(a);
+    const { session, phones, pairingToken } = await newSessionWithPhones(a, baseA, owner.token, 2);
+    const record = await a.call({
+      method: 'GET',
+      url: `/api/sessions/${session.id}/record/?name=walk`,
+      headers: authHeader(owner.token),
+    });
+    expect(record.statusCode, record.body).toBe(200);
+    const trialId = (record.json() as { id: string }).id;
+    const length = 1 << 20;
+    const created = await phones[0].createUpload(trialId, length);
+    expect(created.status).toBe(201);
+    const uploadPath = new URL(created.location!).pathname;
+    const stagedFile = join(dataDir, 'uploads', uploadPath.split('/').at(-1)!);
+    const stagedBytes = () => (existsSync(stagedFile) ? statSync(stagedFile).size : 0);
+
+    // Through A: a PATCH that sends its first 64 KiB and then hangs, as from a phone whose network dropped.
+    const firstPart = Buffer.alloc(64 * 1024, 1);
+    const body = new PassThrough();
+    const firstEnded = new Promise<'ended'>((resolve) => {
+      const request = httpRequest(`${baseA}${uploadPath}`, {
+        method: 'PATCH',
+        headers: {
+          'tus-resumable': '1.0.0',
+          [PAIRING_TOKEN_HEADER]: pairingToken,
+          'upload-offset': '0',
+          'content-type': 'application/offset+octet-stream',
+        },
+      });
+      const ended = () => resolve('ended');
+      request.on('response', (response) => response.resume().on('end', ended).on('error', ended));
+      request.on('error', ended);
+      body.pipe(request);
+    });
+    body.write(firstPart);
+    const deadline = Date.now() + 10_000;
+    while (stagedBytes() < firstPart.length && Date.now() < deadline) await setTimeout(20);
+    expect(stagedBytes()).toBe(firstPart.length);
+
+    // The phone's retry reaches B, resuming where A's request had got to (the upload left unfinished: no video to probe).
+    const rest = Buffer.alloc(length / 2, 2);
+    try {
+      const retry = await phones[0].send(`${baseB}${uploadPath}`, rest, firstPart.length);
+      expect(retry.status).toBe(204);
+      // B wrote once tus had asked A's request to let go of the upload and A's request had stopped: never both at once.
+      expect(await Promise.race([firstEnded, setTimeout(5000, 'still writing')])).toBe('ended');
+    } finally {
+      body.destroy();
+    }
+    // A's bytes, then B's: compared whole (toEqual would compare them one by one).
+    expect(readFileSync(stagedFile).equals(Buffer.concat([firstPart, rest]))).toBe(true);
+    expect(await phones[0].offset(`${baseA}${uploadPath}`)).toBe(firstPart.length + rest.length);
+  }, 30_000);
 });

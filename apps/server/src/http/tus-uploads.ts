@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Server as TusServer, type Upload } from '@tus/server';
+import { Server as TusServer, type Locker, type Upload } from '@tus/server';
 import { API_PREFIX, capturePaths, messages, PAIRING_TOKEN_HEADER } from '@kinetrace/contracts';
 import type { CaptureService } from '../services/capture-service.ts';
 import { hashRandomToken } from '../services/secrets.ts';
@@ -34,12 +34,14 @@ export function registerTusUploads(
   app: FastifyInstance,
   capture: CaptureService,
   staging: UploadStaging,
+  locker: Locker,
   trustProxy: boolean,
 ): void {
   const { datastore } = staging;
   const tus = new TusServer({
     path: `${API_PREFIX}${capturePaths.uploads.replace(/\/$/, '')}`,
     datastore,
+    locker,
     maxSize: MAX_VIDEO_BYTES,
     respectForwardedHeaders: trustProxy,
     // Every method needs the session's pairing token in PAIRING_TOKEN_HEADER: a creation the one its
