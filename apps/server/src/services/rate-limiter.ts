@@ -38,7 +38,10 @@ const LONGEST_WINDOW_MS = 24 * 3_600_000;
 /** How often a server drops the keys with no event within the longest window. */
 const SWEEP_EVERY_MS = 60_000;
 
-/** How long (ms) a key with these event times must wait under `rule` at `timeMs` (0: not at all). */
+/**
+ * How long (ms) a key with these event times must wait under `rule` at `timeMs` (0: not at all). The times are
+ * taken by their earliest and latest, not by their order: servers whose clocks differ slightly append them out of order.
+ */
 function waitMs(stamps: number[], rule: RateRule | BackoffRule, timeMs: number): number {
   const recent = stamps.filter((stamp) => stamp > timeMs - rule.windowMs);
   if ('limit' in rule) return recent.length >= rule.limit ? Math.min(...recent) + rule.windowMs - timeMs : 0;
