@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './scripts/test-sequencer.ts';
 
 /**
  * The engine, contracts, processing and API tests run two files at a time: much of their time is spent
@@ -14,6 +15,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     maxWorkers: PARALLEL_FILES,
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       { extends: true, test: { name: 'mocap', include: ['packages/mocap/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'contracts', include: ['packages/contracts/test/**/*.test.ts'] } },
