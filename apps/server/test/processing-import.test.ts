@@ -429,6 +429,9 @@ describeWithData(
   },
 );
 
+/** The balancing trial again, imported with Pose2Sim's 2D keypoints beside its videos. */
+const GIVEN_KEYPOINTS_TRIAL = 'balancing-keypoints';
+
 const truthPair = <T extends { name: string }>(camera: T) => [camera, { ...camera, name: `${camera.name}-copy` }];
 
 describeWithData(
@@ -561,7 +564,7 @@ describeWithData(
     };
 
     it(
-      "imports a trial's 2D keypoints with its videos (Pose2Sim's OpenPose files) and uses them: the joint angles `kinetrace process --keypoints` gives",
+      "ends an imported neutral and two trials done, one with its 2D keypoints (Pose2Sim's OpenPose files): the joint angles `kinetrace process` gives for the same folder",
       { timeout: 3 * PROCESSING_TIMEOUT_MS },
       async () => {
         const poseFolder = (camera: string) => referencePath(POSE2SIM_BALANCING_POSE, `${camera}_json`);
@@ -569,7 +572,7 @@ describeWithData(
           files: (camera: string) => { name: string; bytes: Uint8Array<ArrayBuffer> }[],
           set = 'body25b',
         ) => {
-          const data = videosForm('balancing');
+          const data = videosForm(GIVEN_KEYPOINTS_TRIAL);
           data.append('keypoint_set', set);
           for (const camera of DEMO_CAMERAS)
             for (const file of files(camera)) data.append('keypoints', new Blob([file.bytes]), file.name);
@@ -612,75 +615,53 @@ describeWithData(
         );
         expect(badSet.status).toBe(400);
         expect(Object.keys(badSet.body)).toEqual(['keypoint_set']);
-        expect((await call<Trial[]>('GET', `/sessions/${session.id}/`)).text).not.toContain('"balancing"');
+        expect((await call<Trial[]>('GET', `/sessions/${session.id}/`)).text).not.toContain(
+          `"${GIVEN_KEYPOINTS_TRIAL}"`,
+        );
 
         const neutral = await call<Trial>('POST', `/sessions/${session.id}/import/`, videosForm('neutral'));
         expect(neutral.status, neutral.text).toBe(200);
-        const trial = await call<Trial>('POST', `/sessions/${session.id}/import/`, keypointsForm(pose2simFiles));
-        expect(trial.status, trial.text).toBe(200);
-        expect((await waitForEnd(neutral.body.id)).status).toBe('done');
-        const trialDone = await waitForEnd(trial.body.id);
-        expect(trialDone.status, String(trialDone.meta.error_msg)).toBe('done');
-        const mot = trialDone.results.find((result) => result.tag === 'ik_results')!;
-        const server = readStorage((await test.app.inject({ method: 'GET', url: mot.media! })).body);
-        const settings = trialDone.results.find((result) => result.tag === 'main_settings')!;
-        const used = (await test.app.inject({ method: 'GET', url: settings.media! })).json() as MainSettingsView;
-        expect(used.keypoints2D).toEqual({ cam01: 'given', cam02: 'given', cam03: 'given', cam04: 'given' });
+        const detected = await call<Trial>('POST', `/sessions/${session.id}/import/`, videosForm('balancing'));
+        expect(detected.status, detected.text).toBe(200);
+        const given = await call<Trial>('POST', `/sessions/${session.id}/import/`, keypointsForm(pose2simFiles));
+        expect(given.status, given.text).toBe(200);
+        const neutralDone = await waitForEnd(neutral.body.id);
+        expect(neutralDone.status, String(neutralDone.meta.error_msg)).toBe('done');
+        const serverAngles = async (trialId: string, keypoints2D: string) => {
+          const trial = await waitForEnd(trialId);
+          expect(trial.status, String(trial.meta.error_msg)).toBe('done');
+          const settings = trial.results.find((result) => result.tag === 'main_settings')!;
+          const used = (await test.app.inject({ method: 'GET', url: settings.media! })).json() as MainSettingsView;
+          expect(used.keypoints2D).toEqual(Object.fromEntries(DEMO_CAMERAS.map((camera) => [camera, keypoints2D])));
+          const mot = trial.results.find((result) => result.tag === 'ik_results')!;
+          return readStorage((await test.app.inject({ method: 'GET', url: mot.media! })).body);
+        };
+        const detectedAngles = await serverAngles(detected.body.id, 'detected');
+        expect(detectedAngles.inDegrees).toBe(true);
+        expect(detectedAngles.columnLabels).toContain('knee_angle_r');
+        const givenAngles = await serverAngles(given.body.id, 'given');
 
-        // The same folder through `kinetrace process`, the balancing trial's keypoints from Pose2Sim's files.
-        const folder = join(videoDir, 'cli-keypoints-session');
+        // The same folder through `kinetrace process`: the same chain, so the same joint angles; one trial's
+        // keypoints from Pose2Sim's files, the other's detected.
+        const folder = join(videoDir, 'cli-session');
         mkdirSync(join(folder, 'calibration'), { recursive: true });
         symlinkSync(referencePath(QUALISYS_FILE), join(folder, 'calibration', 'Calib.qca.txt'));
         for (const camera of DEMO_CAMERAS) {
           mkdirSync(join(folder, 'videos', camera), { recursive: true });
           mkdirSync(join(folder, 'keypoints', camera), { recursive: true });
-          for (const trialName of ['neutral', 'balancing'])
+          for (const trialName of ['neutral', 'balancing', GIVEN_KEYPOINTS_TRIAL])
             symlinkSync(
               referencePath(`${DEMO}/videos/${camera}.mp4`),
               join(folder, 'videos', camera, `${trialName}.mp4`),
             );
-          symlinkSync(poseFolder(camera), join(folder, 'keypoints', camera, 'balancing'));
+          symlinkSync(poseFolder(camera), join(folder, 'keypoints', camera, GIVEN_KEYPOINTS_TRIAL));
         }
         writeFileSync(join(folder, 'settings.json'), CLI_SETTINGS);
         await promisify(execFile)(process.execPath, [KINETRACE_CLI, 'process', folder, '--keypoint-set', 'body25b'], {
           maxBuffer: 16 << 20,
         });
-        expectSameAngles(server, join(folder, 'output', 'balancing', 'balancing.mot'));
-      },
-    );
-
-    it(
-      'ends an imported neutral and trial done, with the joint angles `kinetrace process` gives for the same folder',
-      { timeout: 3 * PROCESSING_TIMEOUT_MS },
-      async () => {
-        const session = await demoSessionWithCalibration();
-
-        const neutral = await call<Trial>('POST', `/sessions/${session.id}/import/`, videosForm('neutral'));
-        expect(neutral.status, neutral.text).toBe(200);
-        const trial = await call<Trial>('POST', `/sessions/${session.id}/import/`, videosForm('balancing'));
-        expect(trial.status, trial.text).toBe(200);
-        const neutralDone = await waitForEnd(neutral.body.id);
-        expect(neutralDone.status, String(neutralDone.meta.error_msg)).toBe('done');
-        const trialDone = await waitForEnd(trial.body.id);
-        expect(trialDone.status, String(trialDone.meta.error_msg)).toBe('done');
-        const mot = trialDone.results.find((result) => result.tag === 'ik_results')!;
-        const server = readStorage((await test.app.inject({ method: 'GET', url: mot.media! })).body);
-        expect(server.inDegrees).toBe(true);
-        expect(server.columnLabels).toContain('knee_angle_r');
-
-        // The same folder through `kinetrace process`: the same chain, so the same joint angles.
-        const folder = join(videoDir, 'cli-session');
-        mkdirSync(join(folder, 'calibration'), { recursive: true });
-        symlinkSync(referencePath(QUALISYS_FILE), join(folder, 'calibration', 'Calib.qca.txt'));
-        for (const path of DEMO_VIDEOS) {
-          const camera = join(folder, 'videos', path.split('/').at(-1)!.replace('.mp4', ''));
-          mkdirSync(camera, { recursive: true });
-          for (const trialName of ['neutral', 'balancing'])
-            symlinkSync(referencePath(path), join(camera, `${trialName}.mp4`));
-        }
-        writeFileSync(join(folder, 'settings.json'), CLI_SETTINGS);
-        await promisify(execFile)(process.execPath, [KINETRACE_CLI, 'process', folder], { maxBuffer: 16 << 20 });
-        expectSameAngles(server, join(folder, 'output', 'balancing', 'balancing.mot'));
+        expectSameAngles(detectedAngles, join(folder, 'output', 'balancing', 'balancing.mot'));
+        expectSameAngles(givenAngles, join(folder, 'output', GIVEN_KEYPOINTS_TRIAL, `${GIVEN_KEYPOINTS_TRIAL}.mot`));
       },
     );
   },
