@@ -67,6 +67,7 @@ const webSources = [
   'apps/web/public',
   'apps/web/index.html',
   'apps/web/vite.config.ts',
+  'scripts/precompress-plugin.ts',
   'packages/contracts/src',
 ];
 const newestSource = Math.max(...webSources.map((path) => newestMtime(join(root, path))));

@@ -1,6 +1,7 @@
 import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { precompress } from '../../scripts/precompress-plugin.ts';
 
 const webRoot = fileURLToPath(new URL('.', import.meta.url));
 
@@ -11,10 +12,12 @@ const webRoot = fileURLToPath(new URL('.', import.meta.url));
  */
 export default defineConfig({
   root: webRoot,
-  plugins: [react()],
+  plugins: [react(), precompress()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,
+    // .vite/manifest.json: which chunks the page loads at once (apps/server/test/security-headers.test.ts).
+    manifest: true,
     // Modules run in the order they are imported, whichever chunk holds them: zod must be told not to use eval
     // (src/app/zod-without-eval.ts, the first import) before any schema is made.
     rolldownOptions: { output: { strictExecutionOrder: true } },

@@ -1,4 +1,5 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountPaths, API_PREFIX, instancePaths } from '@kinetrace/contracts';
 import { webDistDir } from '../src/routes/web-app.ts';
@@ -25,19 +26,19 @@ function policyOf(header: string | string[] | number | undefined): Map<string, s
 const PUBLIC_URL = 'http://kinetrace.test:8443';
 const PUBLIC_ORIGIN = new URL(PUBLIC_URL).origin;
 
+let test: TestApp;
+beforeAll(async () => {
+  // The app's pages are its built index.html: build it as `npm start` does, before the app looks for it.
+  ensureBuilt();
+  test = await startTestApp('pglite', { PUBLIC_URL });
+}, 300_000);
+afterAll(async () => {
+  await test?.close();
+});
+
+const get = (url: string, headers: Record<string, string> = {}) => test.call({ method: 'GET', url, headers });
+
 describe('security headers', () => {
-  let test: TestApp;
-  beforeAll(async () => {
-    // The app's pages are its built index.html: build it as `npm start` does, before the app looks for it.
-    ensureBuilt();
-    test = await startTestApp('pglite', { PUBLIC_URL });
-  }, 300_000);
-  afterAll(async () => {
-    await test?.close();
-  });
-
-  const get = (url: string) => test.call({ method: 'GET', url });
-
   function expectHardened(response: Awaited<ReturnType<typeof get>>) {
     const policy = policyOf(response.headers['content-security-policy']);
     expect(policy.get('script-src')).toEqual(["'self'"]);
@@ -102,5 +103,79 @@ describe('security headers', () => {
     const bundle = await get(`${API_PREFIX}/docs/static/swagger-ui-bundle.js`);
     expect(bundle.statusCode).toBe(200);
     expectHardened(bundle);
+  });
+});
+
+/** The entries of the build's .vite/manifest.json used here: each chunk's file and the chunks it imports statically. */
+type Manifest = Record<string, { file: string; imports?: string[]; css?: string[] }>;
+
+/**
+ * Issue 24 "Speed": the web app's files are sent compressed as the browser accepts them, and those named after
+ * their content are cached for good; the page loads neither the 3D viewer (three.js) nor the charts (ECharts).
+ */
+describe("the web app's files", () => {
+  const manifest = () => JSON.parse(readFileSync(`${webDistDir}/.vite/manifest.json`, 'utf8')) as Manifest;
+  /** The files the page loads at once: its entry chunk and every chunk that one imports statically, with their CSS. */
+  function loadedAtOnce(): string[] {
+    const chunks = manifest();
+    const files = new Set<string>();
+    const visit = (key: string) => {
+      const chunk = chunks[key];
+      if (files.has(chunk.file)) return;
+      files.add(chunk.file);
+      chunk.css?.forEach((css) => files.add(css));
+      chunk.imports?.forEach(visit);
+    };
+    visit('index.html');
+    return [...files];
+  }
+
+  it('are sent as Brotli or gzip when accepted, as they are otherwise, and fingerprinted ones cached for good', async () => {
+    const files = loadedAtOnce();
+    expect(files.some((file) => file.endsWith('.css'))).toBe(true);
+    const decoders = { br: brotliDecompressSync, gzip: gunzipSync };
+    for (const file of files.filter((name) => statSync(`${webDistDir}/${name}`).size > 1024)) {
+      const original = readFileSync(`${webDistDir}/${file}`);
+      for (const [encoding, decode] of Object.entries(decoders)) {
+        const sent = await get(`/${file}`, { 'accept-encoding': encoding });
+        expect(sent.statusCode, file).toBe(200);
+        expect(sent.headers['content-encoding'], file).toBe(encoding);
+        expect(sent.rawPayload.length, `${file} compressed`).toBeLessThan(original.length / 2);
+        expect(decode(sent.rawPayload).equals(original), `${file} decoded as ${encoding}`).toBe(true);
+        expect(sent.headers['content-type'], file).toMatch(file.endsWith('.js') ? /javascript/ : /^text\/css/);
+        expect(sent.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+        expect(sent.headers.vary).toMatch(/accept-encoding/i);
+      }
+      const plain = await get(`/${file}`);
+      expect(plain.headers['content-encoding'], file).toBeUndefined();
+      expect(plain.rawPayload.equals(original), file).toBe(true);
+      expect(plain.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    }
+    // The compressed copies stand in for their files; they have no address of their own.
+    expect((await get(`/${files.find((file) => file.endsWith('.css'))}.br`)).headers['content-type']).toMatch(
+      /^text\/html/,
+    );
+  });
+
+  it('whose names stay, and the page, are asked for again on each load', async () => {
+    const logo = await get('/kinetrace-logo.svg', { 'accept-encoding': 'br, gzip' });
+    expect(logo.statusCode).toBe(200);
+    expect(logo.headers['cache-control']).toBe('no-cache');
+    for (const url of ['/', '/sessions']) expect((await get(url)).headers['cache-control'], url).toBe('no-cache');
+  });
+
+  it('the page loads at once include neither three.js nor ECharts, which the build holds', () => {
+    // Both keep these strings in their minified code: three.js prefixes its messages, ECharts its warnings.
+    const markers = { 'three.js': 'THREE.', ECharts: '[ECharts] ' };
+    const atOnce = loadedAtOnce().filter((file) => file.endsWith('.js'));
+    const all = readdirSync(`${webDistDir}/assets`).filter((name) => name.endsWith('.js'));
+    const text = (file: string) => readFileSync(`${webDistDir}/${file}`, 'utf8');
+    for (const [library, marker] of Object.entries(markers)) {
+      expect(
+        all.some((name) => text(`assets/${name}`).includes(marker)),
+        `${library} in the build`,
+      ).toBe(true);
+      for (const file of atOnce) expect(text(file).includes(marker), `${library} in ${file}`).toBe(false);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
@@ -18,19 +19,35 @@ async function appPage(styleNonce: string): Promise<string> {
   return html.replace('<head>', `<head>\n    <meta property="csp-nonce" nonce="${styleNonce}" />`);
 }
 
+const fingerprintedDir = join(webDistDir, 'assets');
+/** Vite names the files it writes to assets/ after their content: a changed file gets a new name. */
+const isFingerprinted = (path: string) => !relative(fingerprintedDir, path).startsWith('..');
+/** A file whose name changes with its content is kept by browsers and proxies without asking again. */
+const FOREVER = 'public, max-age=31536000, immutable';
+
 /**
  * Serves the built web app at `/`; any other GET outside the API answers the app's page so the
- * app's history-mode routes (/sessions, /new-password/{token}, …) load on refresh.
+ * app's history-mode routes (/sessions, /new-password/{token}, …) load on refresh. The page and the files
+ * whose names stay (the icons, the bone meshes) are asked for again on each load (no-cache: a new version is
+ * seen at once, unchanged ones answer 304); the fingerprinted scripts and styles are cached for good.
  */
 export async function registerWebApp(app: FastifyInstance): Promise<void> {
   const built = existsSync(`${webDistDir}/index.html`);
-  // index.html itself is never served as a file: each page carries its own nonce.
   if (built) {
     await app.register(fastifyStatic, {
       root: webDistDir,
       wildcard: false,
       index: false,
-      globIgnore: ['index.html'],
+      // index.html itself is never served as a file: each page carries its own nonce. The compressed copies are
+      // sent in place of their files (preCompressed), not at addresses of their own.
+      globIgnore: ['index.html', '**/*.br', '**/*.gz'],
+      // The build's .br and .gz copies (scripts/precompress-plugin.ts) by the browser's Accept-Encoding:
+      // compressed once at build time rather than on each answer.
+      preCompressed: true,
+      cacheControl: false,
+      setHeaders: (reply, path) => {
+        reply.header('cache-control', isFingerprinted(path) ? FOREVER : 'no-cache');
+      },
     });
   }
   app.setNotFoundHandler(async (request, reply) => {
