@@ -150,6 +150,7 @@ const rules: Record<string, Rule> = {
   'POST /api/worker/leases/{lease}/heartbeat/': { kind: 'worker', body: () => ({ stage: 'pose', percent: 1 }) },
   'GET /api/worker/leases/{lease}/inputs/': { kind: 'worker' },
   'GET /api/worker/leases/{lease}/videos/{index}/': { kind: 'worker-link' },
+  'GET /api/worker/leases/{lease}/videos/{index}/keypoints/{file}/': { kind: 'worker-link' },
   'PUT /api/worker/leases/{lease}/results/': {
     kind: 'worker',
     query: () => 'tag=ik_results&name=walk.mot',

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,13 +9,23 @@ import {
   workerMessages,
   type Lease,
   type Session,
+  type Subject,
   type Trial,
   type TrialInputsManifest,
 } from '@kinetrace/contracts';
 import { schema } from '@kinetrace/db';
+import { writeKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
+import { placeKeypoints } from '@kinetrace/processing/keypoints-files';
+import { inputsOf } from '@kinetrace/processing/trial-manifest';
+import { createProcessingRepository } from '../src/processing/processing-repository.ts';
+import { createServerTrialIO } from '../src/processing/server-trial-io.ts';
 import { workerTokenCommand } from '../src/processing/worker-token-cli.ts';
 import { createWorkerTokensRepository } from '../src/processing/worker-tokens-repository.ts';
-import { importTrial, type TrialVideos } from './support/processing-fixtures.ts';
+import { createSessionsRepository } from '../src/repositories/sessions-repository.ts';
+import { createSubjectsRepository } from '../src/repositories/subjects-repository.ts';
+import { createTrialsRepository } from '../src/repositories/trials-repository.ts';
+import { trialFilesPrefix } from '../src/services/storage-keys.ts';
+import { DEMO_SUBJECT, importForm, importTrial, type TrialVideos } from './support/processing-fixtures.ts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
 import { makeTestVideo } from './support/videos.ts';
 
@@ -197,6 +208,168 @@ describe('the worker API', () => {
     expect(file?.sizeBytes).toBe('second try'.length);
     // Done: the lease is over, and its links with it.
     expect((await test.call({ method: 'GET', url: `${link.pathname}${link.search}` })).statusCode).toBe(410);
+  });
+
+  it('gives a worker the 2D keypoints imported with a trial by signed links to their files, laid out as in-process', async () => {
+    // A session with its subject and an imported calibration of cam01 and cam02.
+    const headers = authHeader(owner.token);
+    const session = ((await userCall('GET', '/sessions/new/')).json() as Session[])[0];
+    const subject = (
+      await test.call({ method: 'POST', url: '/api/subjects/', headers, payload: DEMO_SUBJECT })
+    ).json() as Subject;
+    expect((await userCall('GET', `/sessions/${session.id}/set_subject/?subject_id=${subject.id}`)).statusCode).toBe(
+      200,
+    );
+    // Its calibration of cam01 and cam02, stored as an imported one is (the import's parser threads are slow to start).
+    const db = test.backends.database.db;
+    const trials = createTrialsRepository(db);
+    const calibration = await trials.insert({ sessionId: session.id, name: 'calibration', status: 'done', meta: {} });
+    for (const [index, name] of ['cam01', 'cam02'].entries()) {
+      const camera = {
+        name,
+        imageSize: { width: 320, height: 240 },
+        intrinsics: Float64Array.from([300, 0, 160, 0, 300, 120, 0, 0, 1]),
+        distortion: new Float64Array(5),
+        rotationCameraFromWorld: Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]),
+        translationCameraFromWorldM: Float64Array.from([index, 0, 3]),
+      };
+      const storageKey = `${trialFilesPrefix(session.id, calibration.id)}/results/${name}.json`;
+      await test.backends.files.put(storageKey, Buffer.from(writeKinetraceCameras([camera], { kind: 'imported' })));
+      const meta = { device_id: name, camera_name: name };
+      await trials.insertResult({ trialId: calibration.id, tag: RESULT_TAGS.cameraParameters, storageKey, meta });
+    }
+
+    // Its neutral, cam01's keypoints one Kinetrace file, cam02's OpenPose files (one per frame of the clip).
+    const frames = 6;
+    const kinetraceFile = JSON.stringify({
+      format: 'kinetrace-keypoints-2d',
+      version: 1,
+      keypointNames: ['nose'],
+      imageSize: { width: 320, height: 240 },
+      frames: Array.from({ length: frames }, (_, frame) => [frame, 120, 0.9]),
+    });
+    const openPoseFiles = Array.from({ length: frames }, (_, frame) => ({
+      name: `cam02_${String(frame).padStart(12, '0')}_keypoints.json`,
+      text: JSON.stringify({ people: [{ pose_keypoints_2d: Array.from({ length: 17 * 3 }, () => frame) }] }),
+    }));
+    const shortClip = makeTestVideo(videoDir, 'short-clip', frames / 30);
+    const form = importForm('neutral', [
+      { name: 'cam01.mp4', path: shortClip },
+      { name: 'cam02.mp4', path: shortClip },
+    ]);
+    form.append('keypoint_set', 'coco17');
+    form.append('keypoints', new Blob([kinetraceFile]), 'cam01.json');
+    // Out of frame order: the import puts them in it.
+    for (const file of [...openPoseFiles].reverse()) form.append('keypoints', new Blob([file.text]), file.name);
+    const imported = await test.call({
+      method: 'POST',
+      url: `/api/sessions/${session.id}/import/`,
+      headers,
+      payload: form,
+    });
+    expect(imported.statusCode, imported.body).toBe(200);
+    const trialId = (imported.json() as Trial).id;
+
+    let leased = await lease('gpu-box-1');
+    while (leased.trial_id !== trialId) leased = await lease('gpu-box-1');
+    expect(leased.kind).toBe('neutral');
+    // Another worker gets no manifest of this lease.
+    expect((await call('gpu-box-2', 'GET', `/leases/${leased.id}/inputs/`)).statusCode).toBe(410);
+    const answer = await call('gpu-box-1', 'GET', `/leases/${leased.id}/inputs/`);
+    expect(answer.statusCode, answer.body).toBe(200);
+    const manifest = answer.json() as TrialInputsManifest;
+    const [cam01, cam02] = manifest.videos.map((video) => video.keypoints);
+    expect(cam01).toMatchObject({
+      layout: 'kinetrace',
+      keypointSet: 'coco17',
+      files: [{ fileName: expect.any(String) }],
+    });
+    expect(cam02).toMatchObject({ layout: 'openpose', keypointSet: 'coco17' });
+    expect(cam02!.files).toHaveLength(frames);
+
+    const get = (link: string) => {
+      const url = new URL(link, 'http://kinetrace.test');
+      return test.call({ method: 'GET', url: `${url.pathname}${url.search}` });
+    };
+    // Heart-beating as a worker does: a loaded machine can take longer than the short lease timeout over the files.
+    const heartbeat = () => call('gpu-box-1', 'POST', `/leases/${leased.id}/heartbeat/`, { stage: 'pose', percent: 0 });
+    // Each link gives its own file: the Kinetrace file, and the OpenPose files in frame order.
+    expect((await get(cam01!.files[0].url)).body).toBe(kinetraceFile);
+    for (const [frame, file] of cam02!.files.entries()) {
+      await heartbeat();
+      expect((await get(file.url)).body).toBe(openPoseFiles[frame].text);
+    }
+    // A link bent to another file, video or lease is refused; so is one past its expiry.
+    const link = new URL(cam02!.files[3].url, 'http://kinetrace.test');
+    for (const pathname of [
+      link.pathname.replace('/keypoints/3/', '/keypoints/4/'),
+      link.pathname.replace('/videos/1/', '/videos/0/'),
+      link.pathname.replace(trialId, calibration.id),
+      link.pathname.replace('/keypoints/3/', '/'),
+    ])
+      expect((await get(`${pathname}${link.search}`)).statusCode, pathname).toBe(403);
+    const expired = new URLSearchParams(link.search);
+    expired.set('expires', String(Date.now() - 1));
+    expect((await get(`${link.pathname}?${expired}`)).statusCode).toBe(403);
+
+    // A worker's work folder, its inputs by inputsOf: the same inputs and files as the in-process runner's.
+    const workDir = mkdtempSync(join(tmpdir(), 'kinetrace-worker-inputs-'));
+    const download = async (url: string, path: string) => {
+      await heartbeat();
+      const answer = await get(url);
+      expect(answer.statusCode, url).toBe(200);
+      writeFileSync(path, answer.rawPayload);
+    };
+    try {
+      for (const video of manifest.videos) {
+        await download(video.url, join(workDir, video.fileName));
+        if (video.keypoints) await placeKeypoints(workDir, video.keypoints, (file, path) => download(file.url, path));
+      }
+      const remote = inputsOf(manifest, workDir, test.dataDir);
+      const filesOf = (dir: string) =>
+        (readdirSync(dir, { recursive: true }) as string[])
+          .filter((path) => statSync(join(dir, path)).isFile())
+          .sort()
+          .map(
+            (path) =>
+              `${path} ${createHash('sha256')
+                .update(readFileSync(join(dir, path)))
+                .digest('hex')}`,
+          );
+      const downloaded = filesOf(workDir);
+      rmSync(workDir, { recursive: true });
+
+      const inProcess = await createServerTrialIO(
+        {
+          trials,
+          subjects: createSubjectsRepository(db),
+          files: test.backends.files,
+          repository: createProcessingRepository(db),
+          installDir: test.dataDir,
+          logFailure: () => undefined,
+        },
+        {
+          id: leased.id.slice(trialId.length + 1),
+          trial: (await trials.findById(trialId))!,
+          session: (await createSessionsRepository(db).findById(session.id))!,
+          progress: { stage: 'pose', percent: 0, started_at: new Date().toISOString() },
+        },
+      ).readInputs(workDir);
+      expect(remote).toEqual(inProcess);
+      expect(remote.kind === 'neutral' && remote.videos.map((video) => video.keypoints)).toEqual([
+        { path: join(workDir, cam01!.name), keypointSet: 'coco17' },
+        { path: join(workDir, cam02!.name), keypointSet: 'coco17' },
+      ]);
+      expect(filesOf(workDir)).toEqual(downloaded);
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+
+    // The lease over, its links are too.
+    expect(
+      (await call('gpu-box-1', 'POST', `/leases/${leased.id}/fail/`, { kind: 'user', message: 'Stopped' })).statusCode,
+    ).toBe(200);
+    expect((await get(cam01!.files[0].url)).statusCode).toBe(410);
   });
 
   it('expires a silent lease: the job goes back to the queue and the late result is refused', async () => {

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Lease, ProcessingStage } from '@kinetrace/contracts';
+import { placeKeypoints } from '@kinetrace/processing/keypoints-files';
 import { resultFileNames } from '@kinetrace/processing/result-names';
 import { inputsOf } from '@kinetrace/processing/trial-manifest';
 import { TrialInputError, type TrialFailure, type TrialIO } from '@kinetrace/processing/trial-io';
@@ -42,8 +43,15 @@ export function createRemoteTrialIO(client: WorkerClient, lease: Lease, installD
         throw error instanceof UserInputError ? new TrialInputError(error.message) : error;
       });
       await mkdir(workDir, { recursive: true });
-      await Promise.all(manifest.videos.map((video) => client.download(video.url, join(workDir, video.fileName))));
-      return inputsOf(manifest, (video) => join(workDir, video.fileName), installDir);
+      await Promise.all(
+        manifest.videos.map(async (video) => {
+          await client.download(video.url, join(workDir, video.fileName));
+          // Laid out as the server's in-process runner lays them out, so that runTrial reads the same inputs.
+          if (video.keypoints)
+            await placeKeypoints(workDir, video.keypoints, (file, path) => client.download(file.url, path));
+        }),
+      );
+      return inputsOf(manifest, workDir, installDir);
     },
     async progress(stage, percent) {
       Object.assign(current, { stage, percent });

@@ -23,6 +23,11 @@ export const KEYPOINTS_2D_LIMITS = {
   /** Frames in one camera's Kinetrace keypoints file: 10 minutes at 240 fps. */
   maxFrames: 144_000,
   keypointNameMaxLength: 32,
+  /**
+   * Keypoint files in one import: up to 16 cameras' OpenPose files, one per frame, and a trial is at most
+   * 3,600 frames (60 s at 60 fps, 30 s at 120, 15 s at 240: RECORDING_LIMIT_S).
+   */
+  maxImportFiles: 16 * 3_600,
 } as const;
 
 export const keypoints2dMessages = {

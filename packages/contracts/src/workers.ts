@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KEYPOINT_SETS, KEYPOINTS_2D_LIMITS } from './keypoints-2d.ts';
 import { CHECKERBOARD_PLACEMENTS } from './session-settings.ts';
 import { PROCESSING_STAGES, RESULT_TAGS, TRIAL_KINDS, type ProcessingStage } from './processing.ts';
 
@@ -17,6 +18,9 @@ export const workerPaths = {
   inputs: (lease: string) => `/leases/${lease}/inputs/`,
   /** GET of a signed input link (no token: the link is the credential). */
   inputVideo: (lease: string, index: number | string) => `/leases/${lease}/videos/${index}/`,
+  /** GET of a signed link to one file of the 2D keypoints imported with a video (no token either). */
+  inputKeypoints: (lease: string, index: number | string, file: number | string) =>
+    `/leases/${lease}/videos/${index}/keypoints/${file}/`,
   /** PUT, body the file (application/octet-stream), query its tag, name and camera. */
   result: (lease: string) => `/leases/${lease}/results/`,
   complete: (lease: string) => `/leases/${lease}/complete/`,
@@ -69,7 +73,8 @@ export const workerAckSchema = z.object({ ok: z.literal(true) });
 
 /*
  * A trial's inputs as the runner's TrialInputs (packages/processing trial-io.ts) with numbers in arrays
- * instead of typed arrays, each video a signed link instead of a local file, and the operator-installed
+ * instead of typed arrays, each video (and each file of the 2D keypoints imported with it) a signed link
+ * instead of a local file, and the operator-installed
  * files (augmenter weights, OpenSim model) by name: a worker looks for them under its own install folder.
  */
 const numbers = (length?: number) => (length ? z.array(z.number()).length(length) : z.array(z.number()).max(16));
@@ -83,14 +88,40 @@ export const wireCameraSchema = z.object({
   translationCameraFromWorldM: numbers(3),
 });
 export const wireLensSchema = z.object({ intrinsics: numbers(9), distortion: numbers(), imageSize: imageSizeSchema });
+/** A name in the worker's work folder: one plain name, never a way out of it (`..`). */
+const workFileNameSchema = z.string().regex(/^(?!\.+$)[A-Za-z0-9_.-]{1,200}$/);
+/** A signed, expiring link to a stored input: absolute, or on the server the worker calls. */
+const inputLinkSchema = z.string().min(1).max(4000);
+/**
+ * 2D keypoints imported with a video (issue 24), which the worker uses instead of detecting: its files
+ * go into the work folder as the engine reads them (packages/processing keypoints-files.ts).
+ */
+export const wireKeypointsSchema = z
+  .object({
+    /** One Kinetrace keypoints .json, or OpenPose files (one per frame) in a folder. */
+    layout: z.enum(['kinetrace', 'openpose']),
+    /** The Kinetrace file's name in the work folder, or the OpenPose files' folder's. */
+    name: workFileNameSchema,
+    keypointSet: z.enum(KEYPOINT_SETS).optional(),
+    /** The OpenPose files in frame order, each with its name in the folder; the one Kinetrace file. */
+    files: z
+      .array(z.object({ url: inputLinkSchema, fileName: workFileNameSchema }))
+      .min(1)
+      .max(KEYPOINTS_2D_LIMITS.maxImportFiles),
+  })
+  .refine((keypoints) => keypoints.layout === 'openpose' || keypoints.files.length === 1, {
+    message: 'A Kinetrace keypoints file is one file',
+    path: ['files'],
+  });
+export type WireKeypoints = z.infer<typeof wireKeypointsSchema>;
 export const wireVideoSchema = z.object({
   cameraName: z.string().max(200),
-  /** A signed, expiring link to the stored video: absolute, or on the server the worker calls. */
-  url: z.string().min(1).max(4000),
+  url: inputLinkSchema,
   /** The file's name for the work folder (its extension tells the decoder the container). */
-  fileName: z.string().regex(/^[A-Za-z0-9_.-]{1,200}$/),
+  fileName: workFileNameSchema,
   firstFrameTimeS: z.number().optional(),
   lens: wireLensSchema.optional(),
+  keypoints: wireKeypointsSchema.optional(),
 });
 const boardSchema = z.object({
   rows: z.number().int().positive(),
@@ -154,6 +185,13 @@ export type FailRequest = z.infer<typeof failRequestSchema>;
 
 /** GET of a signed input link: expiry (ms since the epoch) and signature. */
 export const inputLinkParamsSchema = z.object({ lease: leaseIdSchema, index: z.coerce.number().int().min(0).max(19) });
+export const inputKeypointsParamsSchema = inputLinkParamsSchema.extend({
+  file: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(KEYPOINTS_2D_LIMITS.maxImportFiles - 1),
+});
 export const inputLinkQuerySchema = z.object({
   expires: z.coerce.number().int().positive(),
   signature: z.string().max(200),

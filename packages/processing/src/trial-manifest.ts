@@ -1,12 +1,16 @@
 import { existsSync } from 'node:fs';
-import type { TrialInputsManifest } from '@kinetrace/contracts';
+import { join } from 'node:path';
+import type { TrialInputsManifest, WireKeypoints } from '@kinetrace/contracts';
+import type { KeypointsSource } from '@kinetrace/mocap/formats/keypoints-2d-files';
 import type { CameraModel, LensIntrinsics, ProcessingSettings, SessionVideo } from '@kinetrace/mocap/session/types';
+import { keypointsSourceIn } from './keypoints-files.ts';
 import { augmenterDirOf, modelPathOf } from './processing-settings.ts';
 import type { TrialInputs } from './trial-io.ts';
 
 /**
  * A trial's inputs on the wire (the worker API's inputs, packages/contracts workers.ts) and back: numbers
- * in arrays instead of typed arrays, each video a link, the operator's installed files by name.
+ * in arrays instead of typed arrays, each video a link, its imported 2D keypoints links to their files,
+ * the operator's installed files by name.
  */
 type WireVideo = TrialInputsManifest['videos'][number];
 type WireCamera = Extract<TrialInputsManifest, { kind: 'movement' }>['cameras'][number];
@@ -62,8 +66,15 @@ function settingsFromWire(
   };
 }
 
-/** The server's side: `inputs` whose video paths are links, with each link's file name. */
-export function manifestOf(inputs: TrialInputs, fileNameOf: (link: string) => string): TrialInputsManifest {
+/**
+ * The server's side: `inputs` whose video paths are links, with each link's file name, and whose keypoints
+ * sources stand for the links to their files (`keypointsOf`).
+ */
+export function manifestOf(
+  inputs: TrialInputs,
+  fileNameOf: (link: string) => string,
+  keypointsOf: (source: KeypointsSource) => WireKeypoints,
+): TrialInputsManifest {
   const linkOf = (video: SessionVideo) => {
     // The server's inputs are its stored videos (2D keypoints made elsewhere come with the engine's CLI only).
     if (video.path === undefined) throw new Error(`The video of ${video.cameraName} has no link`);
@@ -74,6 +85,7 @@ export function manifestOf(inputs: TrialInputs, fileNameOf: (link: string) => st
     url: linkOf(video),
     fileName: fileNameOf(linkOf(video)),
     ...(video.firstFrameTimeS !== undefined && { firstFrameTimeS: video.firstFrameTimeS }),
+    ...(video.keypoints && { keypoints: keypointsOf(video.keypoints) }),
     ...(video.lens && {
       lens: {
         imageSize: video.lens.imageSize,
@@ -102,15 +114,12 @@ export function manifestOf(inputs: TrialInputs, fileNameOf: (link: string) => st
   }
 }
 
-/** The worker's side: the inputs with each video at the local path `pathOf` gives (once downloaded). */
-export function inputsOf(
-  manifest: TrialInputsManifest,
-  pathOf: (video: WireVideo) => string,
-  installDir: string,
-): TrialInputs {
-  const video = ({ cameraName, firstFrameTimeS }: WireVideo, index: number): SessionVideo & { path: string } => ({
+/** The worker's side: the inputs with each video and its keypoints in `workDir`, once downloaded there. */
+export function inputsOf(manifest: TrialInputsManifest, workDir: string, installDir: string): TrialInputs {
+  const video = ({ cameraName, fileName, firstFrameTimeS, keypoints }: WireVideo): SessionVideo & { path: string } => ({
     cameraName,
-    path: pathOf(manifest.videos[index]),
+    path: join(workDir, fileName),
+    ...(keypoints && { keypoints: keypointsSourceIn(workDir, keypoints) }),
     ...(firstFrameTimeS !== undefined && { firstFrameTimeS }),
   });
   switch (manifest.kind) {
@@ -118,8 +127,8 @@ export function inputsOf(
       return {
         kind: manifest.kind,
         board: manifest.board,
-        videos: manifest.videos.map((wire, index) => ({
-          ...video(wire, index),
+        videos: manifest.videos.map((wire) => ({
+          ...video(wire),
           ...(wire.lens && { lens: lensFromWire(wire.lens) }),
         })),
       };

@@ -15,6 +15,7 @@ import {
 import { readKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
 import type { KeypointsSource } from '@kinetrace/mocap/formats/keypoints-2d-files';
 import type { CameraModel, LensIntrinsics, SessionVideo, Subject } from '@kinetrace/mocap/session/types';
+import { placeKeypoints, type KeypointsFiles } from '@kinetrace/processing/keypoints-files';
 import { resolveProcessingSettings, boardOf } from '@kinetrace/processing/processing-settings';
 import { resultFileNames } from '@kinetrace/processing/result-names';
 import {
@@ -46,6 +47,30 @@ export interface ServerTrialIODeps {
 
 /** Where a stored video goes for the engine: the path (or link) the engine's input names. */
 export type VideoPlacer = (stored: { storageKey: string; index: number }, fileName: string) => Promise<string>;
+
+/** A video's imported 2D keypoints, each file by its key in the store. */
+export type StoredKeypoints = KeypointsFiles<{ storageKey: string }>;
+/** Where the keypoints of the video at `index` go for the engine: the source (or what stands for its links) the input names. */
+export type KeypointsPlacer = (keypoints: StoredKeypoints, index: number) => Promise<KeypointsSource>;
+
+/** A name for the work folder, made of a phone's or an import's device id. */
+const workFileName = (name: string) => name.replace(/[^A-Za-z0-9_.-]+/g, '_');
+
+/** The 2D keypoints imported with a video (services/keypoints-intake.ts, stored by video-intake.ts), if any. */
+export function importedKeypointsOf(video: TrialVideoRow): StoredKeypoints | undefined {
+  const stored = video.parameters.keypoints as
+    { layout?: string; keys?: string[]; keypoint_set?: KeypointSetName | null } | undefined;
+  if (!stored?.keys?.length) return undefined;
+  const layout = stored.layout === 'kinetrace' ? 'kinetrace' : 'openpose';
+  const name = workFileName(`${video.deviceId}_keypoints`);
+  return {
+    layout,
+    name: layout === 'kinetrace' ? `${name}.json` : name,
+    ...(stored.keypoint_set && { keypointSet: stored.keypoint_set }),
+    // Stored under their frame numbers, zero-padded: name order is frame order.
+    files: stored.keys.map((storageKey) => ({ storageKey, fileName: basename(storageKey) })),
+  };
+}
 
 /** A result file stored under the attempt: its tag, its name there (resultFileNames), its camera. */
 export interface StoredResult {
@@ -88,13 +113,12 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
       .then((videos) => videos.forEach((video) => deviceOf.set(cameraNameOf(video), video.deviceId))));
 
   /**
-   * The trial's videos, each put where the engine will read it (`place`), with the 2D keypoints
-   * imported with them copied into `keypointsDir` (in-process; a remote worker gets the videos only
-   * and detects).
+   * The trial's videos, each put where the engine will read it (`place`), with the 2D keypoints imported
+   * with them where `placeKeypoints` puts them (a calibration uses none).
    */
   async function placeVideos(
     place: VideoPlacer,
-    keypointsDir?: string,
+    placeKeypoints?: KeypointsPlacer,
   ): Promise<(SessionVideo & { path: string; deviceModel?: string })[]> {
     await readDevices();
     const videos = await trials.videosOf(trial.id);
@@ -103,11 +127,9 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
         const { first_frame_ms: firstFrameMs, device_model: deviceModel } = video.parameters;
         const cameraName = cameraNameOf(video);
         if (!video.storageKey) throw new Error(`The stored video of ${video.deviceId} is missing`);
-        const fileName = `${video.deviceId}.${video.storageKey.split('.').at(-1)}`.replace(/[^A-Za-z0-9_.-]+/g, '_');
-        const keypoints =
-          keypointsDir === undefined
-            ? undefined
-            : await fetchKeypoints(keypointsDir, video.deviceId, video.parameters.keypoints);
+        const fileName = workFileName(`${video.deviceId}.${video.storageKey.split('.').at(-1)}`);
+        const imported = placeKeypoints && importedKeypointsOf(video);
+        const keypoints = imported && (await placeKeypoints(imported, index));
         return {
           cameraName,
           path: await place({ storageKey: video.storageKey, index }, fileName),
@@ -119,39 +141,26 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
     );
   }
 
+  async function copyStored(storageKey: string, path: string): Promise<void> {
+    const stored = await files.read(storageKey);
+    if (!stored) throw new Error(`The stored input ${storageKey} is missing`);
+    await pipeline(stored.stream, createWriteStream(path));
+  }
+
   /** In-process: each video copied from the store into the work folder. */
   const copyInto =
     (workDir: string): VideoPlacer =>
     async ({ storageKey }, fileName) => {
       await mkdir(workDir, { recursive: true });
-      const stored = await files.read(storageKey);
-      if (!stored) throw new Error(`The stored video ${fileName} is missing`);
       const path = join(workDir, fileName);
-      await pipeline(stored.stream, createWriteStream(path));
+      await copyStored(storageKey, path);
       return path;
     };
-
-  /**
-   * 2D keypoints imported with a video (services/keypoints-intake.ts), written where the engine reads
-   * them: a Kinetrace keypoints file, or a folder of OpenPose files in frame order.
-   */
-  async function fetchKeypoints(
-    workDir: string,
-    deviceId: string,
-    stored: unknown,
-  ): Promise<KeypointsSource | undefined> {
-    const given = stored as { layout?: string; keys?: string[]; keypoint_set?: KeypointSetName | null } | undefined;
-    if (!given?.keys?.length) return undefined;
-    const single = given.layout === 'kinetrace';
-    const path = join(workDir, single ? `${deviceId}_keypoints.json` : `${deviceId}_keypoints`);
-    await mkdir(single ? workDir : path, { recursive: true });
-    for (const key of given.keys) {
-      const file = await files.read(key);
-      if (!file) throw new Error(`The stored keypoints of ${deviceId} are missing`);
-      await pipeline(file.stream, createWriteStream(single ? path : join(path, basename(key))));
-    }
-    return { path, ...(given.keypoint_set && { keypointSet: given.keypoint_set }) };
-  }
+  /** In-process: each video's imported keypoints copied from the store, as a remote worker downloads them. */
+  const copyKeypointsInto =
+    (workDir: string): KeypointsPlacer =>
+    (keypoints) =>
+      placeKeypoints(workDir, keypoints, ({ storageKey }, path) => copyStored(storageKey, path));
 
   /** Calibration videos with the lens calibration of their phone's model, when the owner keeps one. */
   async function withLenses(videos: (SessionVideo & { path: string; deviceModel?: string })[]) {
@@ -254,7 +263,7 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
     return replaced !== null;
   }
 
-  async function inputsWith(place: VideoPlacer, keypointsDir?: string): Promise<TrialInputs> {
+  async function inputsWith(place: VideoPlacer, placeKeypoints: KeypointsPlacer): Promise<TrialInputs> {
     const kind = trialKindOf(trial.name);
     if (kind === 'calibration')
       return { kind, videos: await withLenses(await placeVideos(place)), board: boardOf(meta) };
@@ -262,7 +271,7 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
     if (kind === 'neutral') {
       const calibration = await newestDone('calibration');
       if (!calibration) throw new TrialInputError(processingMessages.calibrationMissing);
-      const videos = (await placeVideos(place, keypointsDir)).map(({ deviceModel: _, ...video }) => video);
+      const videos = (await placeVideos(place, placeKeypoints)).map(({ deviceModel: _, ...video }) => video);
       const cameras = await camerasFor(calibration, videos);
       return {
         kind,
@@ -279,7 +288,7 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
     if (!neutral) throw new TrialInputError(processingMessages.neutralMissing);
     const model = (await trials.resultsOf(neutral.id)).find((result) => result.tag === RESULT_TAGS.opensimModel);
     if (!model) throw new TrialInputError(processingMessages.neutralMissing);
-    const videos = (await placeVideos(place, keypointsDir)).map(({ deviceModel: _, ...video }) => video);
+    const videos = (await placeVideos(place, placeKeypoints)).map(({ deviceModel: _, ...video }) => video);
     const cameras = await camerasFor(neutral, videos);
     return {
       kind,
@@ -295,7 +304,7 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
 
   return {
     inputsWith,
-    readInputs: (workDir: string) => inputsWith(copyInto(workDir), workDir),
+    readInputs: (workDir: string) => inputsWith(copyInto(workDir), copyKeypointsInto(workDir)),
 
     async progress(stage: ProcessingStage, percent: number) {
       await repository.setProgress(trial.id, attempt.id, { ...attempt.progress, stage, percent });

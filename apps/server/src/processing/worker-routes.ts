@@ -1,10 +1,11 @@
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   completeRequestSchema,
   failRequestSchema,
   heartbeatRequestSchema,
+  inputKeypointsParamsSchema,
   inputLinkParamsSchema,
   inputLinkQuerySchema,
   leaseParamsSchema,
@@ -19,7 +20,7 @@ import {
 import { invalidFields } from '../http/http-errors.ts';
 import { bearerOf } from '../http/authentication.ts';
 import type { Worker } from './worker-tokens-repository.ts';
-import type { WorkerService } from './worker-service.ts';
+import type { InputRef, WorkerService } from './worker-service.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,6 +50,16 @@ export function registerWorkerRoutes(app: FastifyInstance, workers: WorkerServic
   // Result files are streamed into the store as they arrive (their size is the engine's, not a form's).
   api.addContentTypeParser('application/octet-stream', (_request, payload, done) => done(null, payload));
   const workerOf = (request: FastifyRequest) => request.worker!;
+  /** A signed input link's file, streamed. */
+  async function sendInput(
+    reply: FastifyReply,
+    lease: string,
+    input: InputRef,
+    link: { expires: number; signature: string },
+  ) {
+    const file = await workers.inputFile(lease, input, link.expires, link.signature);
+    return reply.header('content-length', file.sizeBytes).type('application/octet-stream').send(file.stream);
+  }
   const security = [{ workerToken: [] }];
 
   api.post(
@@ -87,11 +98,16 @@ export function registerWorkerRoutes(app: FastifyInstance, workers: WorkerServic
       config: { signedLink: true },
       schema: { tags, security: [], params: inputLinkParamsSchema, querystring: inputLinkQuerySchema },
     },
-    async (request, reply) => {
-      const { lease, index } = request.params;
-      const video = await workers.inputVideo(lease, index, request.query.expires, request.query.signature);
-      return reply.header('content-length', video.sizeBytes).type('application/octet-stream').send(video.stream);
+    ({ params, query }, reply) => sendInput(reply, params.lease, { index: params.index }, query),
+  );
+  api.get(
+    workerPaths.inputKeypoints(':lease', ':index', ':file'),
+    {
+      config: { signedLink: true },
+      schema: { tags, security: [], params: inputKeypointsParamsSchema, querystring: inputLinkQuerySchema },
     },
+    ({ params, query }, reply) =>
+      sendInput(reply, params.lease, { index: params.index, keypointsFile: params.file }, query),
   );
   api.put(
     workerPaths.result(':lease'),

@@ -10,6 +10,7 @@ import {
   type ProcessingStage,
   type ResultFileRef,
   type TrialInputsManifest,
+  type WireKeypoints,
 } from '@kinetrace/contracts';
 import { manifestOf } from '@kinetrace/processing/trial-manifest';
 import { TrialInputError } from '@kinetrace/processing/trial-io';
@@ -20,11 +21,12 @@ import { hashRandomToken } from '../services/secrets.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import type { ProcessingRepository } from './processing-repository.ts';
 import type { ProcessingService } from './processing-service.ts';
+import { importedKeypointsOf } from './server-trial-io.ts';
 import type { Worker, WorkerTokensRepository } from './worker-tokens-repository.ts';
 
 /** A long poll looks at the queue this often for jobs other servers queued (this server's wake it at once). */
 const POLL_MS = 500;
-/** An input link works this long: the worker downloads its videos right after asking for them. */
+/** An input link works this long: the worker downloads its inputs right after asking for them. */
 const INPUT_LINK_TTL_MS = 15 * 60_000;
 
 export interface WorkerServiceDeps {
@@ -46,6 +48,12 @@ export interface WorkerServiceDeps {
 /** 410: the lease expired (its job went back to the queue), or it is another worker's. */
 const leaseGone = () => new HttpError(410, { detail: workerMessages.leaseGone });
 
+/** One input of a lease: the video at `index`, or file `keypointsFile` of the 2D keypoints imported with it. */
+export interface InputRef {
+  index: number;
+  keypointsFile?: number;
+}
+
 /** A lease id's parts: `<trial>.<job>.<retry>`, the attempt id being `<job>.<retry>`. */
 function leaseParts(leaseId: string): { trialId: string; attemptId: string; jobId: string } {
   const [trialId, jobId, retry] = leaseId.split('.');
@@ -61,8 +69,18 @@ function leaseParts(leaseId: string): { trialId: string; attemptId: string; jobI
 export function createWorkerService(deps: WorkerServiceDeps) {
   const { processing, repository, queue, tokens, now } = deps;
 
-  const signature = (leaseId: string, index: number, expires: number) =>
-    createHmac('sha256', deps.linkSecret).update(`${leaseId}\n${index}\n${expires}`).digest('base64url');
+  const signature = (leaseId: string, { index, keypointsFile }: InputRef, expires: number) => {
+    const input = keypointsFile === undefined ? `${index}` : `${index}/keypoints/${keypointsFile}`;
+    return createHmac('sha256', deps.linkSecret).update(`${leaseId}\n${input}\n${expires}`).digest('base64url');
+  };
+  /** A link to one input of the lease that works until `expires` (the lease lasting). */
+  const inputLink = (leaseId: string, input: InputRef, expires: number) => {
+    const path =
+      input.keypointsFile === undefined
+        ? workerPaths.inputVideo(leaseId, input.index)
+        : workerPaths.inputKeypoints(leaseId, input.index, input.keypointsFile);
+    return `${WORKER_API_PREFIX}${path}?expires=${expires}&signature=${signature(leaseId, input, expires)}`;
+  };
 
   /** The trial while `worker` holds the lease, else 410. */
   async function leased(
@@ -151,18 +169,39 @@ export function createWorkerService(deps: WorkerServiceDeps) {
         throw leaseGone();
     },
 
-    /** The trial's inputs, each video a signed link that works for INPUT_LINK_TTL_MS while the lease lasts. */
+    /**
+     * The trial's inputs, each video and each file of its imported 2D keypoints a signed link that works for
+     * INPUT_LINK_TTL_MS while the lease lasts.
+     */
     async inputs(worker: Worker, leaseId: string): Promise<TrialInputsManifest> {
       const { io } = await attemptIO(worker, leaseId);
       const expires = now().getTime() + INPUT_LINK_TTL_MS;
       const fileNames = new Map<string, string>();
+      // The engine's keypoints source stands for its files' links by its name in the work folder (one per video).
+      const keypointsLinks = new Map<string, WireKeypoints>();
       try {
-        const inputs = await io.inputsWith(async ({ index }, fileName) => {
-          const link = `${WORKER_API_PREFIX}${workerPaths.inputVideo(leaseId, index)}?expires=${expires}&signature=${signature(leaseId, index, expires)}`;
-          fileNames.set(link, fileName);
-          return link;
-        });
-        return manifestOf(inputs, (link) => fileNames.get(link)!);
+        const inputs = await io.inputsWith(
+          async ({ index }, fileName) => {
+            const link = inputLink(leaseId, { index }, expires);
+            fileNames.set(link, fileName);
+            return link;
+          },
+          async ({ files, ...keypoints }, index) => {
+            keypointsLinks.set(keypoints.name, {
+              ...keypoints,
+              files: files.map(({ fileName }, keypointsFile) => ({
+                fileName,
+                url: inputLink(leaseId, { index, keypointsFile }, expires),
+              })),
+            });
+            return { path: keypoints.name, ...(keypoints.keypointSet && { keypointSet: keypoints.keypointSet }) };
+          },
+        );
+        return manifestOf(
+          inputs,
+          (link) => fileNames.get(link)!,
+          (source) => keypointsLinks.get(source.path)!,
+        );
       } catch (error) {
         // The user must act first (calibrate, record the neutral): the worker fails the trial with this message.
         if (error instanceof TrialInputError) throw new HttpError(422, { detail: error.message, user_error: true });
@@ -170,15 +209,18 @@ export function createWorkerService(deps: WorkerServiceDeps) {
       }
     },
 
-    /** A video of a lease's inputs, for a link `inputs` signed, while it has not expired and the lease lasts. */
-    async inputVideo(
+    /**
+     * A video of a lease's inputs, or a file of its imported keypoints, for a link `inputs` signed, while it
+     * has not expired and the lease lasts.
+     */
+    async inputFile(
       leaseId: string,
-      index: number,
+      input: InputRef,
       expires: number,
       given: string,
     ): Promise<{ stream: Readable; sizeBytes: number }> {
       const refused = () => new HttpError(403, { detail: workerMessages.inputLinkInvalid });
-      const expected = Buffer.from(signature(leaseId, index, expires));
+      const expected = Buffer.from(signature(leaseId, input, expires));
       const actual = Buffer.from(given);
       if (expected.length !== actual.length || !timingSafeEqual(expected, actual) || expires < now().getTime())
         throw refused();
@@ -186,8 +228,12 @@ export function createWorkerService(deps: WorkerServiceDeps) {
       const trial = await deps.trials.findById(trialId);
       if ((trial?.meta as { processing_attempt?: unknown } | undefined)?.processing_attempt !== attemptId)
         throw leaseGone();
-      const video = (await deps.trials.videosOf(trialId))[index];
-      const stored = video?.storageKey ? await deps.files.read(video.storageKey) : null;
+      const video = (await deps.trials.videosOf(trialId))[input.index];
+      const storageKey =
+        video && input.keypointsFile !== undefined
+          ? importedKeypointsOf(video)?.files[input.keypointsFile]?.storageKey
+          : video?.storageKey;
+      const stored = storageKey ? await deps.files.read(storageKey) : null;
       if (!stored) throw refused();
       return stored;
     },

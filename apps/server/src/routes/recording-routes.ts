@@ -4,6 +4,7 @@ import { z } from 'zod';
 import {
   fieldErrorsFromZod,
   importVideosFieldsSchema,
+  KEYPOINTS_2D_LIMITS,
   recordingStatusSchema,
   recordQuerySchema,
   recordResponseSchema,
@@ -18,12 +19,8 @@ import type { TrialService } from '../services/trial-service.ts';
 import { withUploadedFiles } from './uploaded-files.ts';
 
 const tags = ['Recording'];
-/** One video per camera, each at most a long phone recording. */
-/**
- * Up to 16 videos, and their 2D keypoints: OpenPose writes a file per frame, and a trial is at most
- * 3,600 frames (60 s at 60 fps, 30 s at 120, 15 s at 240: RECORDING_LIMIT_S).
- */
-const IMPORT_LIMITS = { fileSize: 4 * 1024 ** 3, files: 16 + 16 * 3_600, fields: 5 };
+/** Up to 16 videos, each at most a long phone recording, and their 2D keypoints. */
+const IMPORT_LIMITS = { fileSize: 4 * 1024 ** 3, files: 16 + KEYPOINTS_2D_LIMITS.maxImportFiles, fields: 5 };
 
 /** §7 recording calls of the researcher's page (owner only). */
 export function registerRecordingRoutes(
