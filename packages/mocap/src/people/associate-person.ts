@@ -135,7 +135,7 @@ function peopleInFrames(
   const observed = aligned.observations.map((observations) =>
     associationObservations(observations, aligned.frameCount, aligned.keypointCount, points, minConfidence),
   );
-  const solver = new PointSolver(
+  const solver = PointSolver.fromPixels(
     views.map((view) => cameras[view.camera]),
     observed.map((view) => view.observations),
     aligned.frameCount * points.length,

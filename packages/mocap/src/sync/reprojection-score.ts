@@ -1,7 +1,8 @@
 import type { CameraModel } from '../camera/camera.ts';
 import { errorStatistics } from '../triangulation/reprojection-summary.ts';
-import { triangulate } from '../triangulation/triangulate.ts';
-import { alignToTimeBase, sharedTimeBase } from './align-to-time-base.ts';
+import { PointSolver, popCount, undistortObservation, undistortObservations } from '../triangulation/point-solver.ts';
+import { DEFAULT_MIN_CONFIDENCE } from '../triangulation/triangulate.ts';
+import { alignedSources, alignKeypoint, sharedTimeBase } from './align-to-time-base.ts';
 import type { KeypointSeries } from './keypoint-series.ts';
 import { MIN_OVERLAP_SHARE } from './synchronise.ts';
 
@@ -23,8 +24,15 @@ export function reprojectionErrorAtOffset(
   referenceCamera: number,
   maxFrames = 600,
 ): (camera: number, offsetS: number, offsetsS?: readonly number[]) => number {
-  const cameraCount = cameraModels.length;
+  const keypointCount = series[0].keypointNames.length;
   const minFrames = Math.max(2, Math.ceil(MIN_OVERLAP_SHARE * Math.min(...series.map((s) => s.frameCount))));
+  // Synchronise scores hundreds of offsets, most of them at whole frames of every camera (all but the
+  // moved one, and its scan): each frame is undistorted once here and copied, and only a keypoint
+  // interpolated between two frames is undistorted anew, exactly as triangulate() would.
+  const undistorted = series.map((s, c) =>
+    undistortObservations(cameraModels[c], s.data, s.frameCount * keypointCount, DEFAULT_MIN_CONFIDENCE),
+  );
+  const interpolated = new Float32Array(3);
   return (camera, offsetS, offsetsS = initialOffsetsS) => {
     const offsets = offsetsS.slice();
     offsets[camera] = offsetS;
@@ -37,13 +45,34 @@ export function reprojectionErrorAtOffset(
     if (timesS.length < minFrames) return Number.POSITIVE_INFINITY;
     const stride = Math.ceil(timesS.length / maxFrames);
     if (stride > 1) timesS = timesS.filter((_, frame) => frame % stride === 0);
-    const aligned = alignToTimeBase(series, offsets, timesS, series[referenceCamera].fps / stride);
-    const result = triangulate(cameraModels, aligned.observations, aligned.frameCount, aligned.keypointCount, {
-      maxReprojectionErrorPx: Number.POSITIVE_INFINITY,
+    const frameCount = timesS.length;
+    const normalised = series.map((s, c) => {
+      const views = new Float64Array(frameCount * keypointCount * 3).fill(Number.NaN);
+      const { before, fraction } = alignedSources(s, offsets[c], timesS);
+      for (let frame = 0; frame < frameCount; frame++) {
+        const share = fraction[frame];
+        if (Number.isNaN(share)) continue;
+        const to = frame * keypointCount * 3;
+        if (share === 0 || share === 1) {
+          const from = (before[frame] + share) * keypointCount * 3;
+          views.set(undistorted[c].subarray(from, from + keypointCount * 3), to);
+          continue;
+        }
+        for (let keypoint = 0; keypoint < keypointCount; keypoint++) {
+          interpolated.fill(Number.NaN);
+          alignKeypoint(s, before[frame], share, keypoint, interpolated, 0);
+          undistortObservation(cameraModels[c], interpolated, 0, DEFAULT_MIN_CONFIDENCE, views, to + keypoint * 3);
+        }
+      }
+      return views;
     });
+    // triangulate() with every view kept, for the moved camera's errors alone (stored as float32 there).
+    const solver = new PointSolver(cameraModels, normalised);
     const errors: number[] = [];
-    for (let i = camera; i < result.reprojectionErrorPx.length; i += cameraCount) {
-      const error = result.reprojectionErrorPx[i];
+    for (let observation = 0; observation < frameCount * keypointCount; observation++) {
+      const seen = solver.seenBy(observation);
+      if (!(seen & (1 << camera)) || popCount(seen) < 2 || !solver.solve(observation, seen)) continue;
+      const error = Math.fround(solver.reprojectionError(camera, observation));
       if (!Number.isNaN(error)) errors.push(error);
     }
     return errorStatistics(errors)?.medianPx ?? Number.POSITIVE_INFINITY;

@@ -22,15 +22,22 @@ export class PointSolver {
   private readonly scratch = new Float64Array(16);
   private readonly solution = new Float64Array(4);
 
-  constructor(
+  /** From pixels (per camera, observations × 3: x px, y px, confidence; NaN when not detected). */
+  static fromPixels(
     cameras: readonly CameraModel[],
     observations: readonly Float32Array[],
     observationCount: number,
     minConfidence: number,
-  ) {
-    this.normalised = observations.map((series, c) =>
-      undistortObservations(cameras[c], series, observationCount, minConfidence),
+  ): PointSolver {
+    return new PointSolver(
+      cameras,
+      observations.map((series, c) => undistortObservations(cameras[c], series, observationCount, minConfidence)),
     );
+  }
+
+  /** @param normalised per camera, as `undistortObservations` gives them (the solver keeps and may swap them). */
+  constructor(cameras: readonly CameraModel[], normalised: Float64Array[]) {
+    this.normalised = normalised;
     this.projections = cameras.map((camera) => {
       const P = new Float64Array(12);
       for (let row = 0; row < 3; row++) {
@@ -130,25 +137,36 @@ function addRow(M: Float64Array, weight: number, u: number, P: Float64Array, row
  * Normalised undistorted coordinates (x, y) and confidence of every observation of one camera; NaN
  * confidence for points that are missing or below the threshold, so the hot loops skip them.
  */
-function undistortObservations(
+export function undistortObservations(
   camera: CameraModel,
   series: Float32Array,
   observationCount: number,
   minConfidence: number,
 ): Float64Array {
   const normalised = new Float64Array(observationCount * 3);
-  for (let i = 0; i < observationCount; i++) {
-    const u = series[i * 3];
-    const v = series[i * 3 + 1];
-    const confidence = series[i * 3 + 2];
-    if (!(confidence >= minConfidence) || Number.isNaN(u) || Number.isNaN(v)) {
-      normalised[i * 3 + 2] = Number.NaN;
-      continue;
-    }
-    const [x, y] = undistortPixel(camera, u, v);
-    normalised[i * 3] = x;
-    normalised[i * 3 + 1] = y;
-    normalised[i * 3 + 2] = confidence;
-  }
+  for (let i = 0; i < observationCount; i++)
+    undistortObservation(camera, series, i * 3, minConfidence, normalised, i * 3);
   return normalised;
+}
+
+/** One observation (x px, y px, confidence at `from` in `pixels`) undistorted into `normalised` at `to`, as undistortObservations does. */
+export function undistortObservation(
+  camera: CameraModel,
+  pixels: ArrayLike<number>,
+  from: number,
+  minConfidence: number,
+  normalised: Float64Array,
+  to: number,
+): void {
+  const u = pixels[from];
+  const v = pixels[from + 1];
+  const confidence = pixels[from + 2];
+  if (!(confidence >= minConfidence) || Number.isNaN(u) || Number.isNaN(v)) {
+    normalised[to + 2] = Number.NaN;
+    return;
+  }
+  const [x, y] = undistortPixel(camera, u, v);
+  normalised[to] = x;
+  normalised[to + 1] = y;
+  normalised[to + 2] = confidence;
 }

@@ -94,7 +94,7 @@ export function triangulate(
     }
   });
 
-  const solver = new PointSolver(cameras, observations, frameCount * keypointCount, minConfidence);
+  const solver = PointSolver.fromPixels(cameras, observations, frameCount * keypointCount, minConfidence);
   const sidesSwappedPerCamera = options.sideGroups
     ? correctSideSwaps(solver, frameCount, keypointCount, options.sideGroups, SIDE_ERROR_CAP_PX, options.bodyLandmarks)
     : new Uint32Array(cameraCount);
