@@ -1,5 +1,5 @@
 import type { CameraModel } from '../camera/camera.ts';
-import { errorStatistics } from '../triangulation/reprojection-summary.ts';
+import { medianPx } from '../triangulation/reprojection-summary.ts';
 import { PointSolver, popCount, undistortObservation, undistortObservations } from '../triangulation/point-solver.ts';
 import { DEFAULT_MIN_CONFIDENCE } from '../triangulation/triangulate.ts';
 import { alignedSources, alignKeypoint, sharedTimeBase } from './align-to-time-base.ts';
@@ -75,6 +75,6 @@ export function reprojectionErrorAtOffset(
       const error = Math.fround(solver.reprojectionError(camera, observation));
       if (!Number.isNaN(error)) errors.push(error);
     }
-    return errorStatistics(errors)?.medianPx ?? Number.POSITIVE_INFINITY;
+    return medianPx(errors) ?? Number.POSITIVE_INFINITY;
   };
 }

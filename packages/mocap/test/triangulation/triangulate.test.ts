@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { projectPoint } from '../../src/camera/camera.ts';
 import { fillShortGaps } from '../../src/triangulation/fill-gaps.ts';
-import { summariseReprojectionErrors } from '../../src/triangulation/reprojection-summary.ts';
+import {
+  errorStatistics,
+  medianPx,
+  summariseReprojectionErrors,
+} from '../../src/triangulation/reprojection-summary.ts';
 import { triangulate } from '../../src/triangulation/triangulate.ts';
 import { cameraRing } from './synthetic-cameras.ts';
 
@@ -89,6 +93,21 @@ describe('confidence-weighted DLT triangulation', () => {
         kept.pointsWorldM[2] - expected[2],
       ),
     ).toBeGreaterThan(0.01);
+  });
+});
+
+describe('median reprojection error by selection', () => {
+  it('equals the sorted median errorStatistics gives, for odd and even counts, ties and errors behind a camera', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+    for (const count of [1, 2, 3, 4, 601, 1000, 15000]) {
+      // Float32-rounded errors with repeats and a few Infinity, as the triangulation stores them.
+      const values = Array.from({ length: count }, () =>
+        random() < 0.01 ? Number.POSITIVE_INFINITY : Math.fround(Math.round(random() * 4000) / 100),
+      );
+      expect(medianPx(values.slice())).toBe(errorStatistics(values)!.medianPx);
+    }
+    expect(medianPx([])).toBeNull();
   });
 });
 
