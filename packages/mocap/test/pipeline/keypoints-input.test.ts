@@ -8,11 +8,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type MarkerTrajectories, readTrc } from '../../src/formats/trc.ts';
 import { processFolder } from '../../src/pipeline/process-folder.ts';
 import type { QualityReport } from '../../src/report/quality-report.ts';
-import { DEFAULT_POSE_MODEL } from '../../src/pose/pose-model.ts';
-import { PoseWorkerPool } from '../../src/pose/pose-worker-pool.ts';
 import type { Keypoints2D } from '../../src/pose/types.ts';
-import { detectPoseInVideo } from '../../src/pose/video-pose.ts';
 import { keypoints2DToJson, writeOpenPoseFolder } from '../formats/keypoints-files.ts';
+import { detectedPoses } from '../pose/detection-cache.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
 
 const demo = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson';
@@ -67,16 +65,8 @@ describeWithData(
     const detections = new Map<string, Keypoints2D>();
     let reference: MarkerTrajectories;
     beforeAll(async () => {
-      const pool = await PoseWorkerPool.start({ model: DEFAULT_POSE_MODEL, workers: 2 });
-      try {
-        for (const camera of cameraNames)
-          detections.set(
-            camera,
-            await detectPoseInVideo(referencePath(demo, `videos/${camera}.mp4`), { pool, cameraName: camera }),
-          );
-      } finally {
-        await pool.close();
-      }
+      const detected = await detectedPoses(cameraNames.map((camera) => referencePath(demo, `videos/${camera}.mp4`)));
+      cameraNames.forEach((camera, c) => detections.set(camera, detected[c]));
       const folder = makeFolder('detected');
       await processFolder(folder, {
         estimatePose: async (video, onProgress) => {
