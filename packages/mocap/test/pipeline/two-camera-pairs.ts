@@ -17,6 +17,7 @@ import { processNeutral } from '../../src/session/process-neutral.ts';
 import type { ProcessingSettings, SessionVideo } from '../../src/session/types.ts';
 import { sharedTimeBase } from '../../src/sync/align-to-time-base.ts';
 import { DEMO_FILES, DEMO_SUBJECT, FLEXION_COORDINATES } from '../model-fitting/pose2sim-demo-chain.ts';
+import { detectedPoses } from '../pose/detection-cache.ts';
 import { referencePath } from '../reference-data.ts';
 
 /**
@@ -41,24 +42,15 @@ export interface DemoDetections {
   balancing: Keypoints2D[];
 }
 
-/** The demo's calibration and each video's 2D keypoints (two pose workers whatever the machine: the tracking depends on it). */
+/** The demo's calibration and each video's 2D keypoints (detected once for every test file: detectedPoses). */
 export async function detectDemo(): Promise<DemoDetections> {
   const cameras = readQualisysCalibration(readFileSync(referencePath(DEMO_FILES.calibration), 'utf8'));
-  const detect = async (trialName: string, folder: string) =>
-    (
-      await processTrial(
-        {
-          trialName,
-          cameras,
-          videos: CAMERAS.map((cameraName) => ({ cameraName, path: referencePath(folder, `${cameraName}.mp4`) })),
-        },
-        { workers: 2 },
-      )
-    ).keypoints2D;
+  const detect = (folder: string) =>
+    detectedPoses(CAMERAS.map((cameraName) => referencePath(folder, `${cameraName}.mp4`)));
   return {
     cameras,
-    static: await detect('static', DEMO_FILES.staticVideos),
-    balancing: await detect('balancing', DEMO_FILES.balancingVideos),
+    static: await detect(DEMO_FILES.staticVideos),
+    balancing: await detect(DEMO_FILES.balancingVideos),
   };
 }
 
