@@ -7,13 +7,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CameraModel } from '../../src/camera/camera.ts';
 import { readQualisysCalibration } from '../../src/camera/formats/qualisys.ts';
 import { reconstructTrial, type Reconstruction } from '../../src/pipeline/reconstruct-trial.ts';
-import { DEFAULT_POSE_MODEL, POSE_INPUT_MAX_SIDE_PX } from '../../src/pose/pose-model.ts';
-import { PoseWorkerPool } from '../../src/pose/pose-worker-pool.ts';
+import { POSE_INPUT_MAX_SIDE_PX } from '../../src/pose/pose-model.ts';
 import type { Keypoints2D } from '../../src/pose/types.ts';
-import { detectPoseInVideo } from '../../src/pose/video-pose.ts';
 import { ffmpegPath } from '../../src/video/binaries.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
 import { median } from '../calibration/pose2sim-reference.ts';
+import { detectedPoses } from '../pose/detection-cache.ts';
 
 const demo = 'pose2sim_demo/Pose2Sim/Demo_SinglePerson';
 const cameraNames = ['cam01', 'cam02', 'cam03', 'cam04'];
@@ -84,24 +83,13 @@ describeWithData(
       await Promise.all(
         composited.map((c) => clip(cameraNames[c], join(dir, `${cameraNames[c]}-bystander.mp4`), true)),
       );
-      // Two workers whatever the machine: the tracking regions, so the keypoints, depend on the worker count.
-      const pool = await PoseWorkerPool.start({ model: DEFAULT_POSE_MODEL, workers: 2 });
-      try {
-        clean = [];
-        for (const name of cameraNames)
-          clean.push(await detectPoseInVideo(join(dir, `${name}.mp4`), { pool, cameraName: name }));
-        withBystander = [...clean];
-        for (const c of composited) {
-          // Decoded at the clean clip's scale (the long side is 1920 px in both), so the subject's pixels are the same.
-          const maxSidePx = Math.round((POSE_INPUT_MAX_SIDE_PX * (cameras[c].imageSize.width + PANEL_PX)) / 1920);
-          withBystander[c] = await detectPoseInVideo(join(dir, `${cameraNames[c]}-bystander.mp4`), {
-            pool,
-            cameraName: cameraNames[c],
-            maxSidePx,
-          });
-        }
-      } finally {
-        await pool.close();
+      // Kept by the clips' bytes (detectedPoses): the encoder makes the same clips on every run.
+      clean = await detectedPoses(cameraNames.map((name) => join(dir, `${name}.mp4`)));
+      withBystander = [...clean];
+      for (const c of composited) {
+        // Decoded at the clean clip's scale (the long side is 1920 px in both), so the subject's pixels are the same.
+        const maxSidePx = Math.round((POSE_INPUT_MAX_SIDE_PX * (cameras[c].imageSize.width + PANEL_PX)) / 1920);
+        [withBystander[c]] = await detectedPoses([join(dir, `${cameraNames[c]}-bystander.mp4`)], { maxSidePx });
       }
     }, 600_000);
     afterAll(() => {

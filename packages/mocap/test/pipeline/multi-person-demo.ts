@@ -2,11 +2,9 @@ import { readFileSync } from 'node:fs';
 import type { CameraModel } from '../../src/camera/camera.ts';
 import { readQualisysCalibration } from '../../src/camera/formats/qualisys.ts';
 import { reconstructTrial, type Reconstruction } from '../../src/pipeline/reconstruct-trial.ts';
-import { DEFAULT_POSE_MODEL } from '../../src/pose/pose-model.ts';
-import { PoseWorkerPool } from '../../src/pose/pose-worker-pool.ts';
 import type { Keypoints2D } from '../../src/pose/types.ts';
-import { detectPoseInVideo } from '../../src/pose/video-pose.ts';
 import { CHECKED_SEGMENTS, segmentLengths } from '../../src/report/segment-lengths.ts';
+import { detectedPoses } from '../pose/detection-cache.ts';
 import { referencePath } from '../reference-data.ts';
 
 /**
@@ -39,22 +37,15 @@ export interface MultiPersonDemo {
   detected: Keypoints2D[];
 }
 
-/** The calibration and each video's 2D keypoints (two pose workers whatever the machine: the tracking regions, so the keypoints, depend on the worker count). */
+/** The calibration and each video's 2D keypoints (detected once for every test file: detectedPoses). */
 export async function detectMultiPersonDemo(): Promise<MultiPersonDemo> {
   const cameras = readQualisysCalibration(
     readFileSync(referencePath(`${MULTI_PERSON_DEMO}/calibration/Calib.qca.txt`), 'utf8'),
   );
-  const pool = await PoseWorkerPool.start({ model: DEFAULT_POSE_MODEL, workers: 2 });
-  try {
-    const detected: Keypoints2D[] = [];
-    for (const name of MULTI_PERSON_CAMERAS)
-      detected.push(
-        await detectPoseInVideo(referencePath(`${MULTI_PERSON_DEMO}/videos/${name}.mp4`), { pool, cameraName: name }),
-      );
-    return { cameras, detected };
-  } finally {
-    await pool.close();
-  }
+  const detected = await detectedPoses(
+    MULTI_PERSON_CAMERAS.map((name) => referencePath(`${MULTI_PERSON_DEMO}/videos/${name}.mp4`)),
+  );
+  return { cameras, detected };
 }
 
 /** The scene reconstructed with the cameras of `set` (indices), as a movement trial or as a neutral. */
