@@ -92,6 +92,11 @@ export function associatePerson(
     tracks[subject].personAt.forEach((person, frame) => {
       if (person >= 0) for (const view of people[frame][person].views) chosen[views[view].camera][frame] = view;
     });
+  chosen.forEach(dropLoneChoices);
+  // The subject is told apart in a frame where two cameras or more still hold them.
+  const subjectSeen = Uint8Array.from({ length: aligned.frameCount }, (_, frame) =>
+    chosen.filter((camera) => camera[frame] >= 0).length >= 2 ? 1 : 0,
+  );
 
   const framesReassigned = series.map(() => 0);
   const result = series.map((s, c) =>
@@ -111,7 +116,7 @@ export function associatePerson(
     subjectNotToldApart: stretchesWithoutSubject(
       aligned,
       views.map((view) => view.camera),
-      subject >= 0 ? tracks[subject].personAt : new Int32Array(aligned.frameCount).fill(-1),
+      subjectSeen,
       minConfidence,
     ),
   };
@@ -169,13 +174,36 @@ function subjectSeries(series: KeypointSeries, layerAt: (ownFrame: number) => nu
 }
 
 /**
+ * A camera's detection taken for the subject in a frame, with none taken in that camera within
+ * LONE_CHOICE_FRAMES either side, is dropped: the pose stage follows each person frame to frame, so
+ * the subject's detection comes in runs, while a lone one is where another person's detection agreed
+ * with the subject's other views by chance. On the multi-person demo, once the man has crossed in
+ * front of the woman in cam03 and its tracker holds her, her detection there lies along the same
+ * lines of sight as the man: one frame of it (frame 90) agreed with his other three views, and one
+ * (frame 97) with his view in cam04 alone. Triangulation's spike removal drops such a lone point
+ * anyway (remove-spikes.ts, the same ±2 frames); here the other person's keypoints never enter.
+ */
+function dropLoneChoices(chosen: Int16Array): void {
+  const lone = Array.from(chosen.keys()).filter((frame) => {
+    if (chosen[frame] < 0) return false;
+    for (let other = frame - LONE_CHOICE_FRAMES; other <= frame + LONE_CHOICE_FRAMES; other++)
+      if (other !== frame && other >= 0 && other < chosen.length && chosen[other] >= 0) return false;
+    return true;
+  });
+  for (const frame of lone) chosen[frame] = -1;
+}
+
+/** As remove-spikes.ts's half window: a detection with no other of the subject within this many frames either side is alone. */
+const LONE_CHOICE_FRAMES = 2;
+
+/**
  * Runs of frames of the time base where two cameras or more saw someone but the subject was not
- * found among them, in seconds from the first frame.
+ * found among them (held by fewer than two cameras), in seconds from the first frame.
  */
 function stretchesWithoutSubject(
   aligned: AlignedKeypoints,
   viewCameras: readonly number[],
-  subjectAt: Int32Array,
+  subjectSeen: Uint8Array,
   minConfidence: number,
 ): PersonAssociation['subjectNotToldApart'] {
   const stride = aligned.keypointCount * 3;
@@ -183,7 +211,7 @@ function stretchesWithoutSubject(
   let start = -1;
   for (let frame = 0; frame <= aligned.frameCount; frame++) {
     let missing = false;
-    if (frame < aligned.frameCount && subjectAt[frame] < 0) {
+    if (frame < aligned.frameCount && !subjectSeen[frame]) {
       const seeing = new Set<number>();
       aligned.observations.forEach((observations, view) => {
         for (let i = frame * stride + 2; i < (frame + 1) * stride; i += 3)
