@@ -1,3 +1,5 @@
+import { WINTER_2009 } from '../default-model/anthropometry.ts';
+
 /**
  * Keypoints that no body could have put there, removed before spike removal and gap filling: in a
  * frame, a keypoint whose links to its skeleton neighbours (the limbs' segments, the trunk's sides
@@ -18,7 +20,7 @@ export interface SegmentOutlierRemoval {
 }
 
 /** The links checked: the limbs and feet, and the trunk's sides and widths (the face keypoints ride on the head and are left alone). */
-const LINKS: readonly (readonly [string, string])[] = [
+const LINKS: readonly (readonly [string, string, string?])[] = [
   ['RShoulder', 'LShoulder'],
   ['RHip', 'LHip'],
   ...(['R', 'L'] as const).flatMap((side) =>
@@ -33,9 +35,28 @@ const LINKS: readonly (readonly [string, string])[] = [
         ['Ankle', 'BigToe'],
         ['Heel', 'BigToe'],
       ] as const
-    ).map(([a, b]) => [`${side}${a}`, `${side}${b}`] as const),
+    ).map(([a, b]) => [`${side}${a}`, `${side}${b}`, `${a}-${b}`] as const),
   ),
 ];
+
+/**
+ * Expected lengths of the limb and trunk-side links, fractions of standing height (Winter 2009,
+ * Fig. 4.1: the differences of joint heights, and the arm segments' lengths). A link whose length
+ * over the whole trial is more than twice or under half of what these give, at the height the other
+ * links imply, was never on the body: on two cameras facing each other (cam02+cam04 of the Pose2Sim
+ * demo's static trial, where BlazePose folded one view's upper body onto the hips) a right shoulder
+ * stood 1.5 m off in every frame, so its own median length hid it.
+ */
+const LINK_HEIGHT_SHARES: Readonly<Record<string, number>> = {
+  'Shoulder-Elbow': WINTER_2009.upperArmLength,
+  'Elbow-Wrist': WINTER_2009.forearmLength,
+  'Shoulder-Hip': WINTER_2009.shoulderHeight - WINTER_2009.hipHeight,
+  'Hip-Knee': WINTER_2009.hipHeight - WINTER_2009.kneeHeight,
+  'Knee-Ankle': WINTER_2009.kneeHeight - WINTER_2009.ankleHeight,
+};
+const MAX_LENGTH_RATIO = 2;
+/** Links with a trial length needed before their implied height is trusted (our choice: three of the ten). */
+const MIN_LINKS_FOR_HEIGHT = 3;
 
 /**
  * A link is off when its length differs from its median over the trial by more than this much and
@@ -53,15 +74,14 @@ export function removeSegmentOutliers(
   const cleaned = new Float64Array(positions);
   const keypointCount = keypointNames.length;
   const removedPerPoint = new Uint32Array(keypointCount);
-  const links = LINKS.map(([a, b]) => [keypointNames.indexOf(a), keypointNames.indexOf(b)] as const).filter(
-    ([a, b]) => a >= 0 && b >= 0,
-  );
+  const present = LINKS.filter(([a, b]) => keypointNames.includes(a) && keypointNames.includes(b));
+  const links = present.map(([a, b]) => [keypointNames.indexOf(a), keypointNames.indexOf(b)] as const);
   const length = (frame: number, [a, b]: readonly [number, number]) => {
     const i = (frame * keypointCount + a) * 3;
     const j = (frame * keypointCount + b) * 3;
     return Math.hypot(cleaned[i] - cleaned[j], cleaned[i + 1] - cleaned[j + 1], cleaned[i + 2] - cleaned[j + 2]);
   };
-  const medians = links.map((link) => {
+  const trialMedians = links.map((link) => {
     const lengths: number[] = [];
     for (let frame = 0; frame < frameCount; frame++) {
       const value = length(frame, link);
@@ -70,6 +90,10 @@ export function removeSegmentOutliers(
     lengths.sort((x, y) => x - y);
     return lengths.length > 0 ? lengths[lengths.length >> 1] : Number.NaN;
   });
+  const medians = plausibleLengths(
+    trialMedians,
+    present.map(([, , segment]) => (segment ? LINK_HEIGHT_SHARES[segment] : undefined)),
+  );
 
   /** The last frame where each keypoint was removed here. */
   const removedAt = new Int32Array(keypointCount).fill(-1);
@@ -80,17 +104,17 @@ export function removeSegmentOutliers(
     removedAt[k] = frame;
   };
   const off = new Uint8Array(keypointCount);
-  const present = new Uint8Array(keypointCount);
+  const linked = new Uint8Array(keypointCount);
   for (let frame = 0; frame < frameCount; frame++) {
     // Remove, one at a time, the keypoint that most of its links put off the body, until no link is off.
     for (;;) {
       off.fill(0);
-      present.fill(0);
+      linked.fill(0);
       links.forEach((link, l) => {
         const value = length(frame, link);
         if (Number.isNaN(value)) return;
-        present[link[0]]++;
-        present[link[1]]++;
+        linked[link[0]]++;
+        linked[link[1]]++;
         if (Math.abs(value - medians[l]) > Math.max(MAX_DEVIATION_M, MAX_DEVIATION_SHARE * medians[l])) {
           off[link[0]]++;
           off[link[1]]++;
@@ -102,8 +126,8 @@ export function removeSegmentOutliers(
         // The larger share of its links off, then the more links off (an elbow off both ways before the wrist it shares one with).
         if (
           worst < 0 ||
-          off[k] * present[worst] > off[worst] * present[k] ||
-          (off[k] * present[worst] === off[worst] * present[k] && off[k] > off[worst])
+          off[k] * linked[worst] > off[worst] * linked[k] ||
+          (off[k] * linked[worst] === off[worst] * linked[k] && off[k] > off[worst])
         )
           worst = k;
       }
@@ -162,4 +186,24 @@ export function removeSegmentOutliers(
     }
     return false;
   }
+}
+
+/**
+ * Each link's reference length: its median over the trial, or, where that is more than
+ * MAX_LENGTH_RATIO from the length its height share gives at the median height the links imply, that
+ * length (the link was off the body throughout).
+ */
+function plausibleLengths(trialMedians: readonly number[], heightShares: readonly (number | undefined)[]): number[] {
+  const heights = trialMedians
+    .map((median, l) => median / (heightShares[l] ?? Number.NaN))
+    .filter((height) => !Number.isNaN(height))
+    .sort((a, b) => a - b);
+  if (heights.length < MIN_LINKS_FOR_HEIGHT) return [...trialMedians];
+  const heightM = heights[heights.length >> 1];
+  return trialMedians.map((median, l) => {
+    const share = heightShares[l];
+    if (share === undefined || Number.isNaN(median)) return median;
+    const expectedM = share * heightM;
+    return median > MAX_LENGTH_RATIO * expectedM || median < expectedM / MAX_LENGTH_RATIO ? expectedM : median;
+  });
 }

@@ -43,6 +43,31 @@ describe('keypoints off the body', () => {
     expect(result.removedPerPoint.reduce((sum, count) => sum + count, 0)).toBe(6);
   });
 
+  it("removes a shoulder that stood 1.5 m off in every frame, with the upper body's other keypoints missing (two facing cameras, the Pose2Sim demo's static trial)", () => {
+    const positions = body();
+    const upperBody = [
+      'Nose',
+      'LEye',
+      'REye',
+      'LEar',
+      'REar',
+      'Neck',
+      'LShoulder',
+      'RElbow',
+      'LElbow',
+      'RWrist',
+      'LWrist',
+    ];
+    for (let f = 0; f < frames; f++) {
+      for (const name of upperBody) positions.fill(Number.NaN, at(f, name), at(f, name) + 3);
+      positions[at(f, 'RShoulder') + 2] += 1.5;
+    }
+    const result = removeSegmentOutliers(positions, frames, names);
+    // Its one link, to the right hip, is as long in every frame: only the legs' lengths tell it is off.
+    expect(removedFrames(result.positions, 'RShoulder')).toHaveLength(frames);
+    expect(result.removedPerPoint.reduce((sum, count) => sum + count, 0)).toBe(frames);
+  });
+
   it('removes a wrist farther from its shoulder than the arm reaches while the elbow between them is missing', () => {
     const positions = body();
     for (let f = 15; f < 31; f++) {
