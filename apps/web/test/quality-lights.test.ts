@@ -94,6 +94,31 @@ describe('the traffic lights of a processed trial and of a calibration', () => {
     expect(check('Synchronisation')?.advice).toContain('cam02');
   });
 
+  it('says when other people were in view, and amber with the times where the subject was lost among them', () => {
+    expect(lightsOf(reportWith(careful))).not.toHaveProperty('Other people in view');
+    const withPeople = (people: QualityReportView['people']) =>
+      judgeTrialQuality(
+        reportWith((report) => {
+          careful(report);
+          report.people = people;
+        }),
+        'movement',
+      );
+    // A 12-frame moment (a fifth of a second at 60 fps) is filled by the engine.
+    const told = withPeople({ found: 3, subjectNotToldApart: [{ startS: 0.5, endS: 0.68, frames: 12 }] });
+    expect(told.overall).toBe('green');
+    expect(told.checks.find((check) => check.title === 'Other people in view')?.summary).toBe(
+      'The cameras saw 2 other people besides the subject; the subject was told apart from them except for moments that were filled.',
+    );
+    const lost = withPeople({ found: 2, subjectNotToldApart: [{ startS: 1.37, endS: 1.65, frames: 18 }] });
+    expect(lost.overall).toBe('amber');
+    const check = lost.checks.find((candidate) => candidate.title === 'Other people in view');
+    expect(check?.light).toBe('amber');
+    expect(check?.summary).toContain('1 other person');
+    expect(check?.summary).toContain('1.37–1.65 s (18 frames): those frames have no keypoints');
+    expect(check?.advice).toContain('between the cameras and the subject');
+  });
+
   it('judges a neutral without synchronisation, on its static-pose marker error', () => {
     const neutral = reportWith((report) => {
       careful(report);

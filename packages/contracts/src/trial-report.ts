@@ -42,7 +42,19 @@ const errorStatisticsSchema = z.object({
 });
 
 export const qualityReportSchema = z.object({
+  frameRateHz: z.number(),
   frameCount: z.number(),
+  /**
+   * Other people in view: how many people the cameras saw together (the subject among them; 0 when no camera
+   * saw anyone else), and the stretches where the subject could not be told apart from them (frames without
+   * the subject's keypoints; those up to a fifth of a second are filled). Absent from reports written before.
+   */
+  people: z
+    .object({
+      found: z.number(),
+      subjectNotToldApart: z.array(z.object({ startS: z.number(), endS: z.number(), frames: z.number() })),
+    })
+    .optional(),
   reprojectionErrorPx: errorStatisticsSchema.nullable(),
   cameras: z.array(
     z.object({

@@ -58,6 +58,12 @@ export const CAMERA_SHARE_LIMIT = 0.1;
  */
 export const IK_ERROR_LIMITS_MM = { rmsGood: 20, maxGood: 40, rmsPoor: 40 } as const;
 
+/**
+ * A stretch where the subject could not be told apart from other people is filled by the engine's gap filling
+ * up to a fifth of a second (fps/5 frames, DESIGN §2 step 5); a longer one stays without keypoints.
+ */
+export const FILLED_GAP_S = 0.2;
+
 export interface QualityCheck {
   title: string;
   light: Light;
@@ -158,6 +164,31 @@ function cameraChecks(report: QualityReportView): QualityCheck[] {
   return [reprojection, keypoints, sides];
 }
 
+/** Other people in view (shown only when there were): amber when the subject was lost among them for longer than gap filling bridges. */
+function peopleCheck(report: QualityReportView): QualityCheck | null {
+  const { people, frameRateHz } = report;
+  if (!people || people.found < 2) return null;
+  const others = people.found - 1;
+  const seen = `The cameras saw ${others} other ${others === 1 ? 'person' : 'people'} besides the subject`;
+  const long = people.subjectNotToldApart.filter((stretch) => stretch.frames > FILLED_GAP_S * frameRateHz);
+  if (long.length === 0)
+    return {
+      title: 'Other people in view',
+      light: 'green',
+      summary: `${seen}; the subject was told apart from them ${people.subjectNotToldApart.length > 0 ? 'except for moments that were filled' : 'throughout'}.`,
+    };
+  const stretches = long.map(
+    (stretch) => `${stretch.startS.toFixed(2)}–${stretch.endS.toFixed(2)} s (${stretch.frames} frames)`,
+  );
+  return {
+    title: 'Other people in view',
+    light: 'amber',
+    summary: `${seen}; the subject could not be told apart from them at ${listed(stretches)}: those frames have no keypoints.`,
+    advice:
+      'Someone stood or passed between a camera and the subject, or too close to them: keep other people out of the cameras’ view, or at least out of the space between the cameras and the subject, and record the trial again if that stretch matters.',
+  };
+}
+
 function syncCheck(report: QualityReportView): QualityCheck {
   const others = report.cameras.filter((camera) => !camera.sync.isReference);
   const reference = report.cameras.find((camera) => camera.sync.isReference);
@@ -210,6 +241,7 @@ export function judgeTrialQuality(report: QualityReportView, kind: 'neutral' | '
   const checks = [
     segmentCheck(report),
     ...cameraChecks(report),
+    peopleCheck(report),
     // A neutral is not synchronised: the subject stands still, and the phones' start times stand.
     kind === 'movement' ? syncCheck(report) : null,
     ikCheck(report),
