@@ -5,14 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   estimateClockOffsetMs,
   messages,
-  PAIRING_TOKEN_HEADER,
   type ClockSample,
   type RecordingStatus,
   type Session,
   type Trial,
 } from '@kinetrace/contracts';
 import { authHeader, onTestServer, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
-import { newSessionWithPhones } from './support/fake-phone.ts';
+import { newSessionWithPhones, tusPatchHeaders } from './support/fake-phone.ts';
 import { makeTestVideo } from './support/videos.ts';
 
 describe('capture: pairing, recording and uploads', () => {
@@ -135,12 +134,7 @@ describe('capture: pairing, recording and uploads', () => {
     });
     await fetch(created.location!, {
       method: 'PATCH',
-      headers: {
-        'tus-resumable': '1.0.0',
-        [PAIRING_TOKEN_HEADER]: pairingToken,
-        'upload-offset': '0',
-        'content-type': 'application/offset+octet-stream',
-      },
+      headers: tusPatchHeaders(pairingToken, 0),
       body: cut,
       signal: controller.signal,
       duplex: 'half',

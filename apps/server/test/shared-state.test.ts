@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { setTimeout } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, PAIRING_TOKEN_HEADER, type SessionRow } from '@kinetrace/contracts';
+import { messages, type SessionRow } from '@kinetrace/contracts';
 import { authRateRules } from '../src/services/auth-service.ts';
 import { mailRateRules } from '../src/services/mail-throttle.ts';
 import { accountClient } from './support/account-client.ts';
-import { newSessionWithPhones } from './support/fake-phone.ts';
+import { newSessionWithPhones, tusPatchHeaders } from './support/fake-phone.ts';
 import {
   authHeader,
   newUserPayload,
@@ -157,12 +157,7 @@ describe.skipIf(!onPostgres)('two servers on one PostgreSQL database', () => {
     const firstEnded = new Promise<'ended'>((resolve) => {
       const request = httpRequest(`${baseA}${uploadPath}`, {
         method: 'PATCH',
-        headers: {
-          'tus-resumable': '1.0.0',
-          [PAIRING_TOKEN_HEADER]: pairingToken,
-          'upload-offset': '0',
-          'content-type': 'application/offset+octet-stream',
-        },
+        headers: tusPatchHeaders(pairingToken, 0),
       });
       const ended = () => resolve('ended');
       request.on('response', (response) => response.resume().on('end', ended).on('error', ended));

@@ -3,6 +3,14 @@ import { PAIRING_TOKEN_HEADER, type CaptureState, type Session } from '@kinetrac
 import { schema } from '@kinetrace/db';
 import { authHeader, type TestApp } from './test-app.ts';
 
+/** The headers of a tus PATCH that writes a phone's bytes at `offset` of the upload. */
+export const tusPatchHeaders = (pairingToken: string, offset: number) => ({
+  'tus-resumable': '1.0.0',
+  [PAIRING_TOKEN_HEADER]: pairingToken,
+  'upload-offset': String(offset),
+  'content-type': 'application/offset+octet-stream',
+});
+
 /** A phone as the server sees it: pairing, polling, uploading with raw tus requests. */
 export class FakePhone {
   constructor(
@@ -78,12 +86,7 @@ export class FakePhone {
   async send(url: string, bytes: Buffer, offset: number): Promise<{ status: number; body: string }> {
     const response = await fetch(url, {
       method: 'PATCH',
-      headers: {
-        'tus-resumable': '1.0.0',
-        [PAIRING_TOKEN_HEADER]: this.pairingToken,
-        'upload-offset': String(offset),
-        'content-type': 'application/offset+octet-stream',
-      },
+      headers: tusPatchHeaders(this.pairingToken, offset),
       body: new Uint8Array(bytes),
     });
     return { status: response.status, body: await response.text() };
