@@ -18,6 +18,7 @@ import type { Session } from '@kinetrace/contracts';
 import { writeKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
 import { createUploadParserThreads, type ParseUpload } from '../src/upload-parsing/upload-parser-thread.ts';
 import { hostileFiles, hostileUpload, type HostileFile } from '../test/support/hostile-files.ts';
+import { testCamera } from '../test/support/test-camera.ts';
 import { multipart } from '../test/support/multipart.ts';
 import { authHeader, startTestApp, verifiedUser } from '../test/support/test-app.ts';
 
@@ -70,16 +71,7 @@ const rows: { kind: string; how: string; results: Measured[] }[] = [];
 
 // Calibration and lens files, each through the parser thread the server uses.
 const threads = createUploadParserThreads({ maxThreads: 1 });
-const validCameras = writeKinetraceCameras([
-  {
-    name: 'cam1',
-    imageSize: { width: 1080, height: 1920 },
-    intrinsics: Float64Array.from([1500, 0, 540, 0, 1500, 960, 0, 0, 1]),
-    distortion: new Float64Array(5),
-    rotationCameraFromWorld: Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]),
-    translationCameraFromWorldM: Float64Array.from([0, 0, 3]),
-  },
-]);
+const validCameras = writeKinetraceCameras([testCamera('cam1', 0, { width: 1080, height: 1920 })]);
 writeFileSync(join(folder, 'valid.json'), validCameras);
 const readWith = (parse: ParseUpload, file: HostileFile, path: string) =>
   file.kind === 'lens .json'

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { RESULT_TAGS, type Session } from '@kinetrace/contracts';
 import { schema } from '@kinetrace/db';
-import type { CameraModel } from '@kinetrace/mocap/camera/camera';
 import { writeKinetraceCameras } from '@kinetrace/mocap/camera/formats/index';
 import { sessionWithSubject } from './support/owned-data.ts';
 import { seedTrial } from './support/seed.ts';
+import { testCamera } from './support/test-camera.ts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
 import { makeTestVideo } from './support/videos.ts';
 
@@ -143,17 +143,9 @@ describe('a failed replacing import leaves everything as it was', () => {
   it('keeps the previous calibration in use when an imported calibration file cannot be stored', async () => {
     const { session } = await calibratedSession();
     const before = await trialsOf(session.id);
-    const camera = (name: string, x: number): CameraModel => ({
-      name,
-      imageSize: { width: 1920, height: 1080 },
-      intrinsics: Float64Array.from([1400, 0, 960, 0, 1400, 540, 0, 0, 1]),
-      distortion: new Float64Array(5),
-      rotationCameraFromWorld: Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]),
-      translationCameraFromWorldM: Float64Array.from([x, 0, 3]),
-    });
     const uploads = ['left', 'right'].map((name, index) => ({
       name: `${name}.json`,
-      bytes: Buffer.from(writeKinetraceCameras([camera(name, index)])),
+      bytes: Buffer.from(writeKinetraceCameras([testCamera(name, index)])),
     }));
     const failed = await withFailingStore(/\/2-right\.json$/, () =>
       post(`/sessions/${session.id}/import-calibration/`, 'file', uploads),

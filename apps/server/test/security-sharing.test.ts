@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATA_SHARING_OPTIONS, RESULT_TAGS, type Session, type Subject, type Trial } from '@kinetrace/contracts';
-import type { CameraModel } from '@kinetrace/mocap/camera/camera';
 import { writeKinetraceCameras } from '@kinetrace/mocap/camera/formats/index';
 import { sessionWithSubject } from './support/owned-data.ts';
 import { seedTrial } from './support/seed.ts';
+import { testCamera } from './support/test-camera.ts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
 
 const [IDENTIFIED_VIDEOS] = DATA_SHARING_OPTIONS;
@@ -118,21 +118,13 @@ describe("a subject's share link, and what readers see of uploaded files", () =>
   });
 
   it("shows readers an imported calibration's cameras, never the names of the files the owner uploaded", async () => {
-    const camera = (name: string, x: number): CameraModel => ({
-      name,
-      imageSize: { width: 1920, height: 1080 },
-      intrinsics: Float64Array.from([1400, 0, 960, 0, 1400, 540, 0, 0, 1]),
-      distortion: new Float64Array(5),
-      rotationCameraFromWorld: Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]),
-      translationCameraFromWorldM: Float64Array.from([x, 0, 3]),
-    });
     const fileName = (name: string) => `Smith_Jane_1961-03-02_clinic_${name}.json`;
     const boundary = 'calibrationb0undary';
     const payload = Buffer.concat([
       ...['left', 'right'].map((name, index) =>
         Buffer.from(
           `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName(name)}"\r\n\r\n` +
-            `${writeKinetraceCameras([camera(name, index)])}\r\n`,
+            `${writeKinetraceCameras([testCamera(name, index)])}\r\n`,
         ),
       ),
       Buffer.from(`--${boundary}--\r\n`),

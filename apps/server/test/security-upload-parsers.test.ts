@@ -10,6 +10,7 @@ import { hostileFiles, hostileUpload, POLLUTED_KEYS, type Threat } from './suppo
 import { multipart, type MultipartPart } from './support/multipart.ts';
 import { sessionWithSubject, subjectBody } from './support/owned-data.ts';
 import { seedTrial } from './support/seed.ts';
+import { testCamera } from './support/test-camera.ts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
 import { makeTestVideo } from './support/videos.ts';
 
@@ -230,14 +231,7 @@ describe('uploaded calibration and lens files: no pollution, no bombs, no frozen
   });
 
   it('refuses cameras no camera could be, in every format, saying which camera and what to fix, and stores nothing', async () => {
-    const camera = (name: string) => ({
-      name,
-      imageSize: { width: 1080, height: 1920 },
-      intrinsics: Float64Array.from([1500, 0, 540, 0, 1500, 960, 0, 0, 1]),
-      distortion: new Float64Array(5),
-      rotationCameraFromWorld: Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]),
-      translationCameraFromWorldM: Float64Array.from([0, 0, 3]),
-    });
+    const camera = (name: string) => testCamera(name, 0, { width: 1080, height: 1920 });
     const file = JSON.parse(writeKinetraceCameras([camera('cam1'), camera('cam2')]));
     file.cameras[0].imageSize = { width: '1e400', height: [7] };
     const html = `<script>alert(1)</script>${'x'.repeat(100_000)}`;

@@ -26,6 +26,7 @@ import { createSubjectsRepository } from '../src/repositories/subjects-repositor
 import { createTrialsRepository } from '../src/repositories/trials-repository.ts';
 import { trialFilesPrefix } from '../src/services/storage-keys.ts';
 import { DEMO_SUBJECT, importForm, importTrial, type TrialVideos } from './support/processing-fixtures.ts';
+import { testCamera } from './support/test-camera.ts';
 import { authHeader, startTestApp, verifiedUser, type TestApp } from './support/test-app.ts';
 import { makeTestVideo } from './support/videos.ts';
 
@@ -225,14 +226,7 @@ describe('the worker API', () => {
     const trials = createTrialsRepository(db);
     const calibration = await trials.insert({ sessionId: session.id, name: 'calibration', status: 'done', meta: {} });
     for (const [index, name] of ['cam01', 'cam02'].entries()) {
-      const camera = {
-        name,
-        imageSize: { width: 320, height: 240 },
-        intrinsics: Float64Array.from([300, 0, 160, 0, 300, 120, 0, 0, 1]),
-        distortion: new Float64Array(5),
-        rotationCameraFromWorld: Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]),
-        translationCameraFromWorldM: Float64Array.from([index, 0, 3]),
-      };
+      const camera = testCamera(name, index, { width: 320, height: 240 });
       const storageKey = `${trialFilesPrefix(session.id, calibration.id)}/results/${name}.json`;
       await test.backends.files.put(storageKey, Buffer.from(writeKinetraceCameras([camera], { kind: 'imported' })));
       const meta = { device_id: name, camera_name: name };
