@@ -2,12 +2,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Session, Subject, Trial } from '@kinetrace/contracts';
+import type { Session, Trial } from '@kinetrace/contracts';
 import { describeWithData } from '../../../packages/mocap/test/reference-data.ts';
 import { openBackends } from '../src/backends.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { ObjectStoreUnreachableError } from '../src/storage/s3-file-store.ts';
 import { newSessionWithPhones } from './support/fake-phone.ts';
+import { sessionWithSubject } from './support/owned-data.ts';
 import { seedEmbeddedDatabase } from './support/pglite-template.ts';
 import { seedTrial } from './support/seed.ts';
 import {
@@ -130,16 +131,7 @@ describe('object storage (S3_BUCKET)', () => {
   });
 
   it('serves a stored video by byte range, and streams the session zip from the bucket', async () => {
-    const subject = (
-      await test.call({
-        method: 'POST',
-        url: '/api/subjects/',
-        headers: authHeader(owner.token),
-        payload: DEMO_SUBJECT,
-      })
-    ).json() as Subject;
-    const session = ((await get('/sessions/new/')).json() as Session[])[0];
-    await get(`/sessions/${session.id}/set_subject/?subject_id=${subject.id}`);
+    const { session } = await sessionWithSubject(test, owner.token, DEMO_SUBJECT);
     const form = new FormData();
     form.append('name', 'walk');
     for (const camera of ['cam01', 'cam02']) form.append('video', new Blob([new Uint8Array(video)]), `${camera}.mp4`);

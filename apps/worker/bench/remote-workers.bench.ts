@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Session, Subject, Trial } from '@kinetrace/contracts';
+import type { Trial } from '@kinetrace/contracts';
 import { referencePath } from '../../../packages/mocap/test/reference-data.ts';
 import { workerTokenCommand } from '../../server/src/processing/worker-token-cli.ts';
 import { createWorkerTokensRepository } from '../../server/src/processing/worker-tokens-repository.ts';
@@ -24,6 +24,7 @@ import {
   importTrial,
   makeDemoVideos,
 } from '../../server/test/support/processing-fixtures.ts';
+import { sessionWithSubject } from '../../server/test/support/owned-data.ts';
 import { authHeader, startTestApp, verifiedUser } from '../../server/test/support/test-app.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -89,16 +90,7 @@ async function main(): Promise<void> {
     const owner = await verifiedUser(test);
     const get = async <T>(path: string) =>
       (await test.call({ method: 'GET', url: `/api${path}`, headers: authHeader(owner.token) })).json() as T;
-    const subject = (
-      await test.call({
-        method: 'POST',
-        url: '/api/subjects/',
-        headers: authHeader(owner.token),
-        payload: DEMO_SUBJECT,
-      })
-    ).json() as Subject;
-    const sessionId = (await get<Session[]>('/sessions/new/'))[0].id;
-    await get(`/sessions/${sessionId}/set_subject/?subject_id=${subject.id}`);
+    const sessionId = (await sessionWithSubject(test, owner.token, DEMO_SUBJECT)).session.id;
     await get(`/sessions/${sessionId}/set_metadata/?${DEMO_BOARD_QUERY}&settings_scaling_setup=any_pose`);
     // The worker is idle, waiting in its long poll, before each trial is queued. What the idle server spends
     // meanwhile (the queue's polls of its other job kinds, PGlite in this process, the worker's long poll) is
