@@ -82,6 +82,18 @@ describe('security headers', () => {
     expectHardened(asset);
   });
 
+  it("are on a HEAD of the app's pages, answered as their GET without the body; a HEAD in the API still finds nothing", async () => {
+    for (const url of ['/', '/sessions']) {
+      const [head, page] = [await test.call({ method: 'HEAD', url }), await get(url)];
+      expect(head.statusCode, url).toBe(200);
+      expect(head.body, url).toBe('');
+      expect(head.headers['content-type'], url).toBe(page.headers['content-type']);
+      expect(head.headers['cache-control'], url).toBe('no-cache');
+      expectHardened(head);
+    }
+    expect((await test.call({ method: 'HEAD', url: `${API_PREFIX}/no-such-call/` })).statusCode).toBe(404);
+  });
+
   it('are on API answers, errors included', async () => {
     const info = await get(`${API_PREFIX}${instancePaths.info}`);
     expect(info.statusCode).toBe(200);

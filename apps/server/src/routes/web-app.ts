@@ -27,7 +27,8 @@ const FOREVER = 'public, max-age=31536000, immutable';
 
 /**
  * Serves the built web app at `/`; any other GET outside the API answers the app's page so the
- * app's history-mode routes (/sessions, /new-password/{token}, …) load on refresh. The page and the files
+ * app's history-mode routes (/sessions, /new-password/{token}, …) load on refresh, and a HEAD there answers
+ * as that GET does, without the body (link checkers and uptime monitors ask so). The page and the files
  * whose names stay (the icons, the bone meshes) are asked for again on each load (no-cache: a new version is
  * seen at once, unchanged ones answer 304); the fingerprinted scripts and styles are cached for good.
  */
@@ -52,7 +53,8 @@ export async function registerWebApp(app: FastifyInstance): Promise<void> {
   }
   app.setNotFoundHandler(async (request, reply) => {
     const isApi = request.url === API_PREFIX || request.url.startsWith(`${API_PREFIX}/`);
-    if (isApi || request.method !== 'GET') return reply.code(404).send({ detail: messages.notFound });
+    const isRead = request.method === 'GET' || request.method === 'HEAD';
+    if (isApi || !isRead) return reply.code(404).send({ detail: messages.notFound });
     if (!built) {
       return reply.code(503).type('text/plain').send('The web app is not built yet: run `npm run build:web`.');
     }
