@@ -86,8 +86,10 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
       const outDir = join(workDir, 'outputs');
       await mkdir(outDir, { recursive: true });
       return timed('engineS', async () => {
+        // A trial whose every camera came with its 2D keypoints (issue 24) detects nothing: no pose workers to start.
+        const detects = read.kind !== 'calibration' && read.videos.some((video) => video.keypoints === undefined);
         const files =
-          read.kind === 'calibration' || !options.poses
+          !detects || !options.poses
             ? await dispatch(read, outDir, { onProgress: progress.report })
             : await options.poses.use(read.settings.poseModel, (pool) =>
                 dispatch(read, outDir, { onProgress: progress.report, pool }),

@@ -8,6 +8,7 @@ import { ScalingError } from '@kinetrace/mocap/scaling/scale-model-to-subject';
 import { findStillestWindow } from '@kinetrace/mocap/scaling/stillest-window';
 import { VideoReadError } from '@kinetrace/mocap/video/errors';
 import { probeVideo } from '@kinetrace/mocap/video/probe';
+import { PosePoolKeeper } from '../src/pose-pool-keeper.ts';
 import { runTrial } from '../src/run-trial.ts';
 import type { TrialFailure, TrialInputs, TrialIO } from '../src/trial-io.ts';
 import { userMessageOf, withoutPaths } from '../src/user-errors.ts';
@@ -133,6 +134,48 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
       expect(failures).toEqual([{ kind: 'internal', error, willRetry: !finalAttempt }]);
     }
     expect(userMessageOf(new RangeError('x'))).toBeUndefined();
+  });
+
+  it('starts no pose workers for a trial whose every camera came with its 2D keypoints, and does for one that detects', async () => {
+    const poseModels: string[] = [];
+    // A keeper whose pool never starts: asked for one, it fails the attempt, which is all this test needs to see.
+    const poses = new PosePoolKeeper(0, async ({ model }) => {
+      poseModels.push(String(model));
+      throw new Error('no pose workers here');
+    });
+    const movement = (keypointsOf: (camera: string) => string | undefined): TrialInputs => ({
+      kind: 'movement',
+      trialName: 'walk',
+      videos: ['cam01', 'cam02'].map((cameraName) => {
+        const keypoints = keypointsOf(cameraName);
+        return {
+          cameraName,
+          path: join(uploads, `${cameraName}.mp4`),
+          ...(keypoints && { keypoints: { path: keypoints } }),
+        };
+      }),
+      cameras: [],
+      scaledModelOsim: '',
+      subject: { heightM: 1.7, massKg: 70 },
+      settings: {
+        board: { rows: 4, cols: 5, squareSizeMm: 35, placement: 'Perpendicular' },
+        poseModel: 'blazepose-lite',
+        filterFrequency: 'default',
+        scalingSetup: 'any_pose',
+      },
+    });
+    const attempt = (inputs: TrialInputs) =>
+      runTrial('t1', recordingIO(() => inputs).io, {
+        workRoot: join(root, 'work'),
+        finalAttempt: true,
+        timeLimitS: 60,
+        poses,
+      });
+    await attempt(movement((camera) => join(uploads, `${camera}.json`)));
+    expect(poseModels).toEqual([]);
+    await attempt(movement((camera) => (camera === 'cam01' ? join(uploads, 'cam01.json') : undefined)));
+    expect(poseModels).toEqual(['blazepose-lite']);
+    await poses.close();
   });
 
   it('times each step of an attempt', async () => {
