@@ -438,13 +438,14 @@ export async function callApi<Answer = unknown>(
   return (text ? JSON.parse(text) : null) as Answer;
 }
 
-/** A file for `postFiles`: its name (the server reads the type from it) and content. */
+/** A file for `postFiles`: its name (the server reads the type from it), content, and form field (default `file`). */
 export interface UploadFile {
   name: string;
   content: string | Buffer<ArrayBuffer>;
+  field?: string;
 }
 
-/** Posts text fields and files (multipart/form-data, each file as `file`) as the user holding `token`; returns the parsed answer. */
+/** Posts text fields and files (multipart/form-data) as the user holding `token`; returns the parsed answer. */
 export async function postFiles<Answer = unknown>(
   baseUrl: string,
   token: string,
@@ -455,7 +456,7 @@ export async function postFiles<Answer = unknown>(
   const form = new FormData();
   // Fields first: the server reads the parts in order.
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  for (const file of files) form.append('file', new Blob([file.content]), file.name);
+  for (const file of files) form.append(file.field ?? 'file', new Blob([file.content]), file.name);
   const response = await fetch(`${baseUrl}/api${path}`, {
     method: 'POST',
     headers: { authorization: `Token ${token}` },
