@@ -7,6 +7,8 @@ import {
   NEUTRAL_MAX_MARKER_MOVE_M,
   NEUTRAL_POSE_TASKS,
 } from '../default-model/keypoint-ik-tasks.ts';
+import { WINTER_2009 } from '../default-model/anthropometry.ts';
+import type { ManualScale, ScalingStep } from '../formats/scale-setup.ts';
 import type { IkSettings } from '../ik/ik-problem.ts';
 import type { MarkerTrajectories } from '../formats/trc.ts';
 import type { OsimModel } from '../model/osim-model.ts';
@@ -18,6 +20,7 @@ import {
   KEYPOINT_MEASUREMENT_MARKERS,
   KEYPOINT_MEASUREMENTS,
 } from '../scaling/keypoint-measurements.ts';
+import { defaultPoseMarkers } from '../scaling/scale-factors.ts';
 import { type ScaledModel, type ScaleSettings, scaleModelToSubject } from '../scaling/scale-model-to-subject.ts';
 import { mergeMarkerTrajectories, withMidHip } from './merge-markers.ts';
 
@@ -63,14 +66,39 @@ const onModel = (model: OsimModel, tasks: readonly { coordinate: string; weight:
 };
 
 /**
+ * Every body scaled by the subject's height over the model's, before the measurements (which then
+ * replace the axes they measure): a body whose keypoints the neutral does not show keeps the model's
+ * proportions at the subject's height. The model's height from its eye and ankle markers standing
+ * (Winter 2009, Fig. 4.1: eyes at 0.936 H, ankles at 0.039 H); none without them.
+ */
+function heightScales(model: OsimModel, heightM: number): ManualScale[] {
+  const markers = defaultPoseMarkers(model);
+  const meanHeightM = (names: string[]) => {
+    const heights = names.flatMap((name) => markers.get(name)?.[1] ?? []);
+    return heights.length > 0 ? heights.reduce((sum, y) => sum + y, 0) / heights.length : Number.NaN;
+  };
+  const modelHeightM =
+    (meanHeightM(['REye', 'LEye']) - meanHeightM(['RAnkle', 'LAnkle'])) /
+    (WINTER_2009.eyeHeight - WINTER_2009.ankleHeight);
+  if (!(modelHeightM > 0)) return [];
+  const factor = heightM / modelHeightM;
+  return model.bodies.map((body) => ({ body: body.name, factors: [factor, factor, factor], apply: true }));
+}
+
+/**
  * Keypoint-based scale settings for a model carrying the keypoint markers: measurements from
  * keypoint pairs on the bodies the model has (LaiUhlrich2022's head is part of its torso, so the
- * face measures nothing there), stillest second, keypoint IK weights for placement.
+ * face measures nothing there), with the subject's height for the bodies none of them can measure
+ * (heightScales), stillest second, keypoint IK weights for placement.
  */
-export function keypointScaleSettings(model: OsimModel): ScaleSettings {
+export function keypointScaleSettings(model: OsimModel, subjectHeightM?: number): ScaleSettings {
   const bodies = new Set(model.bodies.map((body) => body.name));
   return {
     measurements: KEYPOINT_MEASUREMENTS.filter((m) => m.bodyScales.some((scale) => bodies.has(scale.body))),
+    ...(subjectHeightM !== undefined && {
+      manualScales: heightScales(model, subjectHeightM),
+      scalingOrder: ['manualScale', 'measurements'] as ScalingStep[],
+    }),
     stillWindowS: 1,
     stillWindowMarkers: KEYPOINT_MEASUREMENT_MARKERS,
     essentialMeasurements: ESSENTIAL_KEYPOINT_MEASUREMENTS,
@@ -130,7 +158,7 @@ export function fitNeutral(input: NeutralFitInput): NeutralFit {
   const markers = markersForModel(input.neutral, subject, input.augmenter);
   const model = input.model ?? namedModelDocument(DEFAULT_MODEL, { heightM: subject.heightM });
   const generic = readOsimTree(model.root);
-  const settings = input.settings ?? keypointScaleSettings(generic);
+  const settings = input.settings ?? keypointScaleSettings(generic, subject.heightM);
   // Markers the still window is judged on must exist in the trial.
   const stillWindowMarkers = settings.stillWindowMarkers?.filter((name) => markers.markerNames.includes(name));
   const scaled = scaleModelToSubject(

@@ -69,7 +69,7 @@ export async function processNeutral(input: NeutralInput, options: RunOptions = 
       neutral: result.keypoints,
       subject: input.subject,
       model,
-      settings: scaleSettingsFor(input.settings.scalingSetup, model),
+      settings: scaleSettingsFor(input.settings.scalingSetup, model, input.subject.heightM),
       augmenter,
       onProgress: (done, total) => progress('scale_ik', done, total),
     });
@@ -138,8 +138,12 @@ export async function processNeutral(input: NeutralInput, options: RunOptions = 
  * measurements (segment lengths do not depend on the pose) with the placer's IK left free, so the
  * markers are placed on whatever pose the subject holds.
  */
-function scaleSettingsFor(setup: ProcessingSettings['scalingSetup'], model: XmlDocument): ScaleSettings | undefined {
+function scaleSettingsFor(
+  setup: ProcessingSettings['scalingSetup'],
+  model: XmlDocument,
+  heightM: number,
+): ScaleSettings | undefined {
   if (setup === 'upright_standing_pose') return undefined;
-  const settings = keypointScaleSettings(readOsimTree(model.root));
+  const settings = keypointScaleSettings(readOsimTree(model.root), heightM);
   return { ...settings, placer: settings.placer && { ...settings.placer, coordinateTasks: [] } };
 }

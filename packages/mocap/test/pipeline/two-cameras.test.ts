@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KeypointsMissingError } from '../../src/pipeline/processing-error.ts';
 import { reconstructTrial } from '../../src/pipeline/reconstruct-trial.ts';
-import { DEMO_FILES } from '../model-fitting/pose2sim-demo-chain.ts';
+import { DEMO_FILES, DEMO_SUBJECT } from '../model-fitting/pose2sim-demo-chain.ts';
 import { describeWithData } from '../reference-data.ts';
 import {
   CAMERAS,
@@ -56,6 +56,14 @@ describeWithData(
       const scaling = pairs.get('cam01+cam02')!.neutral.modelFit.scaling!;
       expect(scaling.markersNotPlaced).toEqual(expect.arrayContaining(['RKnee', 'RBigToe', 'LBigToe']));
       for (const name of scaling.markersNotPlaced) expect(scaling.markerErrorsMm[name], name).toBeGreaterThan(50);
+    });
+
+    it("scales the trunk it cannot measure to the subject's height when neither camera sees the upper body (cam01+cam02's static trial, from behind)", () => {
+      // Left at the generic 1.70 m model's size, the too-short trunk tilted the pelvis: hip flexion 2° further from four cameras' (npm run bench -- two-cameras).
+      const scaling = pairs.get('cam01+cam02')!.neutral.modelFit.scaling!;
+      expect(scaling.measurementsNotMade).toContain('trunk');
+      const heightRatio = DEMO_SUBJECT.heightM / 1.7;
+      for (const factor of scaling.scaleFactors.torso) expect(factor).toBeCloseTo(heightRatio, 2);
     });
 
     it('scales from two cameras when an ear is never seen: left out, with a note naming it and the camera', async () => {
