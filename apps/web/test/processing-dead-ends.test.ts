@@ -271,6 +271,13 @@ describeWithData(
         expect(
           Array.from(mot.timesS, (_, row) => mot.values[row * mot.columnLabels.length + knee]).every(Number.isFinite),
         ).toBe(true);
+        // Its keypoints came with the videos: the page says so rather than naming a pose model that never ran.
+        await expect(
+          view
+            .getByRole('region', { name: 'Processed with' })
+            .getByText(/^Keypoints: /)
+            .textContent(),
+        ).resolves.toMatch(/^Keypoints: the keypoint files imported with the videos, from 2 cameras/);
         await screenshot(page, 'trial-recovered-after-neutral');
       },
       2 * PROCESSING_PATIENCE_MS,

@@ -30,10 +30,23 @@ function filterWords({ filter }: MainSettingsView): string {
   return `filtered at ${filter.cutoffHz} Hz${why}`;
 }
 
+/**
+ * Where the 2D keypoints came from, in words: the pose model that detected them, or the keypoint files imported
+ * with the videos (issue 24), per camera where the two were mixed.
+ */
+function keypointSourceWords(settings: MainSettingsView): string {
+  const requested = labelOf(POSE_MODELS, settings.poseModel.requested);
+  const detector = `${labelOf(POSE_MODEL_LABELS, settings.poseModel.used)}${requested ? ` (the session's choice: ${requested})` : ''}`;
+  const given = settings.cameras.filter((camera) => settings.keypoints2D?.[camera] === 'given');
+  if (given.length === 0) return detector;
+  const imported = 'the keypoint files imported with the videos';
+  if (given.length === settings.cameras.length) return imported;
+  const detected = settings.cameras.filter((camera) => !given.includes(camera));
+  return `${detector} for ${detected.join(', ')}; ${imported} for ${given.join(', ')}`;
+}
+
 /** `main_settings` in words (issue 21): which pose model made the keypoints, which model they were fitted to, and how. */
 function ProcessedWith({ settings }: { settings: MainSettingsView }) {
-  const requested = labelOf(POSE_MODELS, settings.poseModel.requested);
-  const used = labelOf(POSE_MODEL_LABELS, settings.poseModel.used);
   return (
     <section aria-label="Processed with">
       <Title order={4} mb={4}>
@@ -41,8 +54,7 @@ function ProcessedWith({ settings }: { settings: MainSettingsView }) {
       </Title>
       <List size="sm" spacing={2}>
         <List.Item>
-          Keypoints: {used}
-          {requested && ` (the session's choice: ${requested})`}, from {settings.cameras.length} cameras (
+          Keypoints: {keypointSourceWords(settings)}, from {settings.cameras.length} cameras (
           {settings.cameras.join(', ')}) at {Math.round(settings.frameRateHz)} fps, {filterWords(settings)}.
         </List.Item>
         <List.Item>
