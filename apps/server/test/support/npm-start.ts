@@ -1,7 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readOutbox } from './outbox.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const packageJson = `${repoRoot}package.json`;
@@ -111,5 +113,30 @@ export function spawnServer(options: { dataDir: string; port: number; env?: Reco
       await exited;
       clearTimeout(killTimer);
     },
+  };
+}
+
+/**
+ * A server process called as the API tests call an app in their own process (TestApp's `call` and `outbox`):
+ * over HTTP, a payload sent as JSON or as the multipart form it is, its mail read from its data folder.
+ */
+export function overHttp(server: ServerProcess, dataDir: string) {
+  return {
+    async call(options: {
+      method: string;
+      url: string;
+      payload?: Record<string, unknown> | FormData;
+      headers?: Record<string, string>;
+    }) {
+      const json = options.payload !== undefined && !(options.payload instanceof FormData);
+      const response = await fetch(`${server.baseUrl}${options.url}`, {
+        method: options.method,
+        headers: { ...options.headers, ...(json && { 'content-type': 'application/json' }) },
+        body: json ? JSON.stringify(options.payload) : (options.payload as FormData | undefined),
+      });
+      const body = await response.text();
+      return { statusCode: response.status, body, json: () => JSON.parse(body) as unknown };
+    },
+    outbox: () => readOutbox(join(dataDir, 'outbox')),
   };
 }

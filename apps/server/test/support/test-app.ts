@@ -177,8 +177,19 @@ export function newUserPayload(overrides: Record<string, unknown> = {}) {
 
 export const authHeader = (token: string) => ({ authorization: `Token ${token}` });
 
+/** What verifiedUser needs of a server: an app in this process (TestApp), or a server process over HTTP (npm-start.ts). */
+export interface AccountsServer {
+  call(options: {
+    method: 'POST';
+    url: string;
+    payload: Record<string, unknown>;
+    headers?: Record<string, string>;
+  }): Promise<{ statusCode: number; body: string; json(): unknown }>;
+  outbox(): { to: string; text: string }[];
+}
+
 /** Registers a user, logs in and enters the e-mailed code: returns a verified token. */
-export async function verifiedUser(test: TestApp, overrides: Record<string, unknown> = {}) {
+export async function verifiedUser(test: AccountsServer, overrides: Record<string, unknown> = {}) {
   const payload = newUserPayload(overrides);
   const registered = await test.call({ method: 'POST', url: '/api/register/', payload });
   if (registered.statusCode !== 201) throw new Error(`register failed: ${registered.body}`);
