@@ -83,10 +83,16 @@ describe('security headers', () => {
   });
 
   it("are on a HEAD of the app's pages, answered as their GET without the body; a HEAD in the API still finds nothing", async () => {
+    // Over HTTP too: Node's server, not the injector (whose versions differ on it), leaves out a HEAD's body.
+    await test.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = test.app.server.address();
+    const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     for (const url of ['/', '/sessions']) {
       const [head, page] = [await test.call({ method: 'HEAD', url }), await get(url)];
       expect(head.statusCode, url).toBe(200);
-      expect(head.body, url).toBe('');
+      const overHttp = await fetch(`${origin}${url}`, { method: 'HEAD' });
+      expect(overHttp.status, url).toBe(200);
+      expect(await overHttp.text(), url).toBe('');
       expect(head.headers['content-type'], url).toBe(page.headers['content-type']);
       expect(head.headers['cache-control'], url).toBe('no-cache');
       expectHardened(head);
