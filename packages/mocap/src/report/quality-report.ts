@@ -162,7 +162,6 @@ export function buildQualityReport(input: QualityReportInput): QualityReport {
     name,
     framesTotal: input.personFramesPerCamera[c].total,
     framesWithoutPerson: input.personFramesPerCamera[c].withoutPerson,
-    framesPersonReassigned: input.otherPeoplePerCamera[c].framesReassigned,
     detectionsLeftOut: input.triangulation.excludedPerCamera[c],
     reprojectionMedianPx: input.reprojection.perCamera[c]?.medianPx ?? null,
   }));

@@ -9,14 +9,16 @@ import type { SegmentLength, SegmentDefinition } from './segment-lengths.ts';
 /**
  * The quality gate of a processed trial (issue 25): its 3D keypoints are body-like when the median
  * segment-length SD stays under POOR_MEDIAN_SEGMENT_SD_MM; otherwise the trial is poor, and the
- * reason says which camera stands out (nobody found, another person followed, keypoints that
- * disagree with the other cameras) and in which stretches the body came apart.
+ * reason says which camera stands out (nobody found, keypoints that disagree with the other
+ * cameras or lie far from the 3D points) and in which stretches the body came apart. A camera whose
+ * tracker followed another person is not to blame: the subject's own detection replaced that
+ * person's in those frames (associatePerson), or nothing did, so no keypoints of another person
+ * reach the 3D points.
  */
 export interface CameraEvidence {
   name: string;
   framesTotal: number;
   framesWithoutPerson: number;
-  framesPersonReassigned: number;
   /** Confident detections left out of triangulation because they disagreed with the others. */
   detectionsLeftOut: number;
   /** Median reprojection error, px (null when it contributed nothing). */
@@ -81,8 +83,6 @@ function findings(camera: CameraEvidence, all: readonly CameraEvidence[], keypoi
   const total = Math.max(1, camera.framesTotal);
   if (camera.framesWithoutPerson / total > CAMERA_SHARE)
     out.push(`found nobody in ${percent(camera.framesWithoutPerson / total)} of its frames`);
-  if (camera.framesPersonReassigned / total > CAMERA_SHARE)
-    out.push(`followed another person in ${percent(camera.framesPersonReassigned / total)} of its frames`);
   const leftOut = camera.detectionsLeftOut / (total * keypointCount);
   if (leftOut > CAMERA_SHARE)
     out.push(`disagreed with the other cameras on ${percent(leftOut)} of its keypoints, which were left out`);
