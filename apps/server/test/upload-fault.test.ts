@@ -1,20 +1,13 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  PAIRING_TOKEN_HEADER,
-  RESULT_TAGS,
-  type RecordingStatus,
-  type Session,
-  type Trial,
-} from '@kinetrace/contracts';
+import { RESULT_TAGS, type RecordingStatus, type Session, type Trial } from '@kinetrace/contracts';
 import { schema } from '@kinetrace/db';
 import { describeWithData } from '../../../packages/mocap/test/reference-data.ts';
 import { POSE2SIM_QCA } from '../../../packages/mocap/test/calibration/pose2sim-reference.ts';
-import { FakePhone } from './support/fake-phone.ts';
+import { FakePhone, heldPatch } from './support/fake-phone.ts';
 import { ensureBuilt, freePort, spawnServer, type ServerProcess } from './support/npm-start.ts';
 import { seedEmbeddedDatabase } from './support/pglite-template.ts';
 import { DEMO_BOARD_QUERY, makeBoardVideos, type TrialVideos } from './support/processing-fixtures.ts';
@@ -184,21 +177,3 @@ describeWithData('a server killed during uploads and down for 30 s', [POSE2SIM_Q
     OUTAGE_MS + PROCESSING_PATIENCE_MS + 240_000,
   );
 });
-
-/** A tus PATCH that sends `bytes` from `offset` and then neither ends nor closes, as a phone cut off mid-send. */
-function heldPatch(url: string, pairingToken: string, bytes: Buffer, offset: number): { end(): void } {
-  const request = httpRequest(url, {
-    method: 'PATCH',
-    headers: {
-      'tus-resumable': '1.0.0',
-      [PAIRING_TOKEN_HEADER]: pairingToken,
-      'upload-offset': String(offset),
-      'content-type': 'application/offset+octet-stream',
-      // The length of the whole rest: the server waits for more than it is sent.
-      'content-length': String(bytes.length * 2),
-    },
-  });
-  request.on('error', () => undefined); // the server is killed under it
-  request.write(bytes);
-  return { end: () => request.destroy() };
-}

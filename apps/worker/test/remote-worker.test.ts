@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -12,7 +12,7 @@ import {
   POSE2SIM_SESSION,
 } from '../../../packages/mocap/test/calibration/pose2sim-reference.ts';
 import { describeWithData, referencePath } from '../../../packages/mocap/test/reference-data.ts';
-import { FakePhone } from '../../server/test/support/fake-phone.ts';
+import { FakePhone, heldPatch } from '../../server/test/support/fake-phone.ts';
 import {
   ensureBuilt,
   freePort,
@@ -92,7 +92,8 @@ if (!postgres && process.env.CI) throw new Error('PostgreSQL is required on CI')
  * Issue 23: Kinetrace scaled out on one machine's loopback. PostgreSQL, an S3-compatible store (s3rver), two
  * server processes with WORKERS=remote (the built server, each with its own data folder), which run no pipeline,
  * and three `kinetrace-worker` processes, which run it over the worker API. Trials come in through both servers;
- * a worker killed mid-trial loses its lease and another finishes the trial. The trials are cheap: imported 2D keypoints (no pose model) and board videos.
+ * a worker killed mid-trial loses its lease and another finishes the trial; a server killed mid-upload leaves
+ * the upload to the other. The trials are cheap: imported 2D keypoints (no pose model) and board videos.
  */
 describeWithData('two servers, three workers, one database and one bucket', REFERENCE_FILES, () => {
   let s3: TestS3Server;
@@ -100,6 +101,8 @@ describeWithData('two servers, three workers, one database and one bucket', REFE
   let database: Awaited<ReturnType<typeof scratchDatabase>>;
   let db: pg.Client;
   const dataDirs: string[] = [];
+  /** Each server's TMPDIR, where tus's S3 store keeps the bytes of a PATCH until they make a part. */
+  const tmpDirs: string[] = [];
   const servers: ServerProcess[] = [];
   const workers: WorkerProcess[] = [];
   let owner: { token: string };
@@ -126,19 +129,25 @@ describeWithData('two servers, three workers, one database and one bucket', REFE
   }
   const importTrial = async (server: ServerProcess, sessionId: string, form: FormData) =>
     (await api<Trial>(server, `/sessions/${sessionId}/import/`, { form })).id;
-  /** Two phones paired through `server` record the board and upload their videos to it with tus. */
-  async function phoneCalibration(server: ServerProcess, label: string): Promise<string> {
+  /** Two phones paired through `server` record the board: the calibration trial waiting for their videos. */
+  async function phonesRecordBoard(server: ServerProcess, label: string) {
     const sessionId = await newSession(server, DEMO_BOARD_QUERY);
     const { rows } = await db.query<{ pairing_token: string }>('select pairing_token from sessions where id = $1', [
       sessionId,
     ]);
-    const phones = boards.map((_, index) => new FakePhone(server.baseUrl, rows[0].pairing_token, `${label}-${index}`));
+    const pairingToken = rows[0].pairing_token;
+    const phones = boards.map((_, index) => new FakePhone(server.baseUrl, pairingToken, `${label}-${index}`));
     for (const phone of phones) expect((await phone.connect()).status).toBe(200);
     const { id } = await api<{ id: string }>(server, `/sessions/${sessionId}/record/?name=calibration`);
     await api(server, `/sessions/${sessionId}/stop/`);
+    return { trialId: id, phones, pairingToken };
+  }
+  /** …and upload their videos to it with tus. */
+  async function phoneCalibration(server: ServerProcess, label: string): Promise<string> {
+    const { trialId, phones } = await phonesRecordBoard(server, label);
     for (const [index, phone] of phones.entries())
-      expect((await phone.upload(id, readFileSync(boards[index].path))).status).toBe(204);
-    return id;
+      expect((await phone.upload(trialId, readFileSync(boards[index].path))).status).toBe(204);
+    return trialId;
   }
   async function waitFor(trialId: string, until: (trial: Trial) => boolean): Promise<Trial> {
     const deadline = Date.now() + TRIAL_TIMEOUT_MS;
@@ -199,7 +208,11 @@ describeWithData('two servers, three workers, one database and one bucket', REFE
     // One after the other: the first migrates the new database.
     for (let index = 0; index < 2; index++) {
       dataDirs.push(mkdtempSync(join(tmpdir(), `kinetrace-server-${index}-`)));
-      servers.push(spawnServer({ dataDir: dataDirs[index], port: await freePort(), env }));
+      tmpDirs.push(join(scratch, `tmp-${index}`));
+      mkdirSync(tmpDirs[index]);
+      servers.push(
+        spawnServer({ dataDir: dataDirs[index], port: await freePort(), env: { ...env, TMPDIR: tmpDirs[index] } }),
+      );
       await servers[index].ready();
     }
     const tokens = await Promise.all([1, 2, 3].map((number) => newToken(`gpu-box-${number}`)));
@@ -332,4 +345,53 @@ describeWithData('two servers, three workers, one database and one bucket', REFE
     expect(listed.output).toMatch(/gpu-box-4\s+revoked/);
     expect(listed.output).toMatch(/gpu-box-1\s+live\s+\S+Z\s+-/);
   });
+
+  // Last: the second server stays dead.
+  it.skipIf(!postgres)(
+    'a server killed mid-upload: the phone resumes against the other server from the bytes it had sent, and the video arrives whole',
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const [survivor, killed] = servers;
+      // A worker on the surviving server (the worker-kill case stopped two of the three, on either server).
+      const starting = newToken('gpu-box-5').then((token) =>
+        workers.push(startWorker(survivor.baseUrl, token, { poseThreads: 1 })),
+      );
+      const { trialId, phones, pairingToken } = await phonesRecordBoard(killed, 'phone-cut');
+      const videos = boards.map((board) => readFileSync(board.path));
+      expect((await phones[0].upload(trialId, videos[0])).status).toBe(204);
+
+      // The other phone sends a third of its video, and is sending the next third when its server is killed:
+      // the server holds the first third (the upload's tail, read from the bucket) and some of the next in a file.
+      const [phone, video] = [phones[1], videos[1]];
+      const third = Math.floor(video.length / 3);
+      const created = await phone.createUpload(trialId, video.length);
+      expect(created.status, created.body).toBe(201);
+      expect((await phone.send(created.location!, video.subarray(0, third), 0)).status).toBe(204);
+      const held = heldPatch(created.location!, pairingToken, video.subarray(third, 2 * third), third);
+      const killedTmp = tmpDirs[1];
+      await expect
+        .poll(() => readdirSync(killedTmp).some((name) => statSync(join(killedTmp, name)).size > third), {
+          timeout: 30_000,
+        })
+        .toBe(true);
+      await killed.kill();
+      held.end();
+
+      // The phone asks the other server (once the killed server's upload lock lapses, 10 s): the third whose
+      // PATCH ended is in the bucket; the bytes of the cut PATCH were not yet a part, and are sent again.
+      const resumeUrl = `${survivor.baseUrl}${new URL(created.location!).pathname}`;
+      const offset = await phone.offset(resumeUrl);
+      expect(offset).toBeGreaterThanOrEqual(third);
+      expect(offset).toBeLessThan(video.length);
+      expect((await phone.send(resumeUrl, video.subarray(offset), offset)).status).toBe(204);
+
+      await starting;
+      const trial = await waitFor(trialId, ended);
+      expectDone(trial);
+      const uploaded = trial.videos.find((stored) => stored.device_id === phone.deviceId);
+      const served = await fetch(onTestServer(survivor.baseUrl, uploaded!.video!));
+      expect(served.status).toBe(200);
+      expect(Buffer.from(await served.arrayBuffer()).equals(video)).toBe(true);
+    },
+  );
 });

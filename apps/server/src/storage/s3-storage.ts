@@ -2,6 +2,7 @@ import type { ObjectStoreConfig } from '../config.ts';
 import type { FileStore } from './file-store.ts';
 import { assertBucketReachable, createS3FileStore, s3ClientConfig } from './s3-file-store.ts';
 import { createS3UploadStaging } from './s3-upload-staging.ts';
+import { tailKeepingS3Store } from './s3-upload-store.ts';
 import type { UploadStaging } from './upload-staging.ts';
 
 /** tus's S3 store sends a part to the bucket for each 8 MiB a phone sends; S3 takes no part under 5 MiB but the last. */
@@ -28,7 +29,7 @@ export async function openS3Storage(
     s3.destroy();
     throw error;
   }
-  const datastore = new S3Store({
+  const datastore = new (tailKeepingS3Store(S3Store))({
     s3ClientConfig: { ...clientConfig, bucket: store.bucket },
     partSize: UPLOAD_PART_BYTES,
   });

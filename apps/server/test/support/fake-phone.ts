@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { eq } from 'drizzle-orm';
 import { PAIRING_TOKEN_HEADER, type CaptureState, type Session } from '@kinetrace/contracts';
 import { schema } from '@kinetrace/db';
@@ -10,6 +11,21 @@ export const tusPatchHeaders = (pairingToken: string, offset: number) => ({
   'upload-offset': String(offset),
   'content-type': 'application/offset+octet-stream',
 });
+
+/** A tus PATCH that sends `bytes` from `offset` and then neither ends nor closes, as a phone cut off mid-send. */
+export function heldPatch(url: string, pairingToken: string, bytes: Buffer, offset: number): { end(): void } {
+  const request = httpRequest(url, {
+    method: 'PATCH',
+    headers: {
+      ...tusPatchHeaders(pairingToken, offset),
+      // The length of the whole rest: the server waits for more than it is sent.
+      'content-length': String(bytes.length * 2),
+    },
+  });
+  request.on('error', () => undefined); // the server is killed under it
+  request.write(bytes);
+  return { end: () => request.destroy() };
+}
 
 /** A phone as the server sees it: pairing, polling, uploading with raw tus requests. */
 export class FakePhone {
