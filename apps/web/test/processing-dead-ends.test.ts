@@ -260,6 +260,8 @@ describeWithData(
         await view.getByRole('heading', { name: 'walk_1' }).waitFor();
         await view.getByTestId('viewer-scene').locator('canvas').waitFor();
         await eventually(() => view.locator('video').count()).toBe(CAMERAS.length);
+        // Each video under its camera's name, not the import's device id.
+        for (const camera of CAMERAS) await view.getByLabel(`Video ${camera}`, { exact: true }).waitFor();
         await eventually(() => view.getByTestId('viewer-scene').getAttribute('data-frame')).not.toBeNull();
         // Its joint angles, as the results list links them: the model's knee angle in every frame.
         const results = view.getByRole('list', { name: 'Results of walk_1' });

@@ -29,21 +29,26 @@ const VIDEOS_MIN_WIDTH_PX = 300;
 
 const allCameras = (results: { data?: CameraPose[] }[]) => results.flatMap((result) => result.data ?? []);
 
-/** Synchronised videos when processing made them, else the uploaded ones (then not in step with the scene). */
+/**
+ * Synchronised videos when processing made them, else the uploaded ones (then not in step with the scene), each
+ * labelled with its camera's name (an imported video's, or its calibrated camera's) before the phone's id.
+ */
 function videosOf(trial: Trial): { videos: TrialVideo[]; synchronised: boolean } {
   const synced = trial.results.filter((result) => result.tag === RESULT_TAGS.videoSync && result.media);
   if (synced.length > 0) {
     return {
       synchronised: true,
       videos: synced.map((result, i) => ({
-        label: String(result.meta?.camera ?? result.meta?.device_id ?? `Camera ${i + 1}`),
+        label: String(result.meta?.camera_name ?? result.meta?.device_id ?? `Camera ${i + 1}`),
         url: result.media!,
       })),
     };
   }
   return {
     synchronised: false,
-    videos: trial.videos.flatMap((video) => (video.video ? [{ label: video.device_id, url: video.video }] : [])),
+    videos: trial.videos.flatMap((video) =>
+      video.video ? [{ label: String(video.parameters.camera_name ?? video.device_id), url: video.video }] : [],
+    ),
   };
 }
 
