@@ -77,7 +77,7 @@ export function neutralKeypointsLeftOut(
   if (notSeen.length === 0 && measurementsNotMade.length === 0) return undefined;
   const blamed = camerasNotSeeing(notSeen, keypoints2D, cameraNames, minConfidence);
   return (
-    `Scaled without ${notSeen.join(', ')}: not seen by two cameras at once while the subject stood still` +
+    `Scaled without ${notSeen.join(', ')}: no two cameras located them at once while the subject stood still (not seen, disagreeing, or seen along nearly one line)` +
     (blamed.length > 0 ? ` (${camerasText(blamed)})` : '') +
     '. Their markers keep the model’s places' +
     (measurementsNotMade.length > 0

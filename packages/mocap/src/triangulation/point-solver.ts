@@ -16,6 +16,7 @@ export class PointSolver {
   /** Per camera: observations × 3 (normalised x, y, confidence; NaN confidence when unusable). */
   readonly normalised: Float64Array[];
   private readonly projections: Float64Array[];
+  private readonly centresM: Float64Array[];
   private readonly focalX: number[];
   private readonly focalY: number[];
   private readonly normalMatrix = new Float64Array(16);
@@ -45,6 +46,11 @@ export class PointSolver {
         P[row * 4 + 3] = camera.translationCameraFromWorldM[row];
       }
       return P;
+    });
+    this.centresM = cameras.map((camera) => {
+      const R = camera.rotationCameraFromWorld;
+      const t = camera.translationCameraFromWorldM;
+      return Float64Array.from([0, 1, 2], (j) => -(R[j] * t[0] + R[3 + j] * t[1] + R[6 + j] * t[2]));
     });
     this.focalX = cameras.map((camera) => camera.intrinsics[0]);
     this.focalY = cameras.map((camera) => camera.intrinsics[4]);
@@ -92,6 +98,20 @@ export class PointSolver {
     const dx = (P[0] * X + P[1] * Y + P[2] * Z + P[3]) / depth - view[observation * 3];
     const dy = (P[4] * X + P[5] * Y + P[6] * Z + P[7]) / depth - view[observation * 3 + 1];
     return Math.hypot(this.focalX[c] * dx, this.focalY[c] * dy);
+  }
+
+  /**
+   * The angle between the lines of sight of cameras a and b at `point` (default: the last solved),
+   * degrees, 0 to 90: near 0 the two rays are nearly one line, and a pixel along it moves the point far.
+   */
+  raysAngleDeg(a: number, b: number, point: ArrayLike<number> = this.point): number {
+    const [ca, cb] = [this.centresM[a], this.centresM[b]];
+    const u = [ca[0] - point[0], ca[1] - point[1], ca[2] - point[2]];
+    const v = [cb[0] - point[0], cb[1] - point[1], cb[2] - point[2]];
+    const cosine =
+      (u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) / (Math.hypot(u[0], u[1], u[2]) * Math.hypot(v[0], v[1], v[2]));
+    const degrees = (Math.acos(Math.max(-1, Math.min(1, cosine))) * 180) / Math.PI;
+    return Math.min(degrees, 180 - degrees);
   }
 
   /** Exchanges camera c's detections of two observations (a left and a right keypoint seen swapped). */

@@ -18,7 +18,8 @@ import type { BodyLandmarks } from './side-orientation.ts';
  * split of four cameras), often better, and the wrong pair puts the point on the other limb
  * (the multi-person demo's left wrist on the right one, 0.9 m away, for three frames); with a
  * threshold given, the lowest error). When
- * not even two agree the point is left missing, for the gap filling to bridge. With `sideGroups`,
+ * not even two agree the point is left missing, for the gap filling to bridge; so is a point from
+ * two views whose rays meet at too small an angle to measure its depth (MIN_TWO_VIEW_ANGLE_DEG). With `sideGroups`,
  * each camera's left/right labels are first made consistent with the other cameras
  * (correctSideSwaps).
  */
@@ -62,7 +63,7 @@ export interface Triangulation {
   excludedPerCamera: Uint32Array;
   /** Per camera: (frame, body part) detections whose left and right sides were exchanged. */
   sidesSwappedPerCamera: Uint32Array;
-  /** Points seen by enough cameras but left missing because no `minCameras` of them agreed. */
+  /** Points seen by enough cameras but left missing because no `minCameras` of them agreed (or two alone saw it nearly along one line). */
   rejectedPoints: number;
   /** The disagreement threshold used, pixels. */
   maxReprojectionErrorPx: number;
@@ -158,7 +159,7 @@ export function triangulate(
       } else {
         mask = seen;
       }
-      if (mask === 0 || !solver.solve(observation, mask)) {
+      if (mask === 0 || !solver.solve(observation, mask) || narrowTwoViews(solver, mask)) {
         rejectedPoints++;
         continue;
       }
@@ -189,6 +190,26 @@ export function triangulate(
     rejectedPoints,
     maxReprojectionErrorPx: maxErrorPx,
   };
+}
+
+/**
+ * Two views whose lines of sight meet at the point under less than this are no measure of it: the
+ * point's error along the rays is 1/sin of that angle times its error across them (Hartley &
+ * Zisserman, Multiple View Geometry, §12.6: the uncertainty grows as the rays become parallel), and
+ * at 20° nearly three times. Two phones facing each other across the subject see the head and arms
+ * so (the Pose2Sim demo's cam01+cam03 and cam02+cam04: 15-25° at the head and shoulders, and the
+ * forearm turned along the line between cam02 and cam04 came out 22-48 cm long). Our choice, on
+ * that demo: no hip, knee or ankle angle of either pair moved away from four cameras', and neither
+ * pair's median segment SD grew.
+ */
+export const MIN_TWO_VIEW_ANGLE_DEG = 20;
+
+/** Whether the point last solved came from two views alone whose rays meet under MIN_TWO_VIEW_ANGLE_DEG. */
+function narrowTwoViews(solver: PointSolver, mask: number): boolean {
+  if (popCount(mask) !== 2) return false;
+  const low = 31 - Math.clz32(mask & -mask);
+  const high = 31 - Math.clz32(mask);
+  return solver.raysAngleDeg(low, high) < MIN_TWO_VIEW_ANGLE_DEG;
 }
 
 /** A view counts at most this much when comparing side labellings: four times Pose2Sim's threshold. */

@@ -96,6 +96,30 @@ describe('confidence-weighted DLT triangulation', () => {
   });
 });
 
+describe('two views nearly along one line', () => {
+  // Two phones facing each other across the subject (the ring's cameras 1 and 3, 7 m apart): a
+  // point 0.3 m off the line between them is seen along rays meeting at 12°, where an error along
+  // the rays is about five times its error across them; 0.8 m off, at 26°, it is measured.
+  const facing = [cameras[0], cameras[2]];
+  const across = [-Math.sin(0.3), 0, Math.cos(0.3)];
+  const offLine = (m: number): [number, number, number] => [m * across[0], 1, m * across[2]];
+  const points = [offLine(0.3), offLine(0.8)];
+  const observations = facing.map((camera) =>
+    Float32Array.from(points.flatMap((point) => [...projectPoint(camera, point)!, 0.9])),
+  );
+
+  it('leaves a point missing when its two rays meet under 20°, and keeps one seen from wider apart', () => {
+    const result = triangulate(facing, observations, 1, points.length);
+    expect(Number.isNaN(result.pointsWorldM[0])).toBe(true);
+    expect(result.camerasUsed[0]).toBe(0);
+    expect(result.rejectedPoints).toBe(1);
+    expect(result.camerasUsed[1]).toBe(2);
+    expect(Array.from(result.pointsWorldM.subarray(3, 6)).map((v, a) => v - points[1][a])).toEqual(
+      [0, 0, 0].map(() => expect.closeTo(0, 6)),
+    );
+  });
+});
+
 describe('median reprojection error by selection', () => {
   it('equals the sorted median errorStatistics gives, for odd and even counts, ties and errors behind a camera', () => {
     let seed = 7;
