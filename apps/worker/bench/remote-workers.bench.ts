@@ -5,10 +5,12 @@
  * the worker process's CPU seconds (all its threads, /proc), the server process's own CPU seconds (the
  * coordination: leases, inputs streamed, results stored, heartbeats, and this bench's status polls every
  * 500 ms), and the idle worker's lease-to-start latency (queued → leased, the server's 'trial leased' log).
+ * Then trials per hour on the movement trial with 1, 2 and 3 worker processes on this machine: as many
+ * trials as workers, queued at once, from the first import to the last done.
  *
  * Goals (issue 23): the server's CPU under 2 % of the worker's; an idle worker starts within 1 s.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +46,8 @@ const ownCpuS = () => {
 /** Seconds the idle server is watched for its baseline CPU. */
 const IDLE_S = 10;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** The worker counts whose throughput is measured. */
+const WORKER_COUNTS = [1, 2, 3];
 
 async function main(): Promise<void> {
   const missing = DEMO_SOURCES.filter((path) => !existsSync(referencePath(path)));
@@ -64,23 +68,25 @@ async function main(): Promise<void> {
       }
     return logged(...lines);
   };
-  let worker: ReturnType<typeof spawn> | undefined;
+  const workers: ChildProcess[] = [];
   try {
     const videos = await makeDemoVideos(join(root, 'videos'), DEMO_TRIAL_S);
     await test.app.listen({ port: 0, host: '127.0.0.1' });
     const address = test.app.server.address();
     const server = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    const made = await workerTokenCommand(
-      ['create', '--name', 'bench-worker'],
-      createWorkerTokensRepository(test.backends.database.db),
-      server,
-    );
-    const token = /^kwt_\S+$/m.exec(made.output)![0];
-    worker = spawn(process.execPath, ['apps/worker/bin/kinetrace-worker.mjs', '--server', server, '--token', token], {
-      cwd: repoRoot,
-      stdio: 'ignore',
-    });
-    const workerPid = worker.pid!;
+    /** One more `kinetrace-worker` process, with a token of its own. */
+    const startWorker = async () => {
+      const made = await workerTokenCommand(
+        ['create', '--name', `bench-worker-${workers.length + 1}`],
+        createWorkerTokensRepository(test.backends.database.db),
+        server,
+      );
+      const token = /^kwt_\S+$/m.exec(made.output)![0];
+      const args = ['apps/worker/bin/kinetrace-worker.mjs', '--server', server, '--token', token];
+      workers.push(spawn(process.execPath, args, { cwd: repoRoot, stdio: 'ignore' }));
+    };
+    await startWorker();
+    const workerPid = workers[0].pid!;
     console.log(
       `machine: ${availableParallelism()} cores, load ${loadavg()
         .map((load) => load.toFixed(2))
@@ -105,6 +111,14 @@ async function main(): Promise<void> {
       'trial        worker CPU s  server CPU s  server/worker  above idle/worker  lease-to-start s  import to done s',
     );
     const latencies: number[] = [];
+    const untilEnded = async (trialId: string) => {
+      let state = await get<Trial>(`/trials/${trialId}/`);
+      while (state.status !== 'done' && state.status !== 'error') {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        state = await get<Trial>(`/trials/${trialId}/`);
+      }
+      return state;
+    };
     for (const [name, files] of [
       ['calibration', videos.calibration],
       ['neutral', videos.neutral],
@@ -116,11 +130,7 @@ async function main(): Promise<void> {
       // The import itself (upload parsing, probing) is the server's whether or not workers are remote.
       const serverAfterImport = ownCpuS();
       const afterImportMs = performance.now();
-      let state = trial;
-      while (state.status !== 'done' && state.status !== 'error') {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        state = await get<Trial>(`/trials/${trial.id}/`);
-      }
+      const state = await untilEnded(trial.id);
       const workerS = processCpuS(workerPid) - workerBefore;
       const serverS = ownCpuS() - serverAfterImport;
       const aboveIdleS = serverS - idleCpuPerS * ((performance.now() - afterImportMs) / 1000);
@@ -133,8 +143,24 @@ async function main(): Promise<void> {
     console.log(
       `idle worker's lease-to-start latency: median ${median(latencies).toFixed(3)} s, max ${Math.max(...latencies).toFixed(3)} s (goal: under 1 s); server CPU after the import (goal: under 2 % of the worker's)`,
     );
+
+    // The session now has its calibration and neutral: each movement trial is the same work.
+    console.log('workers  trials  first import to last done s  trials per hour  load average (1 min) after');
+    for (const count of WORKER_COUNTS) {
+      while (workers.length < count) await startWorker();
+      const started = performance.now();
+      const trials = [];
+      for (let index = 0; index < count; index++)
+        trials.push(await importTrial(test, owner.token, sessionId, `balance_${count}_${index}`, videos.trial));
+      const states = await Promise.all(trials.map((trial) => untilEnded(trial.id)));
+      const wallS = (performance.now() - started) / 1000;
+      const failed = states.filter((state) => state.status !== 'done');
+      console.log(
+        `${String(count).padStart(7)}  ${String(count).padStart(6)}  ${wallS.toFixed(1).padStart(27)}  ${((3600 * count) / wallS).toFixed(0).padStart(15)}  ${loadavg()[0].toFixed(2).padStart(27)}${failed.length ? `  (${failed.length} not done: ${String(failed[0].meta.error_msg)})` : ''}`,
+      );
+    }
   } finally {
-    worker?.kill('SIGTERM');
+    for (const worker of workers) worker.kill('SIGTERM');
     await test.close();
     rmSync(root, { recursive: true, force: true });
   }
