@@ -1,5 +1,6 @@
 import type { Lease } from '@kinetrace/contracts';
 import { PoseWorkerPool } from '@kinetrace/mocap/pose/pose-worker-pool';
+import { EngineThreads } from '@kinetrace/processing/engine-thread';
 import { PosePoolKeeper } from '@kinetrace/processing/pose-pool-keeper';
 import { runTrial } from '@kinetrace/processing/run-trial';
 import { createRemoteTrialIO } from './remote-trial-io.ts';
@@ -23,6 +24,8 @@ const LEASE_WAIT_S = 20;
 const RETRY_AFTER_MS = 2000;
 /** The pose model stays loaded this long after a trial, as on the server (processing-service.ts). */
 const POSE_POOL_IDLE_MS = 120_000;
+/** The engine's threads too (starting one loads the engine, a second or more). */
+const ENGINE_THREAD_IDLE_MS = POSE_POOL_IDLE_MS;
 
 /**
  * A remote worker: `jobs` slots, each leasing a job, running it through runTrial over the worker API and
@@ -34,6 +37,8 @@ export function createWorker(client: WorkerClient, options: WorkerOptions) {
   const poses = new PosePoolKeeper(POSE_POOL_IDLE_MS, (pool) =>
     PoseWorkerPool.start({ ...pool, ...(options.poseThreads && { workers: options.poseThreads }) }),
   );
+  // The engine runs in threads of their own: its synchronous stages leave the heartbeats on time (issue 23).
+  const engines = new EngineThreads(ENGINE_THREAD_IDLE_MS);
   let refused: ((error: TokenRefusedError) => void) | undefined;
   const tokenRefused = new Promise<never>((_, reject) => {
     refused = reject;
@@ -55,6 +60,7 @@ export function createWorker(client: WorkerClient, options: WorkerOptions) {
         finalAttempt: lease.final_attempt,
         timeLimitS: lease.time_limit_s,
         poses,
+        engines,
       });
       options.log(`Trial ${lease.trial_id}: ${outcome.status}`);
     } finally {
@@ -86,7 +92,7 @@ export function createWorker(client: WorkerClient, options: WorkerOptions) {
       try {
         await Promise.race([Promise.all(Array.from({ length: options.jobs }, slot)), tokenRefused]);
       } finally {
-        await poses.close();
+        await Promise.all([poses.close(), engines.close()]);
       }
     },
     /** Takes no new job; the running ones finish, then `run` resolves. */

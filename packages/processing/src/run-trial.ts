@@ -1,14 +1,10 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RESULT_TAGS, type ProcessingStage } from '@kinetrace/contracts';
-import { writeKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
-import { calibrateSession } from '@kinetrace/mocap/session/calibrate-session';
-import { processMovement } from '@kinetrace/mocap/session/process-movement';
-import { processNeutral } from '@kinetrace/mocap/session/process-neutral';
-import type { CameraModel, RunOptions } from '@kinetrace/mocap/session/types';
+import type { ProcessingStage } from '@kinetrace/contracts';
+import { EngineThreads } from './engine-thread.ts';
 import type { PosePoolKeeper } from './pose-pool-keeper.ts';
-import type { ResultFile, TrialInputs, TrialIO } from './trial-io.ts';
+import type { TrialInputs, TrialIO } from './trial-io.ts';
 import { userMessageOf } from './user-errors.ts';
 
 export interface RunTrialOptions {
@@ -20,6 +16,8 @@ export interface RunTrialOptions {
   timeLimitS: number;
   /** Pose worker pools kept warm between trials (default: a pool started for each trial, as the CLI does). */
   poses?: PosePoolKeeper;
+  /** Engine threads kept between trials (default: a thread started for this trial). */
+  engines?: EngineThreads;
 }
 
 /** Seconds an attempt spent in each step, for the log and the benchmark: where the time goes besides the engine. */
@@ -53,7 +51,7 @@ export class TimeLimitError extends Error {
 
 /**
  * Runs one trial through the engine (spec §4.2, DESIGN §2): calibration, neutral or movement by its
- * inputs' kind. An error the user can act on (userMessageOf, user-errors.ts) ends the trial in error
+ * inputs' kind, in a thread of its own (engine-thread.ts) that the time limit ends. An error the user can act on (userMessageOf, user-errors.ts) ends the trial in error
  * with a message naming no server file (no retry); anything else is an internal failure, reported
  * with `willRetry` unless this is the final attempt. The work directory is removed whatever happens.
  */
@@ -61,6 +59,7 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
   const workRoot = options.workRoot ?? tmpdir();
   await mkdir(workRoot, { recursive: true });
   const workDir = await mkdtemp(join(workRoot, `trial-${trialId}-`));
+  const engines = options.engines ?? new EngineThreads(0);
   const progress = progressWriter(io);
   const steps = progress.steps;
   const timed = async <T>(step: 'inputsS' | 'engineS' | 'resultsS', work: () => Promise<T>): Promise<T> => {
@@ -73,12 +72,15 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
   };
   let inputs: TrialInputs | undefined;
   let timer: NodeJS.Timeout | undefined;
+  // Past the time limit, the engine's thread is ended.
+  const stop = new AbortController();
   try {
     const timeLimit = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new TimeLimitError(`Processing exceeded its ${Math.round(options.timeLimitS)} s limit`)),
-        options.timeLimitS * 1000,
-      );
+      timer = setTimeout(() => {
+        const error = new TimeLimitError(`Processing exceeded its ${Math.round(options.timeLimitS)} s limit`);
+        stop.abort(error);
+        reject(error);
+      }, options.timeLimitS * 1000);
     });
     const run = async () => {
       const read = await timed('inputsS', () => io.readInputs(join(workDir, 'inputs')));
@@ -88,11 +90,12 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
       return timed('engineS', async () => {
         // A trial whose every camera came with its 2D keypoints (issue 24) detects nothing: no pose workers to start.
         const detects = read.kind !== 'calibration' && read.videos.some((video) => video.keypoints === undefined);
+        const engine = { onProgress: progress.report, signal: stop.signal };
         const files =
           !detects || !options.poses
-            ? await dispatch(read, outDir, { onProgress: progress.report })
+            ? await engines.run(read, outDir, engine)
             : await options.poses.use(read.settings.poseModel, (pool) =>
-                dispatch(read, outDir, { onProgress: progress.report, pool }),
+                engines.run(read, outDir, { ...engine, pool }),
               );
         await progress.flush();
         return files;
@@ -114,64 +117,9 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
     return { status: 'internal-error', error, steps };
   } finally {
     clearTimeout(timer);
+    if (!options.engines) await engines.close();
     await rm(workDir, { recursive: true, force: true });
   }
-}
-
-async function dispatch(inputs: TrialInputs, outDir: string, runOptions: RunOptions): Promise<ResultFile[]> {
-  switch (inputs.kind) {
-    case 'calibration': {
-      const outcome = await calibrateSession({ videos: inputs.videos, board: inputs.board, outDir }, runOptions);
-      const files: ResultFile[] = [];
-      for (const camera of outcome.cameras) {
-        const path = await writeCameraFile(
-          outDir,
-          camera.cameraName,
-          camera.solutions.map((solution) => solution.camera),
-          {
-            boardRmsPx: camera.solutions.map((solution) => solution.boardRmsPx),
-            intrinsicsEstimated: camera.intrinsicsEstimated,
-          },
-        );
-        files.push({ tag: RESULT_TAGS.cameraParameters, path, cameraName: camera.cameraName });
-        files.push({ tag: RESULT_TAGS.calibrationImage, path: camera.imagePath, cameraName: camera.cameraName });
-      }
-      return files;
-    }
-    case 'neutral': {
-      const outcome = await processNeutral({ ...inputs, outDir }, runOptions);
-      const chosen = await Promise.all(
-        outcome.cameras.map(async (camera, index) => {
-          const cameraName = inputs.videos[index].cameraName;
-          const boardRmsPx = outcome.calibrationErrorsPx?.[index];
-          const path = await writeCameraFile(outDir, cameraName, [camera], {
-            chosenForSession: true,
-            ...(typeof boardRmsPx === 'number' && { boardRmsPx: [boardRmsPx] }),
-          });
-          return { tag: RESULT_TAGS.cameraParameters, path, cameraName } satisfies ResultFile;
-        }),
-      );
-      return [...chosen, ...(outcome.files as ResultFile[])];
-    }
-    case 'movement': {
-      const outcome = await processMovement({ ...inputs, outDir }, runOptions);
-      return outcome.files as ResultFile[];
-    }
-  }
-}
-
-/** One camera's candidate models (best first) as a Kinetrace camera file named after the camera. */
-async function writeCameraFile(
-  outDir: string,
-  cameraName: string,
-  models: CameraModel[],
-  calibration: Record<string, unknown>,
-): Promise<string> {
-  const folder = join(outDir, 'camera-parameters');
-  await mkdir(folder, { recursive: true });
-  const path = join(folder, `${cameraName.replace(/[^A-Za-z0-9_-]+/g, '_')}.json`);
-  await writeFile(path, writeKinetraceCameras(models, calibration));
-  return path;
 }
 
 /** Engine progress (stage, fraction of the whole trial) into io.progress: throttled, in order, errors surfaced at flush. */

@@ -12,6 +12,14 @@ import { VideoReadError } from '@kinetrace/mocap/video/errors';
 import { TrialInputError } from './trial-io.ts';
 
 /**
+ * A user error of the engine's thread (engine-thread.ts), its message made there by userMessageOf:
+ * the engine's classes do not cross a thread boundary, this tells the parent it is the user's.
+ */
+export class EngineUserError extends Error {
+  override name = 'EngineUserError';
+}
+
+/**
  * The failures a user can act on (other videos, another subject, other session settings): a retry
  * cannot help, so they are not retried and their message is shown. Every other error is ours
  * (retried, then a generic message). The engine decides which is which where it knows why, by the
@@ -23,6 +31,7 @@ import { TrialInputError } from './trial-io.ts';
  * the engine falls back to its defaults and says so in main_settings.)
  */
 const USER_ERRORS = [
+  EngineUserError,
   ProcessingError,
   TrialInputError,
   BoardNotFoundError,

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,8 +9,13 @@ import { ScalingError } from '@kinetrace/mocap/scaling/scale-model-to-subject';
 import { findStillestWindow } from '@kinetrace/mocap/scaling/stillest-window';
 import { VideoReadError } from '@kinetrace/mocap/video/errors';
 import { probeVideo } from '@kinetrace/mocap/video/probe';
+import { ffmpegPath } from '@kinetrace/mocap/video/binaries';
+import { VIDEO_KEYPOINTS } from '@kinetrace/mocap/pose/keypoints';
+import type { PoseWorkerPool } from '@kinetrace/mocap/pose/pose-worker-pool';
+import type { CameraModel } from '@kinetrace/mocap/session/types';
+import { EngineThreads } from '../src/engine-thread.ts';
 import { PosePoolKeeper } from '../src/pose-pool-keeper.ts';
-import { runTrial } from '../src/run-trial.ts';
+import { runTrial, TimeLimitError } from '../src/run-trial.ts';
 import type { TrialFailure, TrialInputs, TrialIO } from '../src/trial-io.ts';
 import { userMessageOf, withoutPaths } from '../src/user-errors.ts';
 
@@ -64,8 +70,12 @@ function heightError(): Error {
   throw new Error('fitNeutral took a 0.3 m subject');
 }
 
+/** The engine's thread, kept between this file's attempts as the server keeps it. */
+const engines = new EngineThreads(60_000);
+afterAll(() => engines.close());
+
 const run = (io: TrialIO, finalAttempt = false) =>
-  runTrial('t1', io, { workRoot: join(root, 'work'), finalAttempt, timeLimitS: 60 });
+  runTrial('t1', io, { workRoot: join(root, 'work'), finalAttempt, timeLimitS: 60, engines });
 
 describe('runTrial: which failures are the user’s, and what they read', () => {
   it('a calibration whose videos cannot be read ends as a user error naming the cameras, not the files or ffprobe’s text', async () => {
@@ -170,12 +180,78 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
         finalAttempt: true,
         timeLimitS: 60,
         poses,
+        engines,
       });
     await attempt(movement((camera) => join(uploads, `${camera}.json`)));
     expect(poseModels).toEqual([]);
     await attempt(movement((camera) => (camera === 'cam01' ? join(uploads, 'cam01.json') : undefined)));
     expect(poseModels).toEqual(['blazepose-lite']);
     await poses.close();
+  });
+
+  it('runs the engine in a thread whose frames go to the caller’s pose pool; its user errors keep their message, and the time limit ends it', async () => {
+    // Two short videos in which the caller's pool finds nobody, or never answers.
+    const videos = ['cam01', 'cam02'].map((cameraName) => {
+      const path = join(uploads, `${cameraName}-blank.mp4`);
+      execFileSync(ffmpegPath(), [
+        ...['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=10:duration=0.5'],
+        ...['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-y', path],
+      ]);
+      return { cameraName, path };
+    });
+    const camera = (name: string): CameraModel => ({
+      name,
+      imageSize: { width: 64, height: 48 },
+      intrinsics: Float64Array.of(60, 0, 32, 0, 60, 24, 0, 0, 1),
+      distortion: new Float64Array(5),
+      rotationCameraFromWorld: Float64Array.of(1, 0, 0, 0, 1, 0, 0, 0, 1),
+      translationCameraFromWorldM: Float64Array.of(0, 0, 3),
+    });
+    const inputs: TrialInputs = {
+      kind: 'movement',
+      trialName: 'walk',
+      videos,
+      cameras: videos.map((video) => camera(video.cameraName)),
+      scaledModelOsim: '',
+      subject: { heightM: 1.7, massKg: 70 },
+      settings: {
+        board: { rows: 4, cols: 5, squareSizeMm: 35, placement: 'Perpendicular' },
+        poseModel: 'blazepose-lite',
+        filterFrequency: 'default',
+        scalingSetup: 'any_pose',
+      },
+    };
+    const frameSizes: string[] = [];
+    const nobody = (async (image: { width: number; height: number }) => {
+      frameSizes.push(`${image.width}x${image.height}`);
+      return { found: false, keypoints: new Float32Array(VIDEO_KEYPOINTS.length * 3), trackingRegion: null };
+    }) as PoseWorkerPool['infer'];
+    const attempt = (infer: PoseWorkerPool['infer'], timeLimitS: number) => {
+      const recording = recordingIO(() => inputs);
+      const poses = new PosePoolKeeper(
+        0,
+        async () => ({ size: 2, infer, close: async () => undefined }) as unknown as PoseWorkerPool,
+      );
+      return runTrial('t1', recording.io, {
+        workRoot: join(root, 'work'),
+        finalAttempt: true,
+        timeLimitS,
+        poses,
+        engines,
+      }).then((outcome) => ({ outcome, failures: recording.failures }));
+    };
+
+    const unseen = await attempt(nobody, 60);
+    expect(frameSizes.length).toBeGreaterThan(0);
+    expect(new Set(frameSizes)).toEqual(new Set(['64x48']));
+    expect(unseen.outcome.status).toBe('user-error');
+    expect(unseen.failures[0]).toMatchObject({
+      kind: 'user',
+      message: expect.stringMatching(/No person was found in .*cam01, cam02/),
+    });
+
+    const hung = await attempt(() => new Promise(() => undefined), 1);
+    expect(hung.outcome).toMatchObject({ status: 'internal-error', error: expect.any(TimeLimitError) });
   });
 
   it('times each step of an attempt', async () => {

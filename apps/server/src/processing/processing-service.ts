@@ -7,6 +7,7 @@ import {
   type ProcessingProgress,
   type TrialKind,
 } from '@kinetrace/contracts';
+import { EngineThreads } from '@kinetrace/processing/engine-thread';
 import { PosePoolKeeper } from '@kinetrace/processing/pose-pool-keeper';
 import { runTrial } from '@kinetrace/processing/run-trial';
 import { badRequest, notFound } from '../http/http-errors.ts';
@@ -51,6 +52,8 @@ const MIN_TIME_LIMIT_S = 600;
  * (`npm run bench`, apps/server/bench/processing.bench.ts).
  */
 const POSE_POOL_IDLE_MS = 120_000;
+/** The engine's thread is kept as long, for the same reason (starting it loads the engine, a second or more). */
+const ENGINE_THREAD_IDLE_MS = POSE_POOL_IDLE_MS;
 
 const IN_PROGRESS = ['recording', 'uploading', 'processing', 'reprocess'];
 
@@ -93,6 +96,7 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
   const { trials, sessions, queue, repository, log, now } = deps;
   const running = new Set<string>();
   const poses = new PosePoolKeeper(POSE_POOL_IDLE_MS);
+  const engines = new EngineThreads(ENGINE_THREAD_IDLE_MS);
 
   const progressAt = (stage: ProcessingProgress['stage'], expectedS?: number): ProcessingProgress => ({
     stage,
@@ -273,6 +277,7 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
         finalAttempt,
         timeLimitS: begun.timeLimitS,
         poses,
+        engines,
       });
       // Where the time went (`npm run bench` reads it): the queue's pickup, each step of the attempt.
       if (outcome.status === 'done')
@@ -330,10 +335,10 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
 
     /** Recovers interrupted attempts now and every 30 s until stop(). */
     startRecovery: () => recovery.start(),
-    /** Stops recovery and gives the pose model's memory back (once a still-running attempt ends). */
+    /** Stops recovery and gives the pose model's and the engine's memory back (once a still-running attempt ends). */
     async stop(): Promise<void> {
       recovery.stop();
-      await poses.close();
+      await Promise.all([poses.close(), engines.close()]);
     },
 
     async reprocessTrial(context: AuthContext, trialId: string): Promise<{ trials: string[] }> {

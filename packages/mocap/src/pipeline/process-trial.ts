@@ -4,7 +4,7 @@ import { detectPose2D } from '../pose/detect-pose.ts';
 import { NoPersonFoundError } from '../pose/errors.ts';
 import { VIDEO_KEYPOINTS } from '../pose/keypoints.ts';
 import { DEFAULT_POSE_MODEL, POSE_INPUT_MAX_SIDE_PX, type PoseModelName } from '../pose/pose-model.ts';
-import { PoseWorkerPool } from '../pose/pose-worker-pool.ts';
+import { PoseWorkerPool, type PoseInference } from '../pose/pose-worker-pool.ts';
 import { type Keypoints2D, noKeypoints } from '../pose/types.ts';
 import { decodeFrames } from '../video/decode.ts';
 import { VideoReadError } from '../video/errors.ts';
@@ -41,7 +41,7 @@ export interface ProcessTrialOptions extends Omit<
   /** Pose worker threads (default: one per core). */
   workers?: number;
   /** A running pose worker pool to reuse across trials (left open). */
-  pool?: PoseWorkerPool;
+  pool?: PoseInference;
   /** Replaces video decoding and pose detection for a camera, e.g. with keypoints from another tool. */
   estimatePose?: (video: TrialVideo, onProgress: (done: number, total: number) => void) => Promise<Keypoints2D>;
 }
@@ -199,9 +199,10 @@ async function detectAll(
   const videos = cameras.map(({ video }) => video);
   const infos = cameras.map(({ info }) => info);
   const totalFrames = infos.reduce((sum, info) => sum + info.frameCount, 0);
-  const pool =
-    options.pool ??
-    (await PoseWorkerPool.start({ model: options.poseModel ?? DEFAULT_POSE_MODEL, workers: options.workers }));
+  const started = options.pool
+    ? undefined
+    : await PoseWorkerPool.start({ model: options.poseModel ?? DEFAULT_POSE_MODEL, workers: options.workers });
+  const pool = options.pool ?? started!;
   // Every camera at once: the pool's workers take frames from whichever camera has one ready, so one
   // camera's decoder starting up or its last frames draining leave no worker idle. Each camera tracks
   // its person over its own frames in order, so its keypoints do not depend on the others' timing.
@@ -247,7 +248,7 @@ async function detectAll(
     if (failed) throw failed.reason;
     return settled.map((result) => (result as PromiseFulfilledResult<Keypoints2D>).value);
   } finally {
-    if (!options.pool) await pool.close();
+    await started?.close();
   }
 }
 

@@ -1,7 +1,7 @@
 import { NoPersonFoundError } from './errors.ts';
 import { VIDEO_KEYPOINTS } from './keypoints.ts';
 import { DEFAULT_POSE_MODEL, MAX_OTHER_PEOPLE, type PoseEstimate, type PoseModelName } from './pose-model.ts';
-import { PoseWorkerPool } from './pose-worker-pool.ts';
+import { PoseWorkerPool, type PoseInference } from './pose-worker-pool.ts';
 import { extrapolateRegion, type PoseRegion } from './region.ts';
 import { KEYPOINT_VALUES, type Keypoints2D } from './types.ts';
 
@@ -20,7 +20,7 @@ export interface DetectPose2DOptions {
   /** Worker threads to start (default: the number of cores); ignored when `pool` is given. */
   workers?: number;
   /** A running pool to reuse across cameras (it is left open). */
-  pool?: PoseWorkerPool;
+  pool?: PoseInference;
   /**
    * Size of the video as displayed, when frames were downscaled for speed: keypoints are given in
    * these pixels. Default: the frames' own size.
@@ -86,13 +86,13 @@ export async function detectPose2D(
   frames: AsyncIterable<PoseInputFrame> | Iterable<PoseInputFrame>,
   options: DetectPose2DOptions = {},
 ): Promise<Keypoints2D> {
-  const pool =
-    options.pool ??
-    (await PoseWorkerPool.start({ model: options.model ?? DEFAULT_POSE_MODEL, workers: options.workers }));
+  const started = options.pool
+    ? undefined
+    : await PoseWorkerPool.start({ model: options.model ?? DEFAULT_POSE_MODEL, workers: options.workers });
   try {
-    return await trackPerson(frames, pool, options);
+    return await trackPerson(frames, options.pool ?? started!, options);
   } finally {
-    if (!options.pool) await pool.close();
+    await started?.close();
   }
 }
 
@@ -106,7 +106,7 @@ interface InFlight {
 
 async function trackPerson(
   frames: AsyncIterable<PoseInputFrame> | Iterable<PoseInputFrame>,
-  pool: PoseWorkerPool,
+  pool: PoseInference,
   options: DetectPose2DOptions,
 ): Promise<Keypoints2D> {
   const cameraName = options.cameraName ?? 'the video';

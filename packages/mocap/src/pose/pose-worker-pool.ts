@@ -22,6 +22,13 @@ export interface PoseWorkerPoolOptions {
 }
 
 /**
+ * What the engine needs of a pool: its size (frames kept in flight) and inference. A thread other
+ * than the pool's own passes its frames through a stand-in with these two (packages/processing's
+ * engine thread).
+ */
+export type PoseInference = Pick<PoseWorkerPool, 'size' | 'infer'>;
+
+/**
  * Worker threads that each run one pose model. TensorFlow.js's WebAssembly backend cannot use
  * threads of its own under Node, so parallelism comes from one runtime per worker. A pool can be
  * reused for several cameras, which saves loading the models again (about a second per worker).

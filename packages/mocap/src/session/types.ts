@@ -10,7 +10,7 @@ import type { BoardSpec, CalibrationSolution } from '../calibration/camera-calib
 import type { KeypointsSource } from '../formats/keypoints-2d-files.ts';
 import type { ProcessTrialOptions } from '../pipeline/process-trial.ts';
 import type { PoseModelName } from '../pose/pose-model.ts';
-import type { PoseWorkerPool } from '../pose/pose-worker-pool.ts';
+import type { PoseInference, PoseWorkerPool } from '../pose/pose-worker-pool.ts';
 
 export type { BoardSpec, CalibrationSolution, CameraModel, PoseModelName, PoseWorkerPool };
 
@@ -68,7 +68,7 @@ export interface OutputFile {
 export interface RunOptions {
   onProgress?: SessionProgress;
   /** A running pose worker pool to reuse (left open). */
-  pool?: PoseWorkerPool;
+  pool?: PoseInference;
   /** Pose worker threads when no pool is given (default: one per core). */
   workers?: number;
   /** Replaces decoding and pose detection, e.g. with keypoints from another tool (folder processing, tests). */
