@@ -3,13 +3,16 @@
  * twice: through the server (import of its videos → the in-process runner → `done`, on PGlite) and
  * through the engine alone (`processMovement` on the same videos, cameras and scaled model, as
  * `kinetrace process` runs it). Prints the seconds from the last upload to done, the time per
- * stage of each, and what the server adds.
+ * stage of each, what the server adds, and the longest stall of the server's event loop (its API)
+ * while each of its trials processed.
  *
- * Goal (issue 9): the server adds under 10 % to the engine's time.
+ * Goals: the server adds under 10 % to the engine's time (issue 9); no stall of the API over 100 ms
+ * while a trial processes (issue 24).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { RESULT_TAGS, type ProcessingStage, type Session, type Subject, type Trial } from '@kinetrace/contracts';
 import { readKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
@@ -30,6 +33,9 @@ import {
 import { codeIn, readOutbox } from '../test/support/outbox.ts';
 
 const DEMO_TRIAL_S = 1.7;
+/** The event loop's delay is sampled this often (ms); the longest delay over it is the longest stall. */
+const STALL_RESOLUTION_MS = 10;
+const STALL_GOAL_MS = 100;
 /** Runs of each path, alternated. */
 const ROUNDS = Number(process.env.KINETRACE_BENCH_ROUNDS ?? 3);
 /** The runner's trace of each processed trial ('trial processed' log lines: queue wait and seconds per step, processing-service.ts). */
@@ -54,6 +60,19 @@ const loadText = () =>
   loadavg()
     .map((load) => load.toFixed(2))
     .join(', ');
+
+/** Runs `work` with the event loop watched: its result and the longest stall meanwhile, ms. */
+async function watchingStalls<T>(work: () => Promise<T>): Promise<T & { stallMs: number }> {
+  const delay = monitorEventLoopDelay({ resolution: STALL_RESOLUTION_MS });
+  delay.enable();
+  try {
+    const result = await work();
+    // The histogram counts from the resolution's tick: what is over it is the stall.
+    return { ...result, stallMs: Math.max(0, delay.max / 1e6 - STALL_RESOLUTION_MS) };
+  } finally {
+    delay.disable();
+  }
+}
 
 /** Seconds spent in each stage, from the times each stage was first seen. */
 function stageSeconds(changes: { stage: string; atS: number }[], endS: number): Map<string, number> {
@@ -163,8 +182,10 @@ async function main(): Promise<void> {
       ['neutral', videos.neutral],
     ] as const) {
       const startS = performance.now() / 1000;
-      const { trial, totalS } = await follow((await importTrial(name, files)).id, startS);
-      console.log(`${name}: ${trial.status} in ${totalS.toFixed(1)} s`);
+      const { trial, totalS, stallMs } = await watchingStalls(async () =>
+        follow((await importTrial(name, files)).id, startS),
+      );
+      console.log(`${name}: ${trial.status} in ${totalS.toFixed(1)} s, longest API stall ${stallMs.toFixed(0)} ms`);
       if (trial.status !== 'done') throw new Error(`${name}: ${String(trial.meta.error_msg)}`);
     }
 
@@ -217,10 +238,11 @@ async function main(): Promise<void> {
     /** The trial through the server: the clock starts when the import call returns (its last video is in). */
     async function throughServer(round: number) {
       const imported = await importTrial(`balance_${round}`, videos.trial);
-      const run = await follow(imported.id, performance.now() / 1000);
+      const run = await watchingStalls(() => follow(imported.id, performance.now() / 1000));
       if (run.trial.status !== 'done') throw new Error(`balance: ${String(run.trial.meta.error_msg)}`);
       return {
         totalS: run.totalS,
+        stallMs: run.stallMs,
         stages: stageSeconds(run.changes, run.totalS),
         trace: { ...traces.get(imported.id), polls: run.polls.count, pollsS: run.polls.s } as Record<string, number>,
       };
@@ -235,7 +257,8 @@ async function main(): Promise<void> {
       const { trace } = serverRuns.at(-1)!;
       console.log(
         `round ${round}: server ${serverRuns.at(-1)!.totalS.toFixed(1)} s (queue ${trace.queuedS?.toFixed(2)}, inputs ${trace.inputsS?.toFixed(2)}, ` +
-          `engine ${trace.engineS?.toFixed(1)}, results ${trace.resultsS?.toFixed(2)}), engine alone ${engineRuns.at(-1)!.totalS.toFixed(1)} s; load ${loadText()}`,
+          `engine ${trace.engineS?.toFixed(1)}, results ${trace.resultsS?.toFixed(2)}; longest API stall ${serverRuns.at(-1)!.stallMs.toFixed(0)} ms), ` +
+          `engine alone ${engineRuns.at(-1)!.totalS.toFixed(1)} s; load ${loadText()}`,
       );
     }
     const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor((values.length - 1) / 2)];
@@ -251,6 +274,10 @@ async function main(): Promise<void> {
     }
     console.log(`last upload -> done through the server: ${serverS.toFixed(1)} s (median of ${ROUNDS})`);
     console.log(`the same trial through the engine:      ${engineS.toFixed(1)} s (median of ${ROUNDS})`);
+    console.log(
+      `longest API stall while the trial processed: ${Math.max(...serverRuns.map((run) => run.stallMs)).toFixed(0)} ms ` +
+        `(worst of ${ROUNDS}; goal < ${STALL_GOAL_MS} ms)`,
+    );
     // The runner's own trace of the server runs: what the server does besides the engine.
     const traced = (key: string) => median(serverRuns.map((run) => run.trace[key] ?? Number.NaN));
     const steps = {
