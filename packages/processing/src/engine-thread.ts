@@ -54,7 +54,7 @@ export class EngineThreads {
    */
   async run(inputs: TrialInputs, outDir: string, options: EngineRunOptions): Promise<ResultFile[]> {
     options.signal.throwIfAborted();
-    const kept = this.idle.pop() ?? { worker: new Worker(new URL('./engine-worker.mjs', import.meta.url)) };
+    const kept = this.idle.pop() ?? this.start();
     clearTimeout(kept.idleTimer);
     let ended: Awaited<ReturnType<typeof runOn>>;
     try {
@@ -76,6 +76,13 @@ export class EngineThreads {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all(this.idle.splice(0).map((kept) => this.retire(kept)));
+  }
+
+  private start(): Kept {
+    const kept: Kept = { worker: new Worker(new URL('./engine-worker.mjs', import.meta.url)) };
+    // A thread that stops between runs (a run's own failure is the run's to report) is not handed out again.
+    kept.worker.on('error', () => undefined).once('exit', () => void this.retire(kept));
+    return kept;
   }
 
   private async retire(kept: Kept): Promise<void> {
