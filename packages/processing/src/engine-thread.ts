@@ -56,6 +56,7 @@ export class EngineThreads {
     options.signal.throwIfAborted();
     const kept = this.idle.pop() ?? this.start();
     clearTimeout(kept.idleTimer);
+    kept.worker.ref();
     let ended: Awaited<ReturnType<typeof runOn>>;
     try {
       ended = await runOn(kept.worker, inputs, outDir, options);
@@ -65,6 +66,8 @@ export class EngineThreads {
     }
     if (this.closed) await kept.worker.terminate();
     else {
+      // Idle, it keeps no process alive.
+      kept.worker.unref();
       kept.idleTimer = setTimeout(() => void this.retire(kept), this.idleMs).unref();
       this.idle.push(kept);
     }
