@@ -317,7 +317,7 @@ describeWithData('two servers, three workers, one database and one bucket', REFE
       const finisher = workers.find((worker) => worker !== holder && worker.output().includes(`Trial ${trialId} (`));
       expect(finisher).toBeDefined();
       // One set of results, from one attempt; the queue's job completed once, after the killed worker's attempt.
-      await expectStoredOnce(trialId);
+      await expectStoredOnceInBucket(trialId);
       const jobs = await db.query<{ state: string; retry_count: number }>(
         `select state, retry_count from pgboss.job where name = 'process-trial' and data->>'trialId' = $1`,
         [trialId],

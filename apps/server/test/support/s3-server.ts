@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, ListObjectsCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { s3ClientConfig } from '../../src/storage/s3-file-store.ts';
 import type { ObjectStoreConfig } from '../../src/config.ts';
@@ -113,14 +113,16 @@ export async function startS3Server(): Promise<TestS3Server> {
       };
     },
     async keys(bucket) {
+      // Listed in pages of 1000 after a marker (ListObjects v1): s3rver's ListObjectsV2 answers a listing of
+      // more than 1000 keys with InternalError, its continuation token being DES, which Node's OpenSSL 3 refuses.
       const keys: string[] = [];
-      let token: string | undefined;
-      do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }));
+      let marker: string | undefined;
+      for (;;) {
+        const page = await client.send(new ListObjectsCommand({ Bucket: bucket, Marker: marker }));
         keys.push(...(page.Contents ?? []).map((object) => object.Key!));
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
-      return keys.sort();
+        if (!page.IsTruncated) return keys.sort();
+        marker = keys[keys.length - 1];
+      }
     },
     async close() {
       client.destroy();
