@@ -1,17 +1,18 @@
 /**
- * Remote workers (issue 23): a WORKERS=remote server (this process, PGlite) and one real `kinetrace-worker`
+ * Remote workers (issue 23): a WORKERS=remote server (this process, on PostgreSQL) and one real `kinetrace-worker`
  * process process the demo session: its calibration (the board rendered from the four demo cameras), its
  * neutral and its movement trial (Pose2Sim, 4 cameras x 1.7 s). For each trial, from its import to done:
  * the worker process's CPU seconds (all its threads, /proc), the server process's own CPU seconds (the
  * coordination: leases, inputs streamed, results stored, heartbeats, and this bench's status polls every
- * 500 ms), and the idle worker's lease-to-start latency (queued → leased, the server's 'trial leased' log).
+ * 500 ms), PostgreSQL's CPU seconds beside it, and the idle worker's lease-to-start latency (queued → leased,
+ * the server's 'trial leased' log).
  * Then trials per hour on the movement trial with 1, 2 and 3 worker processes on this machine: as many
  * trials as workers, queued at once, from the first import to the last done.
  *
  * Goals (issue 23): the server's CPU under 2 % of the worker's; an idle worker starts within 1 s.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +28,7 @@ import {
   makeDemoVideos,
 } from '../../server/test/support/processing-fixtures.ts';
 import { sessionWithSubject } from '../../server/test/support/owned-data.ts';
-import { authHeader, startTestApp, verifiedUser } from '../../server/test/support/test-app.ts';
+import { authHeader, postgresAvailable, startTestApp, verifiedUser } from '../../server/test/support/test-app.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const DEMO_TRIAL_S = 1.7;
@@ -38,6 +39,18 @@ const USER_HZ = 100;
 function processCpuS(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
+}
+/** CPU seconds of every PostgreSQL process on this machine (the cluster's, whichever database they serve). */
+function postgresCpuS(): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith('postgres')) total += processCpuS(Number(pid));
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return total;
 }
 const ownCpuS = () => {
   const usage = process.cpuUsage();
@@ -57,7 +70,9 @@ async function main(): Promise<void> {
   }
   const root = mkdtempSync(join(tmpdir(), 'kinetrace-remote-bench-'));
   const leases = new Map<string, number>();
-  const test = await startTestApp('pglite', { LOG_LEVEL: 'info', WORKERS: 'remote' });
+  // PostgreSQL, as a scaled-out server runs: with PGlite the database's own work counted as the server's.
+  const backend = (await postgresAvailable()) ? 'postgres' : 'pglite';
+  const test = await startTestApp(backend, { LOG_LEVEL: 'info', WORKERS: 'remote' });
   // The server's 'trial leased' lines (worker-service.ts): queued → leased, seconds.
   const logged = test.logs.push.bind(test.logs);
   test.logs.push = (...lines: string[]) => {
@@ -90,7 +105,9 @@ async function main(): Promise<void> {
     console.log(
       `machine: ${availableParallelism()} cores, load ${loadavg()
         .map((load) => load.toFixed(2))
-        .join(', ')}; Node ${process.version}; one worker process (pose threads: one per core)`,
+        .join(
+          ', ',
+        )}; Node ${process.version}; ${backend === 'postgres' ? 'PostgreSQL' : 'PGlite (PostgreSQL not reachable: the database works in the server process)'}; one worker process (pose threads: one per core)`,
     );
 
     const owner = await verifiedUser(test);
@@ -108,7 +125,7 @@ async function main(): Promise<void> {
     console.log(`idle server (one worker long-polling): ${(1000 * idleCpuPerS).toFixed(1)} ms CPU per second`);
 
     console.log(
-      'trial        worker CPU s  server CPU s  server/worker  above idle/worker  lease-to-start s  import to done s',
+      'trial        worker CPU s  server CPU s  server/worker  above idle/worker  PostgreSQL CPU s  lease-to-start s  import to done s',
     );
     const latencies: number[] = [];
     const untilEnded = async (trialId: string) => {
@@ -125,6 +142,7 @@ async function main(): Promise<void> {
       ['balance', videos.trial],
     ] as const) {
       const workerBefore = processCpuS(workerPid);
+      const databaseBefore = postgresCpuS();
       const started = performance.now();
       const trial = await importTrial(test, owner.token, sessionId, name, files);
       // The import itself (upload parsing, probing) is the server's whether or not workers are remote.
@@ -133,11 +151,12 @@ async function main(): Promise<void> {
       const state = await untilEnded(trial.id);
       const workerS = processCpuS(workerPid) - workerBefore;
       const serverS = ownCpuS() - serverAfterImport;
+      const databaseS = postgresCpuS() - databaseBefore;
       const aboveIdleS = serverS - idleCpuPerS * ((performance.now() - afterImportMs) / 1000);
       const latencyS = leases.get(trial.id) ?? NaN;
       latencies.push(latencyS);
       console.log(
-        `${name.padEnd(12)} ${workerS.toFixed(2).padStart(12)}  ${serverS.toFixed(2).padStart(12)}  ${`${((100 * serverS) / workerS).toFixed(2)} %`.padStart(13)}  ${`${((100 * aboveIdleS) / workerS).toFixed(2)} %`.padStart(17)}  ${latencyS.toFixed(3).padStart(16)}  ${((performance.now() - started) / 1000).toFixed(1).padStart(16)}${state.status === 'done' ? '' : `  (${state.status}: ${String(state.meta.error_msg)})`}`,
+        `${name.padEnd(12)} ${workerS.toFixed(2).padStart(12)}  ${serverS.toFixed(2).padStart(12)}  ${`${((100 * serverS) / workerS).toFixed(2)} %`.padStart(13)}  ${`${((100 * aboveIdleS) / workerS).toFixed(2)} %`.padStart(17)}  ${databaseS.toFixed(2).padStart(16)}  ${latencyS.toFixed(3).padStart(16)}  ${((performance.now() - started) / 1000).toFixed(1).padStart(16)}${state.status === 'done' ? '' : `  (${state.status}: ${String(state.meta.error_msg)})`}`,
       );
     }
     console.log(
