@@ -40,16 +40,23 @@ function processCpuS(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
 }
-/** CPU seconds of every PostgreSQL process on this machine (the cluster's, whichever database they serve). */
-function postgresCpuS(): number {
-  let total = 0;
+/** CPU seconds of each PostgreSQL process on this machine (the cluster's, whichever database they serve), by pid. */
+function postgresCpuS(): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith('postgres')) total += processCpuS(Number(pid));
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith('postgres'))
+        byPid.set(Number(pid), processCpuS(Number(pid)));
     } catch {
       // The process ended while the list was read.
     }
   }
+  return byPid;
+}
+/** PostgreSQL's CPU seconds since `before`, of the processes still running (a connection closed meanwhile drops out). */
+function postgresCpuSince(before: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, cpuS] of postgresCpuS()) total += cpuS - (before.get(pid) ?? 0);
   return total;
 }
 const ownCpuS = () => {
@@ -154,7 +161,7 @@ async function main(): Promise<void> {
       const state = await untilEnded(trial.id);
       const workerS = processCpuS(workerPid) - workerBefore;
       const serverS = ownCpuS() - serverAfterImport;
-      const databaseS = postgresCpuS() - databaseBefore;
+      const databaseS = postgresCpuSince(databaseBefore);
       const aboveIdleS = serverS - idleCpuPerS * ((performance.now() - afterImportMs) / 1000);
       const latencyS = leases.get(trial.id) ?? NaN;
       latencies.push(latencyS);

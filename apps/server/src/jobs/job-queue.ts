@@ -42,6 +42,20 @@ export interface JobQueue {
   stop(): Promise<void>;
 }
 
+/**
+ * How often this process's worker of each kind looks for jobs it was not told of. A job this process sends
+ * wakes its worker at once (pg-boss's notifyWorker), so a poll finds only jobs other servers sent, retries
+ * come due and scheduled runs: every 0.5 s, the idle server's polls of its four kinds were most of its
+ * 27 ms of CPU a second (issue 23, remote-workers bench). The scheduled purges need no finer cadence.
+ */
+const POLLING_INTERVAL_S: Record<JobKind, number> = {
+  'analyse-trial': 2,
+  'archive-download': 2,
+  'process-trial': 2,
+  'clean-uploads': 30,
+  'purge-trash': 30,
+};
+
 /** pg-boss refuses a job whose expiration is 24 hours or more. */
 const MAX_EXPIRE_IN_S = 24 * 3600 - 1;
 
@@ -62,6 +76,8 @@ export async function createJobQueue(database: DatabaseHandle, onError: (error: 
   boss.on('error', onError);
   await boss.start();
   for (const kind of Object.keys(jobKinds)) await boss.createQueue(kind);
+  /** This process's pg-boss worker of each kind it handles. */
+  const localWorkers = new Map<JobKind, string>();
 
   return {
     async send(kind, payload, options = {}) {
@@ -72,6 +88,8 @@ export async function createJobQueue(database: DatabaseHandle, onError: (error: 
         retryBackoff: options.retryBackoff ?? false,
         expireInSeconds: Math.min(options.expireInSeconds ?? 6 * 3600, MAX_EXPIRE_IN_S),
       });
+      const worker = localWorkers.get(kind);
+      if (worker) boss.notifyWorker(worker);
     },
     async work(handlers, handledElsewhere) {
       for (const kind of Object.keys(jobKinds) as JobKind[]) {
@@ -80,13 +98,18 @@ export async function createJobQueue(database: DatabaseHandle, onError: (error: 
           throw new Error(`Job kind "${kind}" has a handler here and elsewhere`);
         if (!handler && !handledElsewhere.includes(kind)) throw new Error(`No handler for job kind "${kind}"`);
         if (!handler) continue;
-        await boss.work(kind, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) => {
-          await handler(jobKinds[kind].parse(job.data), {
-            id: job.id,
-            retryCount: job.retryCount,
-            retryLimit: job.retryLimit,
-          });
-        });
+        const worker = await boss.work(
+          kind,
+          { batchSize: 1, pollingIntervalSeconds: POLLING_INTERVAL_S[kind], includeMetadata: true },
+          async ([job]) => {
+            await handler(jobKinds[kind].parse(job.data), {
+              id: job.id,
+              retryCount: job.retryCount,
+              retryLimit: job.retryLimit,
+            });
+          },
+        );
+        localWorkers.set(kind, worker);
       }
     },
     async schedule(kind, cron, payload) {
