@@ -72,6 +72,24 @@ function heightError(): Error {
 
 /** The engine's thread, kept between this file's attempts as the server keeps it. */
 const engines = new EngineThreads(60_000);
+
+/** A movement trial named walk of these videos (and cameras), with the lite pose model. */
+function walkTrial(videos: TrialInputs['videos'], cameras: CameraModel[] = []): TrialInputs {
+  return {
+    kind: 'movement',
+    trialName: 'walk',
+    videos,
+    cameras,
+    scaledModelOsim: '',
+    subject: { heightM: 1.7, massKg: 70 },
+    settings: {
+      board: { rows: 4, cols: 5, squareSizeMm: 35, placement: 'Perpendicular' },
+      poseModel: 'blazepose-lite',
+      filterFrequency: 'default',
+      scalingSetup: 'any_pose',
+    },
+  };
+}
 afterAll(() => engines.close());
 
 const run = (io: TrialIO, finalAttempt = false) =>
@@ -153,27 +171,17 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
       poseModels.push(String(model));
       throw new Error('no pose workers here');
     });
-    const movement = (keypointsOf: (camera: string) => string | undefined): TrialInputs => ({
-      kind: 'movement',
-      trialName: 'walk',
-      videos: ['cam01', 'cam02'].map((cameraName) => {
-        const keypoints = keypointsOf(cameraName);
-        return {
-          cameraName,
-          path: join(uploads, `${cameraName}.mp4`),
-          ...(keypoints && { keypoints: { path: keypoints } }),
-        };
-      }),
-      cameras: [],
-      scaledModelOsim: '',
-      subject: { heightM: 1.7, massKg: 70 },
-      settings: {
-        board: { rows: 4, cols: 5, squareSizeMm: 35, placement: 'Perpendicular' },
-        poseModel: 'blazepose-lite',
-        filterFrequency: 'default',
-        scalingSetup: 'any_pose',
-      },
-    });
+    const movement = (keypointsOf: (camera: string) => string | undefined): TrialInputs =>
+      walkTrial(
+        ['cam01', 'cam02'].map((cameraName) => {
+          const keypoints = keypointsOf(cameraName);
+          return {
+            cameraName,
+            path: join(uploads, `${cameraName}.mp4`),
+            ...(keypoints && { keypoints: { path: keypoints } }),
+          };
+        }),
+      );
     const attempt = (inputs: TrialInputs) =>
       runTrial('t1', recordingIO(() => inputs).io, {
         workRoot: join(root, 'work'),
@@ -207,20 +215,10 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
       rotationCameraFromWorld: Float64Array.of(1, 0, 0, 0, 1, 0, 0, 0, 1),
       translationCameraFromWorldM: Float64Array.of(0, 0, 3),
     });
-    const inputs: TrialInputs = {
-      kind: 'movement',
-      trialName: 'walk',
+    const inputs = walkTrial(
       videos,
-      cameras: videos.map((video) => camera(video.cameraName)),
-      scaledModelOsim: '',
-      subject: { heightM: 1.7, massKg: 70 },
-      settings: {
-        board: { rows: 4, cols: 5, squareSizeMm: 35, placement: 'Perpendicular' },
-        poseModel: 'blazepose-lite',
-        filterFrequency: 'default',
-        scalingSetup: 'any_pose',
-      },
-    };
+      videos.map((video) => camera(video.cameraName)),
+    );
     const frameSizes: string[] = [];
     const nobody = (async (image: { width: number; height: number }) => {
       frameSizes.push(`${image.width}x${image.height}`);
