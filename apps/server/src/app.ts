@@ -159,6 +159,7 @@ export async function buildApp(
     media,
     captureUrl: (pairingToken) => `${config.publicUrl}/capture/${pairingToken}`,
     settingChoices: () => settingChoices(config.dataDir),
+    phoneKeypoints: config.phoneKeypoints,
     now,
   });
   const trialService = createTrialService({ trials, sessionService, removal, media, now });
@@ -233,7 +234,16 @@ export async function buildApp(
     now,
   });
   const lensCalibrationService = createLensCalibrationService({ lenses: lensCalibrations, parsers: uploadParsers });
-  const captureService = createCaptureService({ sessions, trials, devices, recording: recordingService, intake, now });
+  const captureService = createCaptureService({
+    sessions,
+    trials,
+    devices,
+    files,
+    recording: recordingService,
+    intake,
+    phoneKeypoints: config.phoneKeypoints,
+    now,
+  });
   const analysisRepository = createAnalysisRepository(db);
   const analysisService = createAnalysisService({
     analyses: analysisRepository,

@@ -57,6 +57,10 @@ const environmentSchema = z.object({
   TRUST_PROXY: z.string().default('false').transform(parseTrustProxy),
   WORKERS: z.enum(['embedded', 'remote']).default('embedded'),
   WORKER_LEASE_TIMEOUT_S: z.coerce.number().min(1).max(3600).default(60),
+  PHONE_KEYPOINTS: z
+    .enum(['on', 'off'], 'PHONE_KEYPOINTS takes on (phones send their 2D keypoints, checked before use) or off')
+    .default('on')
+    .transform((value) => value === 'on'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PROVIDER_NAME: z.string().default('Kinetrace'),
   PROVIDER_CONTACT_EMAIL: z.string().default('contact@kinetrace.local'),
@@ -153,6 +157,11 @@ export interface ServerConfig {
   workers: 'embedded' | 'remote';
   /** A job whose attempt (a remote worker's lease) is silent this long goes back to the queue. */
   leaseTimeoutS: number;
+  /**
+   * Whether phones find their 2D keypoints in their browser and send them with their videos (PHONE_KEYPOINTS,
+   * issue 24); a session's Advanced Settings may turn them off, never on where this is off.
+   */
+  phoneKeypoints: boolean;
   instance: {
     provider_name: string;
     public_url: string;
@@ -205,6 +214,7 @@ export function loadConfig(
     objectStore: objectStoreOf(env),
     workers: env.WORKERS,
     leaseTimeoutS: env.WORKER_LEASE_TIMEOUT_S,
+    phoneKeypoints: env.PHONE_KEYPOINTS,
     instance: {
       provider_name: env.PROVIDER_NAME,
       public_url: publicUrl,

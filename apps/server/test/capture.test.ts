@@ -2,9 +2,12 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VIDEO_KEYPOINTS } from '@kinetrace/mocap/pose/keypoints';
 import {
   estimateClockOffsetMs,
   messages,
+  PHONE_KEYPOINTS_UPLOAD,
+  phoneKeypointsMessages,
   type ClockSample,
   type RecordingStatus,
   type Session,
@@ -209,6 +212,71 @@ describe('capture: pairing, recording and uploads', () => {
     expect((await phones[0].state()).cancelled_trial_ids).toContain(trialId);
     expect((await phones[1].upload(trialId, videoB)).status).toBe(410);
     expect((await status(session.id)).status).toBe('ready');
+  });
+
+  it("takes a phone's keypoints before its video where told to send them: the last one stored with the video; refused after it, invalid, too large or unwanted", async () => {
+    const { session, phones } = await pairedSession(2);
+    const keypointsFile = (shiftPx: number, change: Record<string, unknown> = {}) =>
+      Buffer.from(
+        JSON.stringify({
+          format: 'kinetrace-keypoints-2d',
+          version: 1,
+          keypointNames: [...VIDEO_KEYPOINTS],
+          imageSize: { width: 320, height: 240 },
+          timestampsS: [0, 0.04, 0.08],
+          frames: [VIDEO_KEYPOINTS.flatMap((_, k) => [100 + k + shiftPx, 50 + k, 0.9]), null, null],
+          producer: { model: 'BlazePose lite', backend: 'webgl', achievedHz: 25 },
+          ...change,
+        }),
+      );
+    const record = async (name: string) => {
+      const trialId = ((await api(`/sessions/${session.id}/record/?name=${name}`)).json() as { id: string }).id;
+      return { trialId, order: (await phones[0].state()).recording! };
+    };
+
+    // A calibration films a board: no keypoints asked for, none taken.
+    const calibration = await record('calibration');
+    expect(calibration.order.phone_keypoints).toBe(false);
+    expect((await phones[0].upload(calibration.trialId, keypointsFile(0), 'keypoints')).status).toBe(410);
+    await api(`/sessions/${session.id}/cancel_trial/`);
+
+    const walk = await record('walk');
+    expect(walk.order.phone_keypoints).toBe(true);
+    await api(`/sessions/${session.id}/stop/`);
+    const refusal = async (bytes: Buffer) => {
+      const refused = await phones[0].upload(walk.trialId, bytes, 'keypoints');
+      expect(refused.status, refused.body).toBe(400);
+      return (JSON.parse(refused.body) as { keypoints: string[] }).keypoints[0];
+    };
+    expect(await refusal(Buffer.from('{"format": "kinetrace-keypoints-2d", '))).toBe(phoneKeypointsMessages.notJson);
+    expect(await refusal(keypointsFile(0, { frames: [[1, 2, 0.5], null, null] }))).toMatch(
+      /^"keypoints.json": frames\.0: /,
+    );
+    expect(await refusal(keypointsFile(0, { timestampsS: undefined }))).toMatch(/timestampsS/);
+    expect((await phones[0].createUpload(walk.trialId, PHONE_KEYPOINTS_UPLOAD.maxBytes + 1, 'keypoints')).status).toBe(
+      413,
+    );
+    expect((await phones[0].upload(walk.trialId, keypointsFile(0), 'keypoints')).status).toBe(204);
+    expect((await phones[0].upload(walk.trialId, keypointsFile(7), 'keypoints')).status).toBe(204); // replaces the first
+    expect(await status(session.id)).toMatchObject({ status: 'processing', n_videos_uploaded: 0 });
+    expect((await phones[0].upload(walk.trialId, videoA)).status).toBe(204);
+    expect((await phones[0].upload(walk.trialId, keypointsFile(0), 'keypoints')).status).toBe(410); // after the video
+
+    const [video] = ((await api(`/trials/${walk.trialId}/`)).json() as Trial).videos;
+    const stored = video.parameters.keypoints as { origin: string; keys: string[] };
+    expect(stored).toMatchObject({ origin: 'phone', layout: 'kinetrace' });
+    const kept = await test.backends.files.read(stored.keys[0]);
+    const chunks: Buffer[] = [];
+    for await (const chunk of kept!.stream) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).equals(keypointsFile(7))).toBe(true);
+    await api(`/sessions/${session.id}/cancel_trial/`);
+
+    // The session's Advanced Settings turn them off.
+    await api(`/sessions/${session.id}/set_metadata/?settings_phone_keypoints=off`);
+    const offSession = await record('walk_again');
+    expect(offSession.order.phone_keypoints).toBe(false);
+    expect((await phones[0].upload(offSession.trialId, keypointsFile(0), 'keypoints')).status).toBe(410);
+    await api(`/sessions/${session.id}/cancel_trial/`);
   });
 
   it('estimates a phone clock offset within 50 ms of a known injected offset', async () => {

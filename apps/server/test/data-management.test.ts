@@ -180,6 +180,7 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
       // What each choice runs on this server (issue 21): the spec's pose models run BlazePose, and nothing is installed.
       expect((await get(`/api/sessions/${session.id}/get_session_settings/`)).json()).toMatchObject({
         framerates: [60, 120, 240],
+        phone_keypoints: true,
         choices: {
           pose_model: [
             { value: 'hrnet', runs: 'BlazePose full', installed: true },

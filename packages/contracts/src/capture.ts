@@ -40,6 +40,12 @@ export const recordingOrderSchema = z.object({
   start_at_ms: z.number(),
   /** The phone stops by itself after this long (§9 time limits). */
   limit_s: z.number(),
+  /**
+   * Whether the phone should find its 2D keypoints in what it records and upload them before its video
+   * (issue 24; see PHONE_KEYPOINTS_UPLOAD): on when the operator's PHONE_KEYPOINTS is on and the session's
+   * Advanced Settings leave it on (session setting `phone_keypoints`); never for a calibration (a board, nobody).
+   */
+  phone_keypoints: z.boolean(),
 });
 export type RecordingOrder = z.infer<typeof recordingOrderSchema>;
 
@@ -63,8 +69,38 @@ export const serverTimeSchema = z.object({ server_time_ms: z.number() });
 /** The header every tus request of a phone's upload carries its session's pairing token in (the upload's credential). */
 export const PAIRING_TOKEN_HEADER = 'x-pairing-token';
 
-/** tus Upload-Metadata of a phone's video (values are strings, as tus carries them). */
+/**
+ * What a phone uploads through the tus endpoint: its video, or the 2D keypoints its browser found in that
+ * video (issue 24). The keypoints upload (PHONE_KEYPOINTS_UPLOAD) carries the same metadata as the video's
+ * plus `kind: 'keypoints'`; absent or 'video' is the video.
+ */
+export const UPLOAD_KINDS = ['video', 'keypoints'] as const;
+export type UploadKind = (typeof UPLOAD_KINDS)[number];
+
+/**
+ * The contract of a phone's keypoints upload (issue 24), when its recording order says `phone_keypoints`:
+ * - Body: one Kinetrace keypoints 2D JSON (`phoneKeypoints2dSchema`, packages/contracts/src/keypoints-2d.ts):
+ *   format 'kinetrace-keypoints-2d', version 1, keypointNames = the engine's VIDEO_KEYPOINTS names in order,
+ *   imageSize = the recorded video's pixel size, timestampsS = each processed frame's time in seconds on the
+ *   video's own timeline (0 = the video's first frame), frames = one per processed frame (null where nobody was
+ *   found); optionally `producer` (model, backend, achieved rate).
+ * - Order: sent BEFORE the phone's video (the keypoints are ready when recording stops). Keypoints after that
+ *   phone's video, or for a trial not recording or uploading, are refused like videos (410); a second keypoints
+ *   upload of the same phone for the same trial replaces the first. Keypoints never start processing: the last
+ *   video does.
+ * - Checked when complete: more than `maxBytes` is refused at creation (413); a body that is not such a file
+ *   gets a 400 whose `keypoints` field says what is wrong (`{ keypoints: ['"keypoints.json": frames.3: …'] }`).
+ */
+export const PHONE_KEYPOINTS_UPLOAD = {
+  kind: 'keypoints' satisfies UploadKind,
+  /** A 60 s trial at 60 fps (3,600 frames, the longest, RECORDING_LIMIT_S) is about 2.5 MB of JSON: room for 6x that. */
+  maxBytes: 16 * 1024 ** 2,
+} as const;
+
+/** tus Upload-Metadata of a phone's video or keypoints (values are strings, as tus carries them). */
 export const uploadMetadataSchema = z.object({
+  /** 'keypoints' for the phone's 2D keypoints (PHONE_KEYPOINTS_UPLOAD); absent or 'video' for its video. */
+  kind: z.enum(UPLOAD_KINDS).optional(),
   pairing_token: z.string().min(10).max(200),
   trial_id: z.string().uuid(),
   device_id: deviceIdField,

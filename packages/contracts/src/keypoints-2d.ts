@@ -11,8 +11,11 @@ import { z } from 'zod';
 export const KEYPOINT_SETS = ['body25', 'body25b', 'coco17', 'halpe26'] as const;
 export type KeypointSetName = (typeof KEYPOINT_SETS)[number];
 
-/** Where a camera's 2D keypoints came from: our pose model, or given (imported, another detector). */
-export const keypoints2dSourceSchema = z.enum(['detected', 'given']);
+/**
+ * Where a camera's 2D keypoints came from: our pose model, given (imported, another detector), or the
+ * camera's phone (issue 24: found in its browser, checked by the server before use).
+ */
+export const keypoints2dSourceSchema = z.enum(['detected', 'given', 'phone']);
 export type Keypoints2dSource = z.infer<typeof keypoints2dSourceSchema>;
 
 export const KEYPOINTS_2D_LIMITS = {
@@ -82,6 +85,15 @@ export const kinetraceKeypoints2dSchema = z
       .array(z.array(z.array(keypointValue).nullable()))
       .max(KEYPOINTS_2D_LIMITS.maxPeople)
       .optional(),
+    /** What made the keypoints (informative; a phone says its model, its inference backend and the rate it kept up). */
+    producer: z
+      .object({
+        model: z.string().max(100).optional(),
+        backend: z.string().max(100).optional(),
+        /** Processed frames per second it achieved. */
+        achievedHz: z.number().nonnegative().max(1000).optional(),
+      })
+      .optional(),
   })
   .superRefine((file, context) => {
     const values = file.keypointNames.length * 3;
@@ -118,3 +130,19 @@ export const kinetraceKeypoints2dSchema = z
       });
   });
 export type KinetraceKeypoints2d = z.infer<typeof kinetraceKeypoints2dSchema>;
+
+export const phoneKeypointsMessages = {
+  notJson: 'The keypoints are not valid JSON: send one Kinetrace keypoints 2D file.',
+  timestamps:
+    "A phone's keypoints need timestampsS: each processed frame's time in seconds from the video's first frame.",
+} as const;
+
+/**
+ * The 2D keypoints a phone uploads beside its video (issue 24; the upload's contract is PHONE_KEYPOINTS_UPLOAD in
+ * capture.ts): a Kinetrace keypoints file whose `timestampsS` are required, since the phone processes the frames it
+ * can keep up with, not every frame; the server places them on its video's frame times.
+ */
+export const phoneKeypoints2dSchema = kinetraceKeypoints2dSchema.refine((file) => file.timestampsS !== undefined, {
+  path: ['timestampsS'],
+  message: phoneKeypointsMessages.timestamps,
+});

@@ -118,6 +118,9 @@ export const messages = {
     `The video from camera ${camera} could not be read (${reason}). Please record this trial again.`,
   trialNotRecording: 'This trial is not waiting for videos.',
   videoAlreadyUploaded: 'This camera has already uploaded its video for this trial.',
+  phoneKeypointsNotWanted: 'This trial takes no keypoints from the phones: upload the video alone.',
+  phoneKeypointsTooLarge: (maxBytes: number) =>
+    `The keypoints are larger than ${Math.round(maxBytes / 1024 ** 2)} MB: upload the video alone.`,
   pairingInvalid: 'This pairing link is no longer valid. Scan the QR code of the session again.',
   recordingInProgress: 'A trial is already being recorded in this session.',
 

@@ -17,6 +17,16 @@ export const OPENSIM_MODELS = {
 } as const;
 export const AUGMENTER_MODELS = { 'v0.3': 'v0.3 (latest)', 'v0.2': 'v0.2' } as const;
 export const FRAMERATES = [60, 120, 240] as const;
+/**
+ * Whether the session's phones find their 2D keypoints themselves and send them with their videos (issue 24):
+ * 'on' when the operator's PHONE_KEYPOINTS allows it (the server checks them and detects itself where they do
+ * not serve), 'off' to have the server detect every camera's keypoints. It never turns them on where the
+ * operator turned them off.
+ */
+export const PHONE_KEYPOINTS_CHOICES = {
+  on: 'On (phones send their keypoints, the server checks them)',
+  off: 'Off (the server detects the keypoints)',
+} as const;
 export const CHECKERBOARD_PLACEMENTS = ['Perpendicular', 'Lying'] as const;
 
 export const DEFAULT_SESSION_SETTINGS = {
@@ -26,6 +36,7 @@ export const DEFAULT_SESSION_SETTINGS = {
   openSimModel: 'LaiUhlrich2022',
   augmenter_model: 'v0.3',
   filter_frequency: 'default',
+  phone_keypoints: 'on',
 } as const;
 
 export interface FilterFrequencyDecision {

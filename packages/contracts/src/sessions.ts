@@ -9,6 +9,7 @@ import {
   DATA_SHARING_OPTIONS,
   FRAMERATES,
   OPENSIM_MODELS,
+  PHONE_KEYPOINTS_CHOICES,
   POSE_MODELS,
   SCALING_SETUPS,
 } from './session-settings.ts';
@@ -32,6 +33,8 @@ export const sessionSettingsSchema = z.object({
   openSimModel: z.enum(keysOf(OPENSIM_MODELS)).optional(),
   augmenter_model: z.enum(keysOf(AUGMENTER_MODELS)).optional(),
   filter_frequency: z.union([z.literal('default'), z.number().positive()]).optional(),
+  /** Phones send their 2D keypoints (issue 24), where the operator's PHONE_KEYPOINTS allows. */
+  phone_keypoints: z.enum(keysOf(PHONE_KEYPOINTS_CHOICES)).optional(),
 });
 
 export const sessionMetaSchema = z
@@ -136,6 +139,7 @@ export const setMetadataQuerySchema = z.object({
   settings_augmenter_model: z.enum(keysOf(AUGMENTER_MODELS)).optional(),
   /** 'default' or Hz; clamped to half the framerate, invalid values become 'default' with a warning. */
   settings_filter_frequency: z.string().max(50).optional(),
+  settings_phone_keypoints: z.enum(keysOf(PHONE_KEYPOINTS_CHOICES)).optional(),
 });
 export type SetMetadataQuery = z.input<typeof setMetadataQuerySchema>;
 
@@ -168,6 +172,8 @@ export type SettingChoices = z.infer<typeof settingChoicesSchema>;
 export const sessionSettingsResponseSchema = z.object({
   framerates: z.array(z.number().int()),
   choices: settingChoicesSchema,
+  /** Whether this server takes keypoints from the phones at all (the operator's PHONE_KEYPOINTS, issue 24). */
+  phone_keypoints: z.boolean(),
 });
 export type SessionSettingsResponse = z.infer<typeof sessionSettingsResponseSchema>;
 

@@ -25,7 +25,7 @@ function presentsToken(request: Request, pairingToken: string | null | undefined
 const notPaired = { status_code: 404, body: JSON.stringify({ detail: messages.pairingInvalid }) };
 
 /**
- * Resumable video uploads with the tus protocol: a dropped connection or a reloaded page resumes
+ * Resumable video uploads with the tus protocol (and the phones' 2D keypoints, which go before their videos): a dropped connection or a reloaded page resumes
  * from the last byte the server has, so a video arrives whole and is stored once. Chunks are staged
  * in `staging` (services/staged-uploads.ts says how long); a complete upload goes through the capture
  * service (probe, store, hand-off).
@@ -55,7 +55,7 @@ export function registerTusUploads(
     },
     async onUploadCreate(request, upload: Upload) {
       if (!presentsToken(request, upload.metadata?.pairing_token)) throw notPaired;
-      await capture.uploadTarget(upload.metadata ?? {}).catch((error: unknown) => {
+      await capture.uploadTarget(upload.metadata ?? {}, upload.size).catch((error: unknown) => {
         throw tusError(error);
       });
       return {};

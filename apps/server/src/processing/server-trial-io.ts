@@ -4,7 +4,6 @@ import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
-  type KeypointSetName,
   processingMessages,
   RESULT_TAGS,
   sessionMetaSchema,
@@ -29,6 +28,7 @@ import type { SessionRowDb } from '../repositories/sessions-repository.ts';
 import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
 import type { TrialResultRow, TrialRow, TrialsRepository, TrialVideoRow } from '../repositories/trials-repository.ts';
 import { trialFilesPrefix } from '../services/storage-keys.ts';
+import type { StoredKeypointsParameters } from '../services/video-intake.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import type { NewResult, ProcessingRepository } from './processing-repository.ts';
 
@@ -58,9 +58,9 @@ const workFileName = (name: string) => name.replace(/[^A-Za-z0-9_.-]+/g, '_');
 
 /** The 2D keypoints imported with a video (services/keypoints-intake.ts, stored by video-intake.ts), if any. */
 export function importedKeypointsOf(video: TrialVideoRow): StoredKeypoints | undefined {
-  const stored = video.parameters.keypoints as
-    { layout?: string; keys?: string[]; keypoint_set?: KeypointSetName | null } | undefined;
-  if (!stored?.keys?.length) return undefined;
+  const stored = video.parameters.keypoints as Partial<StoredKeypointsParameters> | undefined;
+  // A phone's keypoints wait for the engine's check before they replace its detection.
+  if (!stored?.keys?.length || stored.origin === 'phone') return undefined;
   const layout = stored.layout === 'kinetrace' ? 'kinetrace' : 'openpose';
   const name = workFileName(`${video.deviceId}_keypoints`);
   return {

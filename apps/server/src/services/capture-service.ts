@@ -1,25 +1,52 @@
-import { messages, uploadMetadataSchema, type CaptureState, type ConnectDeviceRequest } from '@kinetrace/contracts';
+import { createReadStream } from 'node:fs';
+import {
+  messages,
+  PHONE_KEYPOINTS_UPLOAD,
+  phoneKeypoints2dSchema,
+  phoneKeypointsMessages,
+  sessionMetaSchema,
+  trialKindOf,
+  uploadMetadataSchema,
+  type CaptureState,
+  type ConnectDeviceRequest,
+  type UploadKind,
+} from '@kinetrace/contracts';
 import { HttpError, notFound } from '../http/http-errors.ts';
+import type { FileStore } from '../storage/file-store.ts';
+import { parsedKeypointsFile } from './keypoints-intake.ts';
 import type { DevicesRepository } from '../repositories/devices-repository.ts';
 import type { SessionRowDb, SessionsRepository } from '../repositories/sessions-repository.ts';
 import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
 import { sessionNameOf } from './presenters.ts';
 import { DEVICE_CONNECTED_WINDOW_MS, type RecordingService } from './recording-service.ts';
-import { recordingMetaOf, type IntakeResult, type VideoIntake } from './video-intake.ts';
+import { phoneKeypointsKey, recordingMetaOf, type IntakeResult, type VideoIntake } from './video-intake.ts';
 
 /** How long a cancelled trial stays in the phones' drop list. */
 const CANCELLED_VISIBLE_MS = 10 * 60_000;
+
+/**
+ * Whether the phones recording `trialName` in `session` send their 2D keypoints (issue 24): the operator allows
+ * it (PHONE_KEYPOINTS) and the session's Advanced Settings do not turn it off; never for a calibration, which
+ * films a board and nobody.
+ */
+function phoneKeypointsWanted(operatorAllows: boolean, session: SessionRowDb, trialName: string): boolean {
+  const setting = sessionMetaSchema.safeParse(session.meta).data?.settings?.phone_keypoints;
+  return operatorAllows && setting !== 'off' && trialKindOf(trialName) !== 'calibration';
+}
 
 /** The phone side of capture: pairing by the QR code's token, the state phones follow, their uploads. */
 export function createCaptureService(deps: {
   sessions: SessionsRepository;
   trials: TrialsRepository;
   devices: DevicesRepository;
+  files: FileStore;
   recording: RecordingService;
   intake: VideoIntake;
+  /** Whether this server takes keypoints from the phones (PHONE_KEYPOINTS). */
+  phoneKeypoints: boolean;
   now: () => Date;
 }) {
-  const { sessions, trials, devices, recording, intake, now } = deps;
+  const { sessions, trials, devices, files, recording, intake, now } = deps;
 
   async function pairedSession(pairingToken: string): Promise<SessionRowDb> {
     const session = await sessions.findByPairingToken(pairingToken);
@@ -27,10 +54,22 @@ export function createCaptureService(deps: {
     return session;
   }
 
-  /** Checks an upload before its first byte: the trial waits for this phone's video. */
+  /**
+   * Checks an upload before its first byte: the trial waits for this phone's video (its keypoints come before
+   * it, PHONE_KEYPOINTS_UPLOAD, and only where the phones were told to send them); `sizeBytes` is the upload's
+   * length when known.
+   */
   async function uploadTarget(
     metadata: Record<string, string | null | undefined>,
-  ): Promise<{ trial: TrialRow; deviceId: string; firstFrameMs?: number; mimeType?: string }> {
+    sizeBytes?: number,
+  ): Promise<{
+    trial: TrialRow;
+    session: SessionRowDb;
+    kind: UploadKind;
+    deviceId: string;
+    firstFrameMs?: number;
+    mimeType?: string;
+  }> {
     const parsed = uploadMetadataSchema.safeParse(metadata);
     if (!parsed.success)
       throw new HttpError(400, {
@@ -50,8 +89,17 @@ export function createCaptureService(deps: {
     if ((await trials.videosOf(trial.id)).some((video) => video.deviceId === parsed.data.device_id)) {
       throw new HttpError(410, { detail: messages.videoAlreadyUploaded });
     }
+    const kind = parsed.data.kind ?? 'video';
+    if (kind === 'keypoints') {
+      if (!phoneKeypointsWanted(deps.phoneKeypoints, session, trial.name))
+        throw new HttpError(410, { detail: messages.phoneKeypointsNotWanted });
+      if (sizeBytes !== undefined && sizeBytes > PHONE_KEYPOINTS_UPLOAD.maxBytes)
+        throw new HttpError(413, { detail: messages.phoneKeypointsTooLarge(PHONE_KEYPOINTS_UPLOAD.maxBytes) });
+    }
     return {
       trial,
+      session,
+      kind,
       deviceId: parsed.data.device_id,
       firstFrameMs: parsed.data.first_frame_ms,
       mimeType: parsed.data.filetype,
@@ -98,6 +146,7 @@ export function createCaptureService(deps: {
                 framerate: meta.framerate ?? 60,
                 start_at_ms: meta.start_at_ms ?? time,
                 limit_s: meta.limit_s ?? 60,
+                phone_keypoints: phoneKeypointsWanted(deps.phoneKeypoints, session, trial.name),
               }
             : null,
         uploads_expected: uploadsExpected,
@@ -112,14 +161,33 @@ export function createCaptureService(deps: {
 
     uploadTarget,
 
-    /** The upload is complete at `path`: probe it, store it, hand the trial on when it was the last one. */
-    async finishUpload(metadata: Record<string, string | null | undefined>, path: string): Promise<IntakeResult> {
-      const { trial, deviceId, firstFrameMs, mimeType } = await uploadTarget(metadata);
+    /**
+     * The upload is complete at `path`. A video: probe it, store it (with the phone's keypoints when they came
+     * first), hand the trial on when it was the last one. Keypoints: check them (a field-keyed 400) and store
+     * them, replacing any the phone sent before, for its video to pick up.
+     */
+    async finishUpload(
+      metadata: Record<string, string | null | undefined>,
+      path: string,
+    ): Promise<IntakeResult | { stored: true }> {
+      const { trial, kind, deviceId, firstFrameMs, mimeType } = await uploadTarget(metadata);
+      const keypointsKey = phoneKeypointsKey(trial, deviceId);
+      if (kind === 'keypoints') {
+        await parsedKeypointsFile(
+          { fileName: 'keypoints.json', path },
+          phoneKeypoints2dSchema,
+          PHONE_KEYPOINTS_UPLOAD.maxBytes,
+          phoneKeypointsMessages.notJson,
+        );
+        await files.put(keypointsKey, createReadStream(path));
+        return { stored: true };
+      }
       const deviceModel = (await devices.find(trial.sessionId, deviceId))?.capabilities.device_model;
       return intake.accept(trial, deviceId, path, {
         firstFrameMs,
         mimeType,
         deviceModel: typeof deviceModel === 'string' ? deviceModel : undefined,
+        ...((await files.size(keypointsKey)) !== null && { phoneKeypointsKey: keypointsKey }),
       });
     },
   };

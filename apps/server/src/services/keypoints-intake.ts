@@ -20,7 +20,7 @@ export interface CameraKeypoints {
 }
 
 /** A Kinetrace keypoints file of a 10-minute 240 fps video is about 100 MB; one OpenPose frame a few kB. */
-const MAX_FILE_MB = { kinetrace: 256, openpose: 1 };
+const MAX_FILE_BYTES = { kinetrace: 256 * 1024 ** 2, openpose: 1024 ** 2 };
 
 /** `cam01_000000000012_keypoints.json`, `cam01.0012.json`, `cam01_12.json`: a camera's frame file. */
 const FRAME_FILE = /^(.+?)[._](\d+)(?:_keypoints)?\.json$/i;
@@ -32,15 +32,21 @@ function fieldProblem(error: z.ZodError): string {
     .join('; ');
 }
 
-async function parsed<T>(file: UploadedFile, schema: z.ZodType<T>, maxMb: number): Promise<T> {
+/** A keypoints file read and validated with `schema`; a refusal is a 400 whose `keypoints` field names the file and field at fault. */
+export async function parsedKeypointsFile<T>(
+  file: UploadedFile,
+  schema: z.ZodType<T>,
+  maxBytes: number,
+  notJson = importMessages.keypointsNotJson(file.fileName),
+): Promise<T> {
   const refuse = (message: string) => invalidFields({ keypoints: [message] });
-  if ((await stat(file.path)).size > maxMb * 1024 ** 2)
-    throw refuse(importMessages.keypointsTooLarge(file.fileName, maxMb));
+  if ((await stat(file.path)).size > maxBytes)
+    throw refuse(importMessages.keypointsTooLarge(file.fileName, Math.round(maxBytes / 1024 ** 2)));
   let raw: unknown;
   try {
     raw = JSON.parse(await readFile(file.path, 'utf8'));
   } catch {
-    throw refuse(importMessages.keypointsNotJson(file.fileName));
+    throw refuse(notJson);
   }
   const result = schema.safeParse(raw);
   if (!result.success) throw refuse(importMessages.keypointsInvalid(file.fileName, fieldProblem(result.error)));
@@ -81,10 +87,11 @@ export async function checkImportedKeypoints(
     const expected = frameCounts[cameras.indexOf(camera)];
     let frames: number;
     if (entry.layout === 'kinetrace') {
-      frames = (await parsed(entry.files[0], kinetraceKeypoints2dSchema, MAX_FILE_MB.kinetrace)).frames.length;
+      frames = (await parsedKeypointsFile(entry.files[0], kinetraceKeypoints2dSchema, MAX_FILE_BYTES.kinetrace)).frames
+        .length;
     } else {
       entry.files.sort((a, b) => Number(FRAME_FILE.exec(a.fileName)![2]) - Number(FRAME_FILE.exec(b.fileName)![2]));
-      for (const file of entry.files) await parsed(file, openPoseFrameSchema, MAX_FILE_MB.openpose);
+      for (const file of entry.files) await parsedKeypointsFile(file, openPoseFrameSchema, MAX_FILE_BYTES.openpose);
       frames = entry.files.length;
     }
     if (frames !== expected)

@@ -46,6 +46,8 @@ export interface SessionServiceDeps {
   captureUrl: (pairingToken: string) => string;
   /** What each processing choice runs on this server (what the operator installed), asked each time: installs need no restart. */
   settingChoices: () => SettingChoices;
+  /** Whether this server takes keypoints from the phones (PHONE_KEYPOINTS). */
+  phoneKeypoints: boolean;
   now: () => Date;
 }
 
@@ -335,6 +337,7 @@ export function createSessionService(deps: SessionServiceDeps) {
       assign('framerate', query.settings_framerate === undefined ? undefined : Number(query.settings_framerate));
       assign('openSimModel', query.settings_openSimModel);
       assign('augmenter_model', query.settings_augmenter_model);
+      assign('phone_keypoints', query.settings_phone_keypoints);
       if (query.settings_filter_frequency !== undefined || query.settings_framerate !== undefined) {
         const decision = clampFilterFrequency(
           (query.settings_filter_frequency ?? settings.filter_frequency) as string | number,
@@ -350,7 +353,7 @@ export function createSessionService(deps: SessionServiceDeps) {
     },
 
     settings(): SessionSettingsResponse {
-      return { framerates: [...FRAMERATES], choices: settingChoices() };
+      return { framerates: [...FRAMERATES], choices: settingChoices(), phone_keypoints: deps.phoneKeypoints };
     },
 
     async trash(context: AuthContext, id: string): Promise<Session> {

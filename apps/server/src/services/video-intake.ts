@@ -25,6 +25,19 @@ export interface RecordingMeta {
 
 export const recordingMetaOf = (trial: TrialRow) => trial.meta as RecordingMeta & Record<string, unknown>;
 
+/** Where a phone's 2D keypoints of a trial wait for its video (issue 24); a second upload overwrites the first. */
+export const phoneKeypointsKey = (trial: TrialRow, deviceId: string) =>
+  `${trialFilesPrefix(trial.sessionId, trial.id)}/phone-keypoints/${deviceId}.json`;
+
+/** How a video's 2D keypoints are kept in its parameters (server-trial-io.ts importedKeypointsOf reads them). */
+export interface StoredKeypointsParameters {
+  layout: 'openpose' | 'kinetrace';
+  keys: string[];
+  keypoint_set: KeypointSetName | null;
+  /** 'phone': found by the phone that recorded the video, checked by the engine before use; else imported, used as given. */
+  origin?: 'phone';
+}
+
 /**
  * Reads a video's header and checks that its frames are all there: an MP4 whose index (moov) comes
  * first still opens when its end is cut off, so the frames the index lists are counted against the
@@ -115,6 +128,8 @@ export function createVideoIntake(deps: {
         info?: VideoInfo;
         /** 2D keypoints imported with the video (keypoints-intake.ts), used instead of detecting them. */
         keypoints?: CameraKeypoints & { keypointSet?: KeypointSetName };
+        /** The stored key of the keypoints the phone sent before its video (capture-service.ts). */
+        phoneKeypointsKey?: string;
       },
     ): Promise<IntakeResult> {
       const inspected = extras.info ? { info: extras.info } : await inspect(deviceId, path);
@@ -135,6 +150,11 @@ export function createVideoIntake(deps: {
         await files.put(keypointKey, createReadStream(file.path));
         keypointKeys.push(keypointKey);
       }
+      const keypoints: StoredKeypointsParameters | undefined = extras.keypoints
+        ? { layout: extras.keypoints.layout, keys: keypointKeys, keypoint_set: extras.keypoints.keypointSet ?? null }
+        : extras.phoneKeypointsKey
+          ? { layout: 'kinetrace', keys: [extras.phoneKeypointsKey], keypoint_set: null, origin: 'phone' }
+          : undefined;
       const row = await trials.insertVideo({
         trialId: trial.id,
         deviceId,
@@ -153,13 +173,7 @@ export function createVideoIntake(deps: {
           duration_s: info.durationS,
           codec: info.codec,
           rotation_deg: info.rotationDeg,
-          ...(extras.keypoints && {
-            keypoints: {
-              layout: extras.keypoints.layout,
-              keys: keypointKeys,
-              keypoint_set: extras.keypoints.keypointSet ?? null,
-            },
-          }),
+          ...(keypoints && { keypoints }),
         },
       });
       if (!row) return { stored: false, reason: 'duplicate', message: messages.videoAlreadyUploaded };

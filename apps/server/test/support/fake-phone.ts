@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { eq } from 'drizzle-orm';
-import { PAIRING_TOKEN_HEADER, type CaptureState, type Session } from '@kinetrace/contracts';
+import { PAIRING_TOKEN_HEADER, type CaptureState, type Session, type UploadKind } from '@kinetrace/contracts';
 import { schema } from '@kinetrace/db';
 import { authHeader, type TestApp } from './test-app.ts';
 
@@ -59,28 +59,32 @@ export class FakePhone {
     return (await response.json()) as CaptureState;
   }
 
-  private metadata(trialId: string) {
+  private metadata(trialId: string, kind: UploadKind) {
     const pairs = {
       pairing_token: this.pairingToken,
       trial_id: trialId,
       device_id: this.deviceId,
       first_frame_ms: String(Date.now()),
-      filetype: 'video/mp4',
+      ...(kind === 'video' ? { filetype: 'video/mp4' } : { kind, filetype: 'application/json' }),
     };
     return Object.entries(pairs)
       .map(([key, value]) => `${key} ${Buffer.from(value).toString('base64')}`)
       .join(',');
   }
 
-  /** Creates a tus upload; answers its URL, or the refusal. */
-  async createUpload(trialId: string, length: number): Promise<{ status: number; location?: string; body: string }> {
+  /** Creates a tus upload (of the video unless `kind` says otherwise); answers its URL, or the refusal. */
+  async createUpload(
+    trialId: string,
+    length: number,
+    kind: UploadKind = 'video',
+  ): Promise<{ status: number; location?: string; body: string }> {
     const response = await fetch(`${this.baseUrl}/api/capture/uploads/`, {
       method: 'POST',
       headers: {
         'tus-resumable': '1.0.0',
         [PAIRING_TOKEN_HEADER]: this.pairingToken,
         'upload-length': String(length),
-        'upload-metadata': this.metadata(trialId),
+        'upload-metadata': this.metadata(trialId, kind),
       },
     });
     const location = response.headers.get('location') ?? undefined;
@@ -108,8 +112,9 @@ export class FakePhone {
     return { status: response.status, body: await response.text() };
   }
 
-  async upload(trialId: string, bytes: Buffer) {
-    const created = await this.createUpload(trialId, bytes.length);
+  /** A whole upload: the video, or (issue 24) the 2D keypoints the phone found in it, sent before it. */
+  async upload(trialId: string, bytes: Buffer, kind: UploadKind = 'video') {
+    const created = await this.createUpload(trialId, bytes.length, kind);
     if (!created.location) return { status: created.status, body: created.body };
     return this.send(created.location, bytes, 0);
   }

@@ -2,6 +2,7 @@ import {
   AUGMENTER_MODELS,
   DEFAULT_FRAMERATE,
   OPENSIM_MODELS,
+  PHONE_KEYPOINTS_CHOICES,
   POSE_MODELS,
   SCALING_SETUPS,
   clampFilterFrequency,
@@ -20,6 +21,7 @@ export interface AdvancedSettings {
   augmenter_model: keyof typeof AUGMENTER_MODELS;
   /** 'default' or Hz, as typed. */
   filter_frequency: string;
+  phone_keypoints: keyof typeof PHONE_KEYPOINTS_CHOICES;
 }
 
 type SettingChoice = SettingChoices[keyof SettingChoices][number];
@@ -44,12 +46,14 @@ function runsLine(choices: readonly SettingChoice[] | undefined, value: string):
 /**
  * §2.11 Advanced Settings: scaling setup, pose model, frame rate (only those the server records at),
  * musculoskeletal model, marker augmenter and filter frequency, clamped to half the frame rate (§5).
- * The pose model, model and augmenter say what each choice runs on this server (`choices`, issue 21).
+ * The pose model, model and augmenter say what each choice runs on this server (`choices`, issue 21); phone
+ * keypoints (issue 24) say when the server takes none.
  */
 export function AdvancedSettingsDialog({
   settings,
   framerates,
   choices,
+  phoneKeypointsAllowed,
   onClose,
   onSave,
 }: {
@@ -57,6 +61,8 @@ export function AdvancedSettingsDialog({
   framerates: readonly number[];
   /** What each processing choice runs here (get_session_settings); the spec's names alone until it is loaded. */
   choices: SettingChoices | undefined;
+  /** Whether this server takes keypoints from the phones at all (its operator's PHONE_KEYPOINTS); undefined until known. */
+  phoneKeypointsAllowed: boolean | undefined;
   onClose: () => void;
   onSave: (settings: AdvancedSettings) => void;
 }) {
@@ -122,6 +128,18 @@ export function AdvancedSettingsDialog({
           value={draft.filter_frequency}
           onChange={(event) => set({ filter_frequency: event.currentTarget.value })}
           onBlur={() => set({ filter_frequency: clamped(draft.filter_frequency, draft.framerate) })}
+        />
+        <Select
+          label="Keypoints from the phones"
+          data={optionsOf(PHONE_KEYPOINTS_CHOICES)}
+          description={
+            phoneKeypointsAllowed === false
+              ? 'This server takes no keypoints from the phones: it detects them itself.'
+              : 'Phones find the keypoints while they record; the server checks them and detects them itself where they fall short.'
+          }
+          value={draft.phone_keypoints}
+          onChange={(value) => value && set({ phone_keypoints: value as AdvancedSettings['phone_keypoints'] })}
+          allowDeselect={false}
         />
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>

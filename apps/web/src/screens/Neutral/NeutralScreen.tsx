@@ -165,6 +165,7 @@ export function NeutralScreen() {
       settings_openSimModel: settings.openSimModel,
       settings_augmenter_model: settings.augmenter_model,
       settings_filter_frequency: settings.filter_frequency,
+      settings_phone_keypoints: settings.phone_keypoints,
     });
     for (const warning of warnings) toast.warning(warning);
     await setSessionSubject(sessionId, subject.id);
@@ -319,6 +320,7 @@ export function NeutralScreen() {
           settings={settings}
           framerates={serverSettings.data?.framerates ?? []}
           choices={serverSettings.data?.choices}
+          phoneKeypointsAllowed={serverSettings.data?.phone_keypoints}
           onClose={() => setEditingSettings(false)}
           onSave={(saved) => {
             // §9: the Any pose notice, 8 s, when the neutral is no longer the upright pose.
