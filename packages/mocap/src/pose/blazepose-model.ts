@@ -13,7 +13,13 @@ import {
   type PoseModelName,
   type PoseRequest,
 } from './pose-model.ts';
-import { detectionAreas, regionFromAlignmentPoints, regionPointToImage, type PoseRegion } from './region.ts';
+import {
+  detectionAreas,
+  regionFromAlignmentPoints,
+  regionPointToImage,
+  uprightRegion,
+  type PoseRegion,
+} from './region.ts';
 import { sampleRegion, type RgbImage } from './region-sampler.ts';
 import { loadLocalGraphModel, packagedModelsDir } from './tfjs-runtime.ts';
 
@@ -141,8 +147,9 @@ export class BlazePoseModel implements PoseModel {
     this.detector = null;
   }
 
-  private async landmarksIn(image: RgbImage, region: PoseRegion): Promise<PoseEstimate> {
+  private async landmarksIn(image: RgbImage, requestedRegion: PoseRegion): Promise<PoseEstimate> {
     const model = this.landmarks;
+    const region = uprightRegion(requestedRegion);
     if (!model) throw new Error(`Pose model ${this.name} used before load()`);
     sampleRegion(image, region, LANDMARK_INPUT_PX, LANDMARK_VALUE_RANGE, this.input);
     const [landmarksTensor, poseFlagTensor, heatmapTensor] = tf.tidy(() =>

@@ -28,6 +28,18 @@ export function regionFromAlignmentPoints(centerX: number, centerY: number, topX
   return { centerX, centerY, sizePx: 2 * radius * REGION_ENLARGEMENT, rotationRad };
 }
 
+/**
+ * The region turned by half a turn when its "up" points down the image. Phone videos are shown
+ * upright (their rotation is applied when decoding), so a person upside down in one is a landmark
+ * model that folded the body onto itself: its head-to-hips alignment points swapped ends, and the
+ * region it hands the next frame asks the model to read the person upside down, where it folds
+ * again. Read upright, the model finds the head at the top again.
+ */
+export function uprightRegion(region: PoseRegion): PoseRegion {
+  if (Math.abs(region.rotationRad) <= Math.PI / 2) return region;
+  return { ...region, rotationRad: region.rotationRad - Math.sign(region.rotationRad) * Math.PI };
+}
+
 /** The region covering a whole image, letterboxed into a square (what the detector looks at). */
 export function wholeImageRegion(width: number, height: number): PoseRegion {
   return { centerX: width / 2, centerY: height / 2, sizePx: Math.max(width, height), rotationRad: 0 };

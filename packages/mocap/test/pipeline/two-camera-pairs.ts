@@ -75,16 +75,17 @@ const SETTINGS: ProcessingSettings = {
 };
 
 /**
- * The neutral (the static trial) of the demo with the named cameras, into `outDir`; `hide` removes
- * keypoints from a camera's detections (confidence 0), as a camera that never sees them.
+ * The neutral (the static trial) of the demo with the named cameras, into `outDir`; `edits` remove
+ * keypoints from a camera's detections (confidence 0), as a camera that never sees them, or move
+ * them sideways in every frame (`shiftXPx`), as a detector that puts them off the body.
  */
 export async function runNeutral(
   detections: DemoDetections,
   cameraNames: readonly string[],
   outDir: string,
-  hide: { camera: string; keypoints: string[] }[] = [],
+  edits: KeypointEdit[] = [],
 ) {
-  const keypoints = cameraNames.map((name) => hidden(detections.static[CAMERAS.indexOf(name)], hide, name));
+  const keypoints = cameraNames.map((name) => edited(detections.static[CAMERAS.indexOf(name)], edits, name));
   const outcome = await processNeutral(
     {
       videos: videos(cameraNames, DEMO_FILES.staticVideos),
@@ -156,15 +157,27 @@ const fromCache =
     keypoints[cameraNames.indexOf(video.cameraName)];
 const readReport = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as ReportWithModelFit;
 
-function hidden(keypoints: Keypoints2D, hide: { camera: string; keypoints: string[] }[], cameraName: string) {
-  const names = hide.filter((entry) => entry.camera === cameraName).flatMap((entry) => entry.keypoints);
-  if (names.length === 0) return keypoints;
+export interface KeypointEdit {
+  camera: string;
+  keypoints: string[];
+  /** Moves the keypoints this far along the image's x axis; without it they are hidden. */
+  shiftXPx?: number;
+}
+
+function edited(keypoints: Keypoints2D, edits: readonly KeypointEdit[], cameraName: string) {
+  const own = edits.filter((edit) => edit.camera === cameraName);
+  if (own.length === 0) return keypoints;
   const data = new Float32Array(keypoints.data);
   const width = keypoints.keypointNames.length;
-  for (const name of names) {
-    const k = (keypoints.keypointNames as readonly string[]).indexOf(name);
-    for (let f = 0; f < keypoints.frameCount; f++) data.set([Number.NaN, Number.NaN, 0], (f * width + k) * 3);
-  }
+  for (const edit of own)
+    for (const name of edit.keypoints) {
+      const k = (keypoints.keypointNames as readonly string[]).indexOf(name);
+      for (let f = 0; f < keypoints.frameCount; f++) {
+        const at = (f * width + k) * 3;
+        if (edit.shiftXPx === undefined) data.set([Number.NaN, Number.NaN, 0], at);
+        else data[at] += edit.shiftXPx;
+      }
+    }
   return { ...keypoints, data };
 }
 

@@ -8,6 +8,7 @@ import {
   REGION_ENLARGEMENT,
   regionFromAlignmentPoints,
   regionPointToImage,
+  uprightRegion,
   type PoseRegion,
 } from '../../src/pose/region.ts';
 import { sampleRegion } from '../../src/pose/region-sampler.ts';
@@ -28,6 +29,25 @@ describe('pose regions', () => {
     regionPointToImage(region, 0.5, 0, top);
     expect(top[0]).toBeGreaterThan(0);
     expect(top[0]).toBeCloseTo(-top[1], 9);
+  });
+
+  it('turns a region that reads the person upside down by half a turn, and leaves a leaning one', () => {
+    const degrees = (rotationDeg: number) =>
+      (uprightRegion({ centerX: 5, centerY: 6, sizePx: 7, rotationRad: (rotationDeg * Math.PI) / 180 }).rotationRad *
+        180) /
+      Math.PI;
+    expect(degrees(172)).toBeCloseTo(-8, 9);
+    expect(degrees(-172)).toBeCloseTo(8, 9);
+    expect(degrees(30)).toBeCloseTo(30, 9);
+    expect(degrees(-89)).toBeCloseTo(-89, 9);
+    // A folded pose's alignment points (the "top" below the hips) give such a region.
+    const folded = uprightRegion(regionFromAlignmentPoints(100, 200, 104, 280));
+    expect(Math.abs(folded.rotationRad)).toBeLessThan(Math.PI / 2);
+    expect([folded.centerX, folded.centerY, folded.sizePx]).toEqual([
+      100,
+      200,
+      regionFromAlignmentPoints(100, 200, 104, 280).sizePx,
+    ]);
   });
 
   it('samples the image exactly where keypoints are mapped back, whatever the rotation', () => {
