@@ -172,13 +172,29 @@ describeWithData(
             DEMO_CAMERAS.length,
           );
 
+          // Issue 24: done as soon as the angles, keypoints, model, viewer data and report are stored, the
+          // synchronised videos (each video decoded again) following with their own stage and percentage.
           const done = await api.waitFor(walk.id);
           expect(done.status, String(done.meta.error_msg)).toBe('done');
-          expect(new Set(tagsOf(done))).toEqual(new Set(MOVEMENT_TAGS));
-          expect(done.results.filter((result) => result.tag === RESULT_TAGS.videoSync)).toHaveLength(
+          expect(done.meta.follow_up).toMatchObject({ stage: 'sync_videos', status: 'running' });
+          expect(new Set(tagsOf(done))).toEqual(new Set(MOVEMENT_TAGS.filter((tag) => tag !== RESULT_TAGS.videoSync)));
+          // The download meanwhile holds what exists, and where the videos go says they are being prepared; or,
+          // made a moment later, the videos themselves.
+          const pending = (await api.call('GET', `/sessions/${sessionId}/download/`)).rawPayload.toString('latin1');
+          expect(pending).toContain('OpenSimData/Kinematics/balance.mot');
+          expect(pending.includes('VisualizerVideos/balance/NOT_READY.txt')).toBe(
+            !pending.includes('balance_sync.mp4'),
+          );
+
+          const ready = await api.waitFor(walk.id, (trial) => trial.meta.follow_up === undefined);
+          expect(ready.status).toBe('done');
+          expect(new Set(tagsOf(ready))).toEqual(new Set(MOVEMENT_TAGS));
+          expect(ready.results.filter((result) => result.tag === RESULT_TAGS.videoSync)).toHaveLength(
             DEMO_CAMERAS.length,
           );
-          const mot = done.results.find((result) => result.tag === RESULT_TAGS.ikResults)!;
+          // The results stored at done are the ones kept: the videos were added to them.
+          for (const result of done.results) expect(ready.results.map((kept) => kept.id)).toContain(result.id);
+          const mot = ready.results.find((result) => result.tag === RESULT_TAGS.ikResults)!;
           const motFile = await test.app.inject({ method: 'GET', url: mot.media! });
           expect(motFile.statusCode).toBe(200);
           expect(motFile.body).toMatch(/inDegrees=yes/);
@@ -192,8 +208,10 @@ describeWithData(
             'MarkerData/balance.trc',
             'CameraParameters/calibration/',
             'NeutralImages/',
+            'Videos/Cam0/InputMedia/balance/balance_sync.mp4',
           ])
             expect(names).toContain(path);
+          expect(names).not.toContain('NOT_READY.txt');
         },
       );
 
@@ -207,13 +225,12 @@ describeWithData(
             const reprocessed = await api.call('POST', `/trials/${walk.id}/reprocess/`);
             expect(reprocessed.json()).toEqual({ trials: [walk.id] });
             expect(['reprocess', 'processing']).toContain((await api.trial(walk.id)).status);
-            const again = await api.waitFor(
-              walk.id,
-              (trial) =>
-                trial.status === 'done' &&
-                trial.results.every((result) => !walk.results.some((old) => old.id === result.id)),
+            // Done again: none of the earlier results is left, the earlier synchronised videos neither (issue 24).
+            const again = await api.waitFor(walk.id, (trial) => trial.status === 'done');
+            expect(again.results.filter((result) => walk.results.some((old) => old.id === result.id))).toEqual([]);
+            expect(tagsOf(await api.waitFor(walk.id, (trial) => trial.meta.follow_up === undefined))).toEqual(
+              tagsOf(walk),
             );
-            expect(tagsOf(again)).toEqual(tagsOf(walk));
             expect((await api.call('POST', `/trials/${walk.id}/reprocess/`)).statusCode).toBe(200);
             expect((await api.call('POST', `/trials/${walk.id}/reprocess/`)).statusCode).toBe(400); // already queued
             await api.waitFor(walk.id);
@@ -225,7 +242,9 @@ describeWithData(
             expect(await api.get(`/sessions/${sessionId}/get_n_calibrated_cameras/`)).toEqual({
               data: DEMO_CAMERAS.length,
             });
-            expect(tagsOf(await api.trial(walk.id))).toEqual(tagsOf(walk));
+            expect(tagsOf(await api.waitFor(walk.id, (trial) => trial.meta.follow_up === undefined))).toEqual(
+              tagsOf(walk),
+            );
             const stranger = await verifiedUser(test);
             const refused = await test.call({
               method: 'POST',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
 import {
+  processingMessages,
   RESULT_TAGS,
   workerMessages,
   type Lease,
@@ -393,6 +394,106 @@ describe('the worker API', () => {
       'application/octet-stream',
     );
     expect(lateUpload.statusCode).toBe(410);
+  }, 60_000);
+
+  it('keeps a lease past done for its follow-up (issue 24): done with its results at once, the follow-up’s progress, then its results added; a silent follow-up leaves the trial done and says so', async () => {
+    const leaseOf = async (trialId: string) => {
+      let leased = await lease('gpu-box-1');
+      while (leased.trial_id !== trialId) leased = await lease('gpu-box-1');
+      return leased;
+    };
+    const trialOf = async (trialId: string) => (await userCall('GET', `/trials/${trialId}/`)).json() as Trial;
+    const upload = (leased: Lease, tag: string, name: string) =>
+      call(
+        'gpu-box-1',
+        'PUT',
+        `/leases/${leased.id}/results/?tag=${tag}&name=${name}&camera_name=cam01`,
+        `${tag} bytes`,
+        'application/octet-stream',
+      );
+    const image = { tag: RESULT_TAGS.calibrationImage, name: 'cam01.jpg', camera_name: 'cam01' };
+    const video = { tag: RESULT_TAGS.videoSync, name: 'cam01_sync.mp4', camera_name: 'cam01' };
+
+    const trialId = await queuedCalibration();
+    const leased = await leaseOf(trialId);
+    expect((await upload(leased, image.tag, image.name)).statusCode).toBe(200);
+    const completed = await call('gpu-box-1', 'POST', `/leases/${leased.id}/complete/`, {
+      results: [image],
+      follow_up: 'sync_videos',
+    });
+    expect(completed.statusCode, completed.body).toBe(200);
+    const done = await trialOf(trialId);
+    expect(done.status).toBe('done');
+    expect(done.meta.progress).toBeUndefined();
+    expect(done.meta.follow_up).toMatchObject({ stage: 'sync_videos', status: 'running', percent: 0 });
+    expect(done.results.map((result) => result.tag)).toEqual([RESULT_TAGS.calibrationImage]);
+    // The session's download holds what exists, and says where the videos will be that they are being prepared.
+    const pending = (await userCall('GET', `/sessions/${done.session}/download/`)).rawPayload.toString('latin1');
+    expect(pending).toContain('CalibrationImages/');
+    expect(pending).toContain('VisualizerVideos/calibration/NOT_READY.txt');
+
+    // The heartbeat carries the follow-up's progress now; the processing's is over.
+    const beat = (body: object) => call('gpu-box-1', 'POST', `/leases/${leased.id}/heartbeat/`, body);
+    expect((await beat({ follow_up: 'sync_videos', percent: 40 })).statusCode).toBe(200);
+    expect((await trialOf(trialId)).meta.follow_up).toMatchObject({ status: 'running', percent: 40 });
+    expect((await beat({ stage: 'outputs', percent: 99 })).statusCode).toBe(410);
+    expect((await beat({ follow_up: 'sync_videos', percent: 40, stage: 'outputs' })).statusCode).toBe(400);
+
+    expect((await upload(leased, video.tag, video.name)).statusCode).toBe(200);
+    const added = await call('gpu-box-1', 'POST', `/leases/${leased.id}/add-results/`, { results: [video] });
+    expect(added.statusCode, added.body).toBe(200);
+    const ready = await trialOf(trialId);
+    expect(ready.status).toBe('done');
+    expect(ready.meta.follow_up).toBeUndefined();
+    expect(ready.results.map((result) => result.tag).sort()).toEqual([
+      RESULT_TAGS.calibrationImage,
+      RESULT_TAGS.videoSync,
+    ]);
+    const complete = (await userCall('GET', `/sessions/${done.session}/download/`)).rawPayload.toString('latin1');
+    expect(complete).not.toContain('NOT_READY.txt');
+    // The follow-up over, the lease is too.
+    expect((await beat({ follow_up: 'sync_videos', percent: 50 })).statusCode).toBe(410);
+
+    // A worker that stops during its follow-up: once its lease lapses, the trial is still done, without the videos, saying so.
+    const silentId = await queuedCalibration();
+    const silent = await leaseOf(silentId);
+    expect((await upload(silent, image.tag, image.name)).statusCode).toBe(200);
+    expect(
+      (
+        await call('gpu-box-1', 'POST', `/leases/${silent.id}/complete/`, {
+          results: [image],
+          follow_up: 'sync_videos',
+        })
+      ).statusCode,
+    ).toBe(200);
+    await test.backends.database.db
+      .update(schema.trials)
+      .set({ updatedAt: sql`now() - interval '1 hour'` })
+      .where(eq(schema.trials.id, silentId));
+    await expect
+      .poll(async () => (await trialOf(silentId)).meta.follow_up, { timeout: 10 * LEASE_TIMEOUT_S * 1000 })
+      .toMatchObject({ status: 'failed', error_msg: processingMessages.syncVideosInterrupted });
+    const given = await trialOf(silentId);
+    expect(given.status).toBe('done');
+    expect(given.results.map((result) => result.tag)).toEqual([RESULT_TAGS.calibrationImage]);
+    expect((await upload(silent, video.tag, video.name)).statusCode).toBe(410);
+    expect(
+      (await call('gpu-box-1', 'POST', `/leases/${silent.id}/add-results/`, { results: [video] })).statusCode,
+    ).toBe(410);
+
+    // A follow-up the worker reports failed: done still, with the message where the videos would be.
+    const failingId = await queuedCalibration();
+    const failing = await leaseOf(failingId);
+    expect((await upload(failing, image.tag, image.name)).statusCode).toBe(200);
+    await call('gpu-box-1', 'POST', `/leases/${failing.id}/complete/`, { results: [image], follow_up: 'sync_videos' });
+    const failed = await call('gpu-box-1', 'POST', `/leases/${failing.id}/follow-up-failed/`, {
+      kind: 'internal',
+      error: 'ffmpeg exited with code 1',
+    });
+    expect(failed.statusCode, failed.body).toBe(200);
+    const reported = await trialOf(failingId);
+    expect(reported.status).toBe('done');
+    expect(reported.meta.follow_up).toMatchObject({ status: 'failed', error_msg: processingMessages.syncVideosFailed });
   }, 60_000);
 
   it('refuses a revoked token at once, also to a worker holding a lease', async () => {

@@ -8,9 +8,10 @@ import {
   WORKER_API_PREFIX,
   workerMessages,
   workerPaths,
+  type CompleteRequest,
   type FailRequest,
+  type HeartbeatRequest,
   type Lease,
-  type ProcessingStage,
   type ResultFileRef,
   type TrialInputsManifest,
 } from '@kinetrace/contracts';
@@ -63,8 +64,8 @@ export function createWorkerClient(server: string, token: string) {
       return leaseResponseSchema.parse(await call('POST', workerPaths.lease, { json: { wait_s: waitS }, signal }))
         .lease;
     },
-    async heartbeat(lease: string, stage: ProcessingStage, percent: number): Promise<void> {
-      await call('POST', workerPaths.heartbeat(lease), { json: { stage, percent } });
+    async heartbeat(lease: string, beat: HeartbeatRequest): Promise<void> {
+      await call('POST', workerPaths.heartbeat(lease), { json: beat });
     },
     async inputs(lease: string): Promise<TrialInputsManifest> {
       return trialInputsManifestSchema.parse(await call('GET', workerPaths.inputs(lease)));
@@ -87,11 +88,17 @@ export function createWorkerClient(server: string, token: string) {
       });
       await call('PUT', `${workerPaths.result(lease)}?${query}`, { body: await openAsBlob(path) });
     },
-    async complete(lease: string, results: ResultFileRef[]): Promise<void> {
-      await call('POST', workerPaths.complete(lease), { json: { results } });
+    async complete(lease: string, request: CompleteRequest): Promise<void> {
+      await call('POST', workerPaths.complete(lease), { json: request });
     },
     async fail(lease: string, failure: FailRequest): Promise<void> {
       await call('POST', workerPaths.fail(lease), { json: failure });
+    },
+    async addResults(lease: string, results: ResultFileRef[]): Promise<void> {
+      await call('POST', workerPaths.addResults(lease), { json: { results } });
+    },
+    async followUpFailed(lease: string, failure: FailRequest): Promise<void> {
+      await call('POST', workerPaths.followUpFailed(lease), { json: failure });
     },
   };
 }

@@ -48,7 +48,7 @@ export function createWorker(client: WorkerClient, options: WorkerOptions) {
   async function process(lease: Lease): Promise<void> {
     const { io, current } = createRemoteTrialIO(client, lease, options.installDir);
     const heartbeat = setInterval(() => {
-      client.heartbeat(lease.id, current.stage, current.percent).catch((error: unknown) => {
+      client.heartbeat(lease.id, current.beat).catch((error: unknown) => {
         if (error instanceof TokenRefusedError) refused?.(error);
         else if (error instanceof LeaseGoneError) options.log(`Trial ${lease.trial_id}: ${error.message}`);
       });

@@ -45,6 +45,33 @@ export const processingProgressSchema = z.object({
 });
 export type ProcessingProgress = z.infer<typeof processingProgressSchema>;
 
+/**
+ * Outputs made after a trial is done (issue 24): the trial is marked done once its angles, keypoints, model,
+ * viewer data and report are stored, and the slow outputs follow with their own stage and percentage.
+ */
+export const FOLLOW_UP_STAGES = {
+  /** One video per camera re-timed to the trial's clock (and its de-identified twin): decoding each video again. */
+  sync_videos: 'Preparing synchronised videos',
+} as const;
+export type FollowUpStage = keyof typeof FOLLOW_UP_STAGES;
+export const followUpStageKeys = Object.keys(FOLLOW_UP_STAGES) as [FollowUpStage, ...FollowUpStage[]];
+
+/**
+ * `trial.meta.follow_up` of a done trial while its slow outputs are made (`running`), or when making them failed
+ * (`failed`, with the message users read: the trial stays done without them). Absent once they are stored;
+ * reprocessing clears it.
+ */
+export const followUpSchema = z.object({
+  stage: z.enum(followUpStageKeys),
+  status: z.enum(['running', 'failed']),
+  /** Of the follow-up alone, 0 to 100. */
+  percent: z.number().min(0).max(100),
+  /** When the follow-up started (ISO time). */
+  started_at: z.string(),
+  error_msg: z.string().optional(),
+});
+export type FollowUp = z.infer<typeof followUpSchema>;
+
 /** Result tags (spec §3 names the first four). */
 export const RESULT_TAGS = {
   visualizerTransforms: 'visualizerTransforms-json',
@@ -105,6 +132,15 @@ export const processingMessages = {
   notProcessable: 'Only a trial that has finished processing (done or error) can be reprocessed.',
   notProcessedInRecycleBin:
     'This trial was moved to the recycle bin before it was processed. Restore it and choose Reprocess to process it.',
+  /** The synchronised videos failed after the trial was done (tried twice when the fault was ours): it stays done without them. */
+  syncVideosFailed:
+    'The synchronised videos could not be prepared because of a problem on the server; the results above are complete. Try Reprocess to make the videos; if it fails again, report it with the trial id.',
+  /** In a downloaded archive, where the videos would be, while they are made. */
+  syncVideosPending: (trialName: string, percent: number) =>
+    `The synchronised videos of trial ${trialName} were still being prepared (${percent}%) when this archive was made. Download the data again once the trial shows them.`,
+  /** The process making them stopped (a worker killed, a server restarted) after the trial was done. */
+  syncVideosInterrupted:
+    'The synchronised videos were not prepared: processing stopped after the results were stored. Try Reprocess to make the videos.',
   /** An attempt after an internal failure, while it waits or runs. */
   retrying: (attempt: number, of: number) => `retrying (${attempt} of ${of})`,
   /** A movement trial behind a neutral that failed: it runs once a neutral succeeds (re-recorded or reprocessed). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { KEYPOINT_SETS, KEYPOINTS_2D_LIMITS } from './keypoints-2d.ts';
 import { CHECKERBOARD_PLACEMENTS } from './session-settings.ts';
-import { PROCESSING_STAGES, RESULT_TAGS, TRIAL_KINDS, type ProcessingStage } from './processing.ts';
+import { followUpStageKeys, PROCESSING_STAGES, RESULT_TAGS, TRIAL_KINDS, type ProcessingStage } from './processing.ts';
 
 /**
  * The worker API (issue 23): what a remote worker (`npx kinetrace-worker`) and the server say to each other.
@@ -23,8 +23,13 @@ export const workerPaths = {
     `/leases/${lease}/videos/${index}/keypoints/${file}/`,
   /** PUT, body the file (application/octet-stream), query its tag, name and camera. */
   result: (lease: string) => `/leases/${lease}/results/`,
+  /** POST: the results stored so far make the trial done; with `follow_up`, the lease lasts until that ends. */
   complete: (lease: string) => `/leases/${lease}/complete/`,
   fail: (lease: string) => `/leases/${lease}/fail/`,
+  /** POST: the follow-up's results, added to the done trial's (uploaded first, as for complete); ends the lease. */
+  addResults: (lease: string) => `/leases/${lease}/add-results/`,
+  /** POST: the follow-up failed; the trial stays done without its results. Ends the lease. */
+  followUpFailed: (lease: string) => `/leases/${lease}/follow-up-failed/`,
 } as const;
 
 export const workerMessages = {
@@ -65,10 +70,12 @@ export type Lease = z.infer<typeof leaseSchema>;
 export const leaseResponseSchema = z.object({ lease: leaseSchema.nullable() });
 
 const stageKeys = Object.keys(PROCESSING_STAGES) as [ProcessingStage, ...ProcessingStage[]];
-export const heartbeatRequestSchema = z.object({
-  stage: z.enum(stageKeys),
-  percent: z.number().min(0).max(100),
-});
+/** The progress a heartbeat carries: the processing's stage, or, once the trial is done, its follow-up's. */
+export const heartbeatRequestSchema = z.union([
+  z.object({ stage: z.enum(stageKeys), percent: z.number().min(0).max(100) }).strict(),
+  z.object({ follow_up: z.enum(followUpStageKeys), percent: z.number().min(0).max(100) }).strict(),
+]);
+export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;
 export const workerAckSchema = z.object({ ok: z.literal(true) });
 
 /*
@@ -173,7 +180,13 @@ export const resultFileRefSchema = z.object({
   camera_name: z.string().max(200).optional(),
 });
 export type ResultFileRef = z.infer<typeof resultFileRefSchema>;
-export const completeRequestSchema = z.object({ results: z.array(resultFileRefSchema).max(200) });
+export const completeRequestSchema = z.object({
+  results: z.array(resultFileRefSchema).max(200),
+  /** Slow outputs the worker makes after this (their results then come by addResults). */
+  follow_up: z.enum(followUpStageKeys).optional(),
+});
+export type CompleteRequest = z.infer<typeof completeRequestSchema>;
+export const addResultsRequestSchema = z.object({ results: z.array(resultFileRefSchema).max(200) });
 
 export const failRequestSchema = z.discriminatedUnion('kind', [
   /** The user can act on it: the trial ends in error with this message (no retry). */

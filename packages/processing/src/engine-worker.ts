@@ -7,10 +7,10 @@ import type { PoseEstimate, PoseRequest } from '@kinetrace/mocap/pose/pose-model
 import type { PoseInference } from '@kinetrace/mocap/pose/pose-worker-pool';
 import type { RgbImage } from '@kinetrace/mocap/pose/region-sampler';
 import { calibrateSession } from '@kinetrace/mocap/session/calibrate-session';
-import { processMovement } from '@kinetrace/mocap/session/process-movement';
+import { processMovementResultsFirst } from '@kinetrace/mocap/session/process-movement';
 import { processNeutral } from '@kinetrace/mocap/session/process-neutral';
-import type { CameraModel, RunOptions } from '@kinetrace/mocap/session/types';
-import type { EngineThreadMessage, EngineThreadRequest } from './engine-thread.ts';
+import type { CameraModel, MovementResultsFirst, RunOptions } from '@kinetrace/mocap/session/types';
+import type { EngineFailure, EngineThreadMessage, EngineThreadRequest } from './engine-thread.ts';
 import type { ResultFile, TrialInputs } from './trial-io.ts';
 import { userMessageOf } from './user-errors.ts';
 
@@ -18,7 +18,7 @@ import { userMessageOf } from './user-errors.ts';
  * A trial's engine thread (engine-thread.ts): for each run it is sent, the engine's function for the
  * trial's kind, its pose frames sent to the parent's pool, its progress to the parent; answers with
  * the result files, or the failure with the message for the user when it is theirs (decided here,
- * where the engine's error classes are).
+ * where the engine's error classes are). A movement's synchronised videos follow its results.
  */
 const port = parentPort;
 if (!port) throw new Error('engine-worker.ts must run as a worker thread');
@@ -46,17 +46,41 @@ function poolOfParent(size: number): PoseInference {
   };
 }
 
+/** A failure as the parent reads it, with the user's message when it is theirs. */
+function failureOf(error: unknown, inputs: TrialInputs): EngineFailure {
+  const { name, message, stack } = error instanceof Error ? error : new Error(String(error));
+  return { name, message, stack, userMessage: userMessageOf(error, inputs.videos) };
+}
+
+/** The synchronised videos, tried once more when the first try failed as ours (a decoder or encoder that died). */
+async function syncVideosFollowUp(inputs: TrialInputs, writeSyncVideos: WriteSyncVideos): Promise<void> {
+  const onProgress = (done: number, total: number) =>
+    post({ kind: 'follow-up-progress', fraction: total > 0 ? done / total : 1 });
+  for (let tries = 1; ; tries++) {
+    try {
+      const files = (await writeSyncVideos(onProgress)) as ResultFile[];
+      return post({ kind: 'follow-up-done', files });
+    } catch (error) {
+      const failure = failureOf(error, inputs);
+      if (failure.userMessage !== undefined || tries >= 2) return post({ kind: 'follow-up-failed', ...failure });
+    }
+  }
+}
+
 async function run({ inputs, outDir, poolSize }: Extract<EngineThreadRequest, { kind: 'run' }>): Promise<void> {
+  let results: Awaited<ReturnType<typeof dispatch>>;
   try {
-    const files = await dispatch(inputs, outDir, {
+    results = await dispatch(inputs, outDir, {
       onProgress: (stage, fraction) => post({ kind: 'progress', stage, fraction }),
       ...(poolSize !== undefined && { pool: poolOfParent(poolSize) }),
     });
-    post({ kind: 'done', files });
   } catch (error) {
-    const { name, message, stack } = error instanceof Error ? error : new Error(String(error));
-    post({ kind: 'failed', name, message, stack, userMessage: userMessageOf(error, inputs.videos) });
+    return post({ kind: 'failed', ...failureOf(error, inputs) });
   }
+  if (!results.writeSyncVideos) return post({ kind: 'done', files: results.files });
+  // The trial is done with these; its synchronised videos follow (issue 24).
+  post({ kind: 'done', files: results.files, followUp: 'sync_videos' });
+  await syncVideosFollowUp(inputs, results.writeSyncVideos);
 }
 
 port.on('message', (request: EngineThreadRequest) => {
@@ -67,7 +91,14 @@ port.on('message', (request: EngineThreadRequest) => {
   else pending?.reject(new Error(request.message));
 });
 
-async function dispatch(inputs: TrialInputs, outDir: string, runOptions: RunOptions): Promise<ResultFile[]> {
+type WriteSyncVideos = MovementResultsFirst['writeSyncVideos'];
+
+/** The engine's function for the trial's kind: its result files, and for a movement the step writing its synchronised videos. */
+async function dispatch(
+  inputs: TrialInputs,
+  outDir: string,
+  runOptions: RunOptions,
+): Promise<{ files: ResultFile[]; writeSyncVideos?: WriteSyncVideos }> {
   switch (inputs.kind) {
     case 'calibration': {
       const outcome = await calibrateSession({ videos: inputs.videos, board: inputs.board, outDir }, runOptions);
@@ -85,7 +116,7 @@ async function dispatch(inputs: TrialInputs, outDir: string, runOptions: RunOpti
         files.push({ tag: RESULT_TAGS.cameraParameters, path, cameraName: camera.cameraName });
         files.push({ tag: RESULT_TAGS.calibrationImage, path: camera.imagePath, cameraName: camera.cameraName });
       }
-      return files;
+      return { files };
     }
     case 'neutral': {
       const outcome = await processNeutral({ ...inputs, outDir }, runOptions);
@@ -100,11 +131,11 @@ async function dispatch(inputs: TrialInputs, outDir: string, runOptions: RunOpti
           return { tag: RESULT_TAGS.cameraParameters, path, cameraName } satisfies ResultFile;
         }),
       );
-      return [...chosen, ...(outcome.files as ResultFile[])];
+      return { files: [...chosen, ...(outcome.files as ResultFile[])] };
     }
     case 'movement': {
-      const outcome = await processMovement({ ...inputs, outDir }, runOptions);
-      return outcome.files as ResultFile[];
+      const outcome = await processMovementResultsFirst({ ...inputs, outDir }, runOptions);
+      return { files: outcome.files as ResultFile[], writeSyncVideos: outcome.writeSyncVideos };
     }
   }
 }

@@ -1,10 +1,10 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ProcessingStage } from '@kinetrace/contracts';
-import { EngineThreads } from './engine-thread.ts';
+import type { FollowUpStage, ProcessingStage } from '@kinetrace/contracts';
+import { EngineThreads, type EngineResults } from './engine-thread.ts';
 import type { PosePoolKeeper } from './pose-pool-keeper.ts';
-import type { TrialInputs, TrialIO } from './trial-io.ts';
+import type { TrialFailure, TrialInputs, TrialIO } from './trial-io.ts';
 import { userMessageOf } from './user-errors.ts';
 
 export interface RunTrialOptions {
@@ -28,13 +28,17 @@ export interface TrialSteps {
   engineS?: number;
   /** io.complete: the result files stored and registered, the trial marked done. */
   resultsS?: number;
+  /** From done to the follow-up's results stored (the synchronised videos), when the trial has one. */
+  followUpS?: number;
   /** io.progress calls and the seconds they took (they run beside the engine). */
   progressWrites: number;
   progressS: number;
 }
 
 export type TrialOutcome = (
-  { status: 'done' } | { status: 'user-error'; message: string } | { status: 'internal-error'; error: unknown }
+  | { status: 'done'; followUp?: { stage: FollowUpStage; failure?: TrialFailure } }
+  | { status: 'user-error'; message: string }
+  | { status: 'internal-error'; error: unknown }
 ) & { steps: TrialSteps };
 
 /**
@@ -53,16 +57,22 @@ export class TimeLimitError extends Error {
  * Runs one trial through the engine (spec §4.2, DESIGN §2): calibration, neutral or movement by its
  * inputs' kind, in a thread of its own (engine-thread.ts) that the time limit ends. An error the user can act on (userMessageOf, user-errors.ts) ends the trial in error
  * with a message naming no server file (no retry); anything else is an internal failure, reported
- * with `willRetry` unless this is the final attempt. The work directory is removed whatever happens.
+ * with `willRetry` unless this is the final attempt. A movement trial is done once its results are
+ * stored; its synchronised videos follow (issue 24), and their failure leaves it done (followUp).
+ * The work directory is removed whatever happens.
  */
 export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOptions): Promise<TrialOutcome> {
   const workRoot = options.workRoot ?? tmpdir();
   await mkdir(workRoot, { recursive: true });
   const workDir = await mkdtemp(join(workRoot, `trial-${trialId}-`));
   const engines = options.engines ?? new EngineThreads(0);
-  const progress = progressWriter(io);
-  const steps = progress.steps;
-  const timed = async <T>(step: 'inputsS' | 'engineS' | 'resultsS', work: () => Promise<T>): Promise<T> => {
+  const steps: TrialSteps = { progressWrites: 0, progressS: 0 };
+  const progress = progressWriter(steps, (stage: ProcessingStage, percent) => io.progress(stage, percent));
+  const followUpProgress = progressWriter(steps, (_stage: FollowUpStage, percent) => io.followUpProgress(percent));
+  const timed = async <T>(
+    step: 'inputsS' | 'engineS' | 'resultsS' | 'followUpS',
+    work: () => Promise<T>,
+  ): Promise<T> => {
     const start = performance.now();
     try {
       return await work();
@@ -90,22 +100,29 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
       return timed('engineS', async () => {
         // A trial whose every camera came with its 2D keypoints (issue 24) detects nothing: no pose workers to start.
         const detects = read.kind !== 'calibration' && read.videos.some((video) => video.keypoints === undefined);
-        const engine = { onProgress: progress.report, signal: stop.signal };
-        const files =
+        const engine = {
+          onProgress: progress.report,
+          onFollowUpProgress: (fraction: number) => followUpProgress.report('sync_videos', fraction),
+          signal: stop.signal,
+        };
+        const results =
           !detects || !options.poses
             ? await engines.run(read, outDir, engine)
             : await options.poses.use(read.settings.poseModel, (pool) =>
                 engines.run(read, outDir, { ...engine, pool }),
               );
         await progress.flush();
-        return files;
+        return results;
       });
     };
     const running = run();
     running.catch(() => undefined); // once past its time limit, the attempt's own end is of no interest
-    const files = await Promise.race([running, timeLimit]);
-    await timed('resultsS', () => io.complete(files));
-    return { status: 'done', steps };
+    const results = await Promise.race([running, timeLimit]);
+    const followUp = results.followUp;
+    await timed('resultsS', () => io.complete(results.files, followUp && { followUp: followUp.stage }));
+    if (!followUp) return { status: 'done', steps };
+    const failure = await timed('followUpS', () => finishFollowUp(io, followUp, timeLimit, followUpProgress));
+    return { status: 'done', followUp: { stage: followUp.stage, ...(failure && { failure }) }, steps };
   } catch (error) {
     await progress.flush().catch(() => undefined);
     const message = userMessageOf(error, inputs?.videos);
@@ -117,22 +134,51 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
     return { status: 'internal-error', error, steps };
   } finally {
     clearTimeout(timer);
+    // A follow-up still running when the attempt failed (its results could not be stored) ends with it.
+    if (!stop.signal.aborted) stop.abort(new Error('the attempt is over'));
     if (!options.engines) await engines.close();
     await rm(workDir, { recursive: true, force: true });
   }
 }
 
-/** Engine progress (stage, fraction of the whole trial) into io.progress: throttled, in order, errors surfaced at flush. */
-function progressWriter(io: TrialIO) {
-  const steps: TrialSteps = { progressWrites: 0, progressS: 0 };
-  let lastStage: ProcessingStage | undefined;
+/**
+ * The follow-up of a done trial to its end: its results added, or its failure reported (the engine's thread
+ * tried it twice when the fault was ours; the time limit ends it too). Answers the failure, if any; never throws,
+ * as the trial is done whatever happens here.
+ */
+async function finishFollowUp(
+  io: TrialIO,
+  followUp: NonNullable<EngineResults['followUp']>,
+  timeLimit: Promise<never>,
+  progress: ReturnType<typeof progressWriter<FollowUpStage>>,
+): Promise<TrialFailure | undefined> {
+  try {
+    const files = await Promise.race([followUp.files, timeLimit]);
+    await progress.flush();
+    await io.addResults(files);
+    return undefined;
+  } catch (error) {
+    await progress.flush().catch(() => undefined);
+    const message = userMessageOf(error);
+    const failure: TrialFailure =
+      message === undefined ? { kind: 'internal', error, willRetry: false } : { kind: 'user', message, error };
+    await io.followUpFailed(failure).catch(() => undefined);
+    return failure;
+  }
+}
+
+/** Engine progress (stage, fraction) into `write` as a percentage: throttled, in order, errors surfaced at flush. */
+function progressWriter<Stage extends string>(
+  steps: TrialSteps,
+  write: (stage: Stage, percent: number) => Promise<void>,
+) {
+  let lastStage: Stage | undefined;
   let lastPercent = -Infinity;
   let lastWriteMs = -Infinity;
   let chain: Promise<void> = Promise.resolve();
   let failure: unknown;
   return {
-    steps,
-    report(stage: ProcessingStage, fraction: number) {
+    report(stage: Stage, fraction: number) {
       const percent = Math.min(100, Math.max(0, Math.round(fraction * 1000) / 10));
       const now = performance.now();
       if (
@@ -146,7 +192,7 @@ function progressWriter(io: TrialIO) {
       chain = chain
         .then(async () => {
           const start = performance.now();
-          await io.progress(stage, percent);
+          await write(stage, percent);
           steps.progressWrites++;
           steps.progressS += (performance.now() - start) / 1000;
         })

@@ -1,4 +1,4 @@
-import type { ProcessingStage, ResultTag } from '@kinetrace/contracts';
+import type { FollowUpStage, ProcessingStage, ResultTag } from '@kinetrace/contracts';
 import type {
   BoardSpec,
   CameraModel,
@@ -77,7 +77,17 @@ export interface TrialIO {
   readInputs(workDir: string): Promise<TrialInputs>;
   /** Stage and whole-trial percentage (0–100), for the screens. */
   progress(stage: ProcessingStage, percent: number): Promise<void>;
-  /** Stores the results, replacing any earlier attempt's at once, and marks the trial done. */
-  complete(results: ResultFile[]): Promise<void>;
+  /**
+   * Stores the results, replacing any earlier attempt's at once (an earlier follow-up's too), and marks the
+   * trial done. With `followUp`, slower outputs follow (issue 24): the trial is shown done with that stage
+   * running, and this attempt keeps the trial (a remote worker its lease) until addResults or followUpFailed.
+   */
+  complete(results: ResultFile[], options?: { followUp?: FollowUpStage }): Promise<void>;
   fail(failure: TrialFailure): Promise<void>;
+  /** The follow-up's percentage (0–100, of the follow-up alone), for the screens; also its heartbeat. */
+  followUpProgress(percent: number): Promise<void>;
+  /** Stores the follow-up's results beside the done trial's and ends the follow-up. */
+  addResults(results: ResultFile[]): Promise<void>;
+  /** The follow-up failed for good: the trial stays done without its results, and says so where they would be. */
+  followUpFailed(failure: TrialFailure): Promise<void>;
 }

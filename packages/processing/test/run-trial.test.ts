@@ -36,6 +36,11 @@ function recordingIO(inputs: () => TrialInputs) {
     fail: async (failure) => {
       failures.push(failure);
     },
+    followUpProgress: async () => undefined,
+    addResults: async () => undefined,
+    followUpFailed: async (failure) => {
+      failures.push(failure);
+    },
   };
   return { io, failures };
 }

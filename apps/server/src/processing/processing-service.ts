@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import {
+  followUpSchema,
   messages,
   processingMessages,
   processingProgressSchema,
@@ -10,6 +11,7 @@ import {
 import { EngineThreads } from '@kinetrace/processing/engine-thread';
 import { PosePoolKeeper } from '@kinetrace/processing/pose-pool-keeper';
 import { runTrial } from '@kinetrace/processing/run-trial';
+import type { TrialIO } from '@kinetrace/processing/trial-io';
 import { badRequest, notFound } from '../http/http-errors.ts';
 import type { JobAttempt } from '../jobs/job-kinds.ts';
 import { HEARTBEAT_MS, interruptedJobRecovery } from '../jobs/interrupted-jobs.ts';
@@ -245,9 +247,17 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     return { attempt, io: ioFor(attempt), timeLimitS, finalAttempt: job.retryCount >= job.retryLimit, queuedS };
   }
 
-  /** The attempt `attemptId` of a trial a remote worker holds, to carry on with it (null when it is not the current one). */
+  /**
+   * The attempt `attemptId` of a trial a remote worker holds, to carry on with it (null when it is not the current
+   * one): processing, or done with its follow-up running (its progress then the last the processing showed).
+   */
   async function resumeAttempt(trial: TrialRow, attemptId: string): Promise<Attempt | null> {
-    const progress = processingProgressSchema.safeParse((trial.meta as { progress?: unknown }).progress);
+    const meta = trial.meta as { progress?: unknown; follow_up?: unknown };
+    const followUp = followUpSchema.safeParse(meta.follow_up);
+    const progress =
+      trial.status === 'done' && followUp.success && followUp.data.status === 'running'
+        ? processingProgressSchema.safeParse({ stage: 'outputs', percent: 100, started_at: followUp.data.started_at })
+        : processingProgressSchema.safeParse(meta.progress);
     const session = await sessions.findById(trial.sessionId);
     if (!session || !progress.success) return null;
     return { id: attemptId, trial, session, progress: progress.data };
@@ -260,16 +270,26 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     const { attempt, io, finalAttempt } = begun;
     const { trial, progress } = attempt;
     running.add(job.id);
+    /** What the heartbeat repeats: the processing's progress, then, once the trial is done, its follow-up's. */
+    let beat = () => repository.setProgress(trial.id, attempt.id, progress);
     const heartbeat = setInterval(() => {
-      repository.setProgress(trial.id, attempt.id, progress).catch(() => undefined);
+      beat().catch(() => undefined);
     }, HEARTBEAT_MS);
     try {
       // Keep the reported progress as the heartbeat's base: the heartbeat must not move the stage back.
-      const reporting = {
+      const reporting: TrialIO = {
         ...io,
         progress: async (stage: ProcessingProgress['stage'], percent: number) => {
           Object.assign(progress, { stage, percent });
           await io.progress(stage, percent);
+        },
+        complete: async (results, options) => {
+          await io.complete(results, options);
+          if (options?.followUp) beat = () => repository.setFollowUpProgress(trial.id, attempt.id, 0);
+        },
+        followUpProgress: async (percent: number) => {
+          beat = () => repository.setFollowUpProgress(trial.id, attempt.id, percent);
+          await io.followUpProgress(percent);
         },
       };
       const outcome = await runTrial(trial.id, reporting, {
@@ -305,7 +325,10 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
       return trial && { item: trial, aliveAt: trial.updatedAt };
     },
     interrupted: async (trial, _job, lastAttempt) => {
-      if (trial && lastAttempt) await repository.markError(trial.id, null, processingMessages.internalFailure);
+      // Stopped after the trial was done, during its follow-up: it stays done, and says the follow-up's outputs are missing.
+      if (trial?.status === 'done')
+        await repository.failFollowUp(trial.id, null, processingMessages.syncVideosInterrupted);
+      else if (trial && lastAttempt) await repository.markError(trial.id, null, processingMessages.internalFailure);
       else if (trial)
         await repository.markQueued(
           trial.id,

@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  type FollowUpStage,
   processingMessages,
   RESULT_TAGS,
   sessionMetaSchema,
@@ -238,22 +239,24 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
   const resultKey = (tag: string, name: string) =>
     `${trialFilesPrefix(trial.sessionId, trial.id)}/results/${attempt.id.replace(/[^A-Za-z0-9_-]+/g, '_')}/${tag}/${name}`;
 
-  /**
-   * Registers the attempt's stored results and marks the trial done; false (its files removed) when the
-   * attempt is no longer the trial's current one.
-   */
-  async function commit(refs: StoredResult[]): Promise<boolean> {
+  /** The rows registering the attempt's stored results, and their keys. */
+  async function rowsOf(refs: StoredResult[]): Promise<{ keys: string[]; rows: NewResult[] }> {
     await readDevices();
     const keys = refs.map((ref) => resultKey(ref.tag, ref.name));
     // Per-camera results name their phone, so the session counts its calibrated cameras (session-calibration.ts).
     const cameraMeta = (cameraName: string | undefined) =>
       cameraName === undefined ? null : { device_id: deviceOf.get(cameraName) ?? cameraName, camera_name: cameraName };
-    const rows: NewResult[] = refs.map((ref, index) => ({
+    const rows = refs.map((ref, index) => ({
       tag: ref.tag,
       storageKey: keys[index],
       meta: cameraMeta(ref.cameraName),
     }));
-    const replaced = await repository.commitResults(trial.id, attempt.id, rows).catch(async (error: unknown) => {
+    return { keys, rows };
+  }
+
+  /** Registers results through `register`; their files are removed when it fails or answers null (superseded). */
+  async function registered(keys: string[], register: () => Promise<string[] | null>): Promise<boolean> {
+    const replaced = await register().catch(async (error: unknown) => {
       await Promise.all(keys.map((key) => files.remove(key))).catch(() => undefined);
       throw error;
     });
@@ -261,6 +264,35 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
     const unused = replaced === null ? keys : replaced.filter((key) => !keys.includes(key));
     await Promise.all(unused.map((key) => files.remove(key)));
     return replaced !== null;
+  }
+
+  /**
+   * Registers the attempt's stored results and marks the trial done (with `followUp`, that stage running); false
+   * (its files removed) when the attempt is no longer the trial's current one.
+   */
+  async function commit(refs: StoredResult[], followUp?: FollowUpStage): Promise<boolean> {
+    const { keys, rows } = await rowsOf(refs);
+    const running = followUp && {
+      stage: followUp,
+      status: 'running' as const,
+      percent: 0,
+      started_at: new Date().toISOString(),
+    };
+    return registered(keys, () => repository.commitResults(trial.id, attempt.id, rows, running));
+  }
+
+  /** Registers the follow-up's stored results beside the done trial's; false (its files removed) when the attempt no longer holds it. */
+  async function commitFollowUp(refs: StoredResult[]): Promise<boolean> {
+    const { keys, rows } = await rowsOf(refs);
+    return registered(keys, async () => ((await repository.addResults(trial.id, attempt.id, rows)) ? [] : null));
+  }
+
+  /** Stores result files from the work folder under the attempt, as a remote worker uploads them. */
+  async function storeFiles(results: ResultFile[]): Promise<StoredResult[]> {
+    const names = resultFileNames(results);
+    for (const [index, result] of results.entries())
+      await files.put(resultKey(result.tag, names[index]), createReadStream(result.path));
+    return results.map((result, index) => ({ tag: result.tag, name: names[index], cameraName: result.cameraName }));
   }
 
   async function inputsWith(place: VideoPlacer, placeKeypoints: KeypointsPlacer): Promise<TrialInputs> {
@@ -321,17 +353,28 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
     },
 
     commit,
+    commitFollowUp,
 
-    async complete(results: ResultFile[]) {
-      const names = resultFileNames(results);
-      const refs = results.map((result, index) => ({
-        tag: result.tag,
-        name: names[index],
-        cameraName: result.cameraName,
-      }));
-      for (const [index, result] of results.entries())
-        await files.put(resultKey(result.tag, names[index]), createReadStream(result.path));
-      await commit(refs);
+    async complete(results: ResultFile[], options?: { followUp?: FollowUpStage }) {
+      await commit(await storeFiles(results), options?.followUp);
+    },
+
+    async followUpProgress(percent: number) {
+      await repository.setFollowUpProgress(trial.id, attempt.id, percent);
+    },
+
+    async addResults(results: ResultFile[]) {
+      await commitFollowUp(await storeFiles(results));
+    },
+
+    /** The trial stays done; its follow-up shows what went wrong (the log has the error). */
+    async followUpFailed(failure: TrialFailure) {
+      deps.logFailure(trial.id, failure);
+      await repository.failFollowUp(
+        trial.id,
+        attempt.id,
+        failure.kind === 'user' ? failure.message : processingMessages.syncVideosFailed,
+      );
     },
 
     async fail(failure: TrialFailure): Promise<void> {

@@ -1,7 +1,9 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import {
+  addResultsRequestSchema,
   completeRequestSchema,
   failRequestSchema,
   heartbeatRequestSchema,
@@ -71,22 +73,6 @@ export function registerWorkerRoutes(app: FastifyInstance, workers: WorkerServic
       return { lease: await workers.lease(workerOf(request), request.body.wait_s, gone.signal) };
     },
   );
-  api.post(
-    workerPaths.heartbeat(':lease'),
-    {
-      schema: {
-        tags,
-        security,
-        params: leaseParamsSchema,
-        body: heartbeatRequestSchema,
-        response: { 200: workerAckSchema },
-      },
-    },
-    async (request) => {
-      await workers.heartbeat(workerOf(request), request.params.lease, request.body.stage, request.body.percent);
-      return ack;
-    },
-  );
   api.get(
     workerPaths.inputs(':lease'),
     { schema: { tags, security, params: leaseParamsSchema, response: { 200: trialInputsManifestSchema } } },
@@ -127,36 +113,26 @@ export function registerWorkerRoutes(app: FastifyInstance, workers: WorkerServic
       return ack;
     },
   );
-  api.post(
-    workerPaths.complete(':lease'),
-    {
-      schema: {
-        tags,
-        security,
-        params: leaseParamsSchema,
-        body: completeRequestSchema,
-        response: { 200: workerAckSchema },
+  /** A report of the worker on its lease (progress, results, failure): its body checked by `body`, answered with an ack. */
+  function leaseReport<Body extends z.ZodType>(
+    path: string,
+    body: Body,
+    report: (worker: Worker, lease: string, body: z.infer<Body>) => Promise<void>,
+  ) {
+    api.post(
+      path,
+      { schema: { tags, security, params: leaseParamsSchema, body, response: { 200: workerAckSchema } } },
+      async (request) => {
+        await report(workerOf(request), request.params.lease, request.body as z.infer<Body>);
+        return ack;
       },
-    },
-    async (request) => {
-      await workers.complete(workerOf(request), request.params.lease, request.body.results);
-      return ack;
-    },
+    );
+  }
+  leaseReport(workerPaths.heartbeat(':lease'), heartbeatRequestSchema, workers.heartbeat);
+  leaseReport(workerPaths.complete(':lease'), completeRequestSchema, workers.complete);
+  leaseReport(workerPaths.fail(':lease'), failRequestSchema, workers.fail);
+  leaseReport(workerPaths.addResults(':lease'), addResultsRequestSchema, (worker, lease, { results }) =>
+    workers.addResults(worker, lease, results),
   );
-  api.post(
-    workerPaths.fail(':lease'),
-    {
-      schema: {
-        tags,
-        security,
-        params: leaseParamsSchema,
-        body: failRequestSchema,
-        response: { 200: workerAckSchema },
-      },
-    },
-    async (request) => {
-      await workers.fail(workerOf(request), request.params.lease, request.body);
-      return ack;
-    },
-  );
+  leaseReport(workerPaths.followUpFailed(':lease'), failRequestSchema, workers.followUpFailed);
 }

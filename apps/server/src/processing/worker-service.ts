@@ -5,15 +5,16 @@ import {
   workerMessages,
   workerPaths,
   WORKER_API_PREFIX,
+  type CompleteRequest,
   type FailRequest,
+  type HeartbeatRequest,
   type Lease,
-  type ProcessingStage,
   type ResultFileRef,
   type TrialInputsManifest,
   type WireKeypoints,
 } from '@kinetrace/contracts';
 import { manifestOf } from '@kinetrace/processing/trial-manifest';
-import { TrialInputError } from '@kinetrace/processing/trial-io';
+import { TrialInputError, type TrialFailure } from '@kinetrace/processing/trial-io';
 import { badRequest, HttpError, unauthorized } from '../http/http-errors.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
@@ -21,7 +22,7 @@ import { hashRandomToken } from '../services/secrets.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import type { ProcessingRepository } from './processing-repository.ts';
 import type { ProcessingService } from './processing-service.ts';
-import { importedKeypointsOf } from './server-trial-io.ts';
+import { importedKeypointsOf, type StoredResult } from './server-trial-io.ts';
 import type { Worker, WorkerTokensRepository } from './worker-tokens-repository.ts';
 
 /** A long poll looks at the queue this often for jobs other servers queued (this server's wake it at once). */
@@ -58,6 +59,21 @@ export interface InputRef {
 function leaseParts(leaseId: string): { trialId: string; attemptId: string; jobId: string } {
   const [trialId, jobId, retry] = leaseId.split('.');
   return { trialId, jobId, attemptId: `${jobId}.${retry}` };
+}
+
+/** A worker's report of a failure as the server's TrialIO takes it (its text in the error, for the log). */
+function failureFrom(worker: Worker, failure: FailRequest, willRetry: boolean): TrialFailure {
+  return failure.kind === 'user'
+    ? { kind: 'user', message: failure.message, error: new Error(`worker ${worker.name}: ${failure.message}`) }
+    : { kind: 'internal', error: new Error(`worker ${worker.name}: ${failure.error}`), willRetry };
+}
+
+/** The refs of results a worker says it uploaded, each checked to be in the store (else 400 naming it). */
+async function uploaded(io: ReturnType<ProcessingService['ioFor']>, refs: ResultFileRef[]): Promise<StoredResult[]> {
+  const stored = refs.map((ref) => ({ tag: ref.tag, name: ref.name, cameraName: ref.camera_name }));
+  const missing = await io.stored(stored);
+  if (missing) throw badRequest(workerMessages.resultMissing(missing.name));
+  return stored;
 }
 
 /**
@@ -161,11 +177,15 @@ export function createWorkerService(deps: WorkerServiceDeps) {
       return null;
     },
 
-    /** The worker's progress, which the screens show; also what keeps its lease. */
-    async heartbeat(worker: Worker, leaseId: string, stage: ProcessingStage, percent: number): Promise<void> {
+    /** The worker's progress (or, once the trial is done, its follow-up's), which the screens show; also what keeps its lease. */
+    async heartbeat(worker: Worker, leaseId: string, beat: HeartbeatRequest): Promise<void> {
       const { trial, attemptId } = await leased(worker, leaseId);
+      if ('follow_up' in beat) {
+        if (!(await repository.setFollowUpProgress(trial.id, attemptId, beat.percent))) throw leaseGone();
+        return;
+      }
       const progress = (await processing.resumeAttempt(trial, attemptId))?.progress;
-      if (!progress || !(await repository.setProgress(trial.id, attemptId, { ...progress, stage, percent })))
+      if (!progress || !(await repository.setProgress(trial.id, attemptId, { ...progress, ...beat })))
         throw leaseGone();
     },
 
@@ -244,16 +264,31 @@ export function createWorkerService(deps: WorkerServiceDeps) {
       await io.storeResult({ tag: ref.tag, name: ref.name }, data);
     },
 
-    /** Registers the uploaded results and marks the trial done; the job ends, and what waited for the trial runs. */
-    async complete(worker: Worker, leaseId: string, refs: ResultFileRef[]): Promise<void> {
+    /**
+     * Registers the uploaded results and marks the trial done, and what waited for the trial runs. The job ends,
+     * unless a follow-up comes (the lease then lasts until addResults or followUpFailed).
+     */
+    async complete(worker: Worker, leaseId: string, { results, follow_up: followUp }: CompleteRequest): Promise<void> {
       const { io, trial, attempt, jobId } = await attemptIO(worker, leaseId);
-      const stored = refs.map((ref) => ({ tag: ref.tag, name: ref.name, cameraName: ref.camera_name }));
-      const missing = await io.stored(stored);
-      if (missing) throw badRequest(workerMessages.resultMissing(missing.name));
-      if (!(await io.commit(stored))) throw leaseGone();
-      await queue.complete('process-trial', jobId);
-      deps.log.info({ trialId: trial.id, attempt: attempt.id, worker: worker.name }, 'trial processed');
+      if (!(await io.commit(await uploaded(io, results), followUp))) throw leaseGone();
+      if (!followUp) await queue.complete('process-trial', jobId);
+      deps.log.info({ trialId: trial.id, attempt: attempt.id, worker: worker.name, followUp }, 'trial processed');
       await processing.releaseWaiting(trial);
+    },
+
+    /** Adds the follow-up's uploaded results to the done trial's; the follow-up and the job end. */
+    async addResults(worker: Worker, leaseId: string, refs: ResultFileRef[]): Promise<void> {
+      const { io, trial, attempt, jobId } = await attemptIO(worker, leaseId);
+      if (!(await io.commitFollowUp(await uploaded(io, refs)))) throw leaseGone();
+      await queue.complete('process-trial', jobId);
+      deps.log.info({ trialId: trial.id, attempt: attempt.id, worker: worker.name }, 'trial follow-up stored');
+    },
+
+    /** The follow-up failed: the trial stays done without its results and says so; the job ends (the worker retried it). */
+    async followUpFailed(worker: Worker, leaseId: string, failure: FailRequest): Promise<void> {
+      const { io, jobId } = await attemptIO(worker, leaseId);
+      await io.followUpFailed(failureFrom(worker, failure, false));
+      await queue.complete('process-trial', jobId);
     },
 
     /**
@@ -264,11 +299,7 @@ export function createWorkerService(deps: WorkerServiceDeps) {
       const { io, trial, attempt, jobId } = await attemptIO(worker, leaseId);
       const { number = 1, of = 1 } = attempt.progress.attempt ?? {};
       const willRetry = failure.kind === 'internal' && number < of;
-      await io.fail(
-        failure.kind === 'user'
-          ? { kind: 'user', message: failure.message, error: new Error(`worker ${worker.name}: ${failure.message}`) }
-          : { kind: 'internal', error: new Error(`worker ${worker.name}: ${failure.error}`), willRetry },
-      );
+      await io.fail(failureFrom(worker, failure, willRetry));
       if (failure.kind === 'user') await queue.complete('process-trial', jobId);
       else await queue.fail('process-trial', jobId, `worker ${worker.name}: ${failure.error}`);
       if (!willRetry) await processing.releaseWaiting(trial);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
+import { followUpSchema, processingMessages, RESULT_TAGS } from '@kinetrace/contracts';
 import type { SessionRowDb, SessionsRepository } from '../repositories/sessions-repository.ts';
 import type { SubjectRow } from '../repositories/subjects-repository.ts';
 import type { TrialsRepository } from '../repositories/trials-repository.ts';
@@ -26,6 +27,19 @@ export interface Archive {
   digest: string;
   /** Streams the zip into `output`, one stored file open at a time, so memory stays flat whatever the size. */
   write(output: Writable, onProgress?: (doneBytes: number, totalBytes: number) => void): Promise<void>;
+}
+
+/** Where the synchronised videos of a trial would be, the note saying why they are not (issue 24). */
+const NOT_READY_FILE = 'NOT_READY.txt';
+
+/** The note for a done trial whose synchronised videos are still being made, or could not be made. */
+function followUpNote(trialName: string, stored: unknown): Buffer | null {
+  const followUp = followUpSchema.safeParse(stored);
+  if (!followUp.success) return null;
+  const { status, percent, error_msg: error } = followUp.data;
+  return Buffer.from(
+    `${status === 'running' ? processingMessages.syncVideosPending(trialName, Math.round(percent)) : (error ?? processingMessages.syncVideosFailed)}\n`,
+  );
 }
 
 /** Already-compressed media are stored as they are; text is deflated. */
@@ -69,6 +83,12 @@ export function createArchiveService(deps: {
           ),
         );
       }
+      const note = followUpNote(trial.name, trial.meta.follow_up);
+      if (note && disclosed(disclosure, fileKind({ kind: 'result', tag: RESULT_TAGS.videoSync })))
+        entries.push({
+          name: `${folder}/${resultPath(trial.name, RESULT_TAGS.videoSync, NOT_READY_FILE)}`,
+          content: note,
+        });
       for (const result of results) {
         if (!disclosed(disclosure, fileKind({ kind: 'result', tag: result.tag }))) continue;
         const fileName = result.storageKey?.split('/').at(-1) ?? result.tag;

@@ -16,7 +16,7 @@ import { reconstructSessionTrial } from './reconstruct-session-trial.ts';
 import { RESULT_TAG } from './result-tags.ts';
 import { writeSyncVideos } from './sync-videos.ts';
 import { trialClock } from './trial-clock.ts';
-import type { MovementInput, MovementOutcome, OutputFile, RunOptions } from './types.ts';
+import type { MovementInput, MovementOutcome, MovementResultsFirst, OutputFile, RunOptions } from './types.ts';
 
 /**
  * A movement trial (spec §4.2): 3D keypoints with the neutral's cameras → inverse kinematics of
@@ -25,6 +25,33 @@ import type { MovementInput, MovementOutcome, OutputFile, RunOptions } from './t
  */
 export async function processMovement(input: MovementInput, options: RunOptions = {}): Promise<MovementOutcome> {
   const progress = stageProgress(MOVEMENT_STAGES, options.onProgress);
+  const first = await movementResults(input, options, progress);
+  progress('outputs', 1, 10);
+  const videos = await first.writeSyncVideos((done, total) => progress('outputs', 1 + (9 * done) / total, 10));
+  progress('outputs', 1, 1);
+  return { files: [...first.files, ...videos] };
+}
+
+/**
+ * The same trial with its results first (issue 24): everything but the synchronised videos, written, and
+ * those videos as a step of their own that the caller runs after (they decode every video again, a
+ * third of the trial's time). Its `outputs` stage ends with the results.
+ */
+export async function processMovementResultsFirst(
+  input: MovementInput,
+  options: RunOptions = {},
+): Promise<MovementResultsFirst> {
+  const progress = stageProgress(MOVEMENT_STAGES, options.onProgress);
+  const first = await movementResults(input, options, progress);
+  progress('outputs', 1, 1);
+  return first;
+}
+
+async function movementResults(
+  input: MovementInput,
+  options: RunOptions,
+  progress: ReturnType<typeof stageProgress>,
+): Promise<MovementResultsFirst> {
   const isGait = input.settings.isGait ?? isGaitTrialName(input.trialName);
   const result = await reconstructSessionTrial(
     {
@@ -82,15 +109,10 @@ export async function processMovement(input: MovementInput, options: RunOptions 
     [{ tag: RESULT_TAG.qualityReport, path: `${base}_report.json` }, `${JSON.stringify(report, null, 2)}\n`],
   ];
   await Promise.all(written.map(([file, text]) => writeFile(file.path, text)));
-  progress('outputs', 1, 10);
-  const videos = await writeSyncVideos(
-    trialClock(result),
-    input.videos,
-    result.keypoints2D,
-    input.trialName,
-    input.outDir,
-    (done, total) => progress('outputs', 1 + (9 * done) / total, 10),
-  );
-  progress('outputs', 1, 1);
-  return { files: [...written.map(([file]) => file), ...videos] };
+  const clock = trialClock(result);
+  return {
+    files: written.map(([file]) => file),
+    writeSyncVideos: (onProgress) =>
+      writeSyncVideos(clock, input.videos, result.keypoints2D, input.trialName, input.outDir, onProgress),
+  };
 }

@@ -53,11 +53,18 @@ export async function writeSyncVideos(
     const scratch = new BlurScratch();
     // One decode feeds both encoders: decoding the phone's video costs about three times the encode.
     await writeH264Mp4s(
-      framesAt(first.value, source, targetsS, (frame) => {
-        const blurred = { ...frame, data: frame.data.slice() };
-        blurRegions(blurred, faces[frame.index] ?? unknown, scale, scratch);
-        return [frame.data, blurred.data];
-      }),
+      framesAt(
+        first.value,
+        source,
+        targetsS,
+        (frame) => {
+          const blurred = { ...frame, data: frame.data.slice() };
+          blurRegions(blurred, faces[frame.index] ?? unknown, scale, scratch);
+          return [frame.data, blurred.data];
+        },
+        // Within a camera too: its video is seconds of the trial's wait (issue 24 shows the percentage).
+        (written) => onProgress?.(c + written / targetsS.length, total),
+      ),
       { width: first.value.width, height: first.value.height, fps: clock.frameRateHz },
       [synced, deidentified],
     );
@@ -72,20 +79,22 @@ export async function writeSyncVideos(
 
 /**
  * For each target time, the decoded frame nearest to it (frames repeat where the camera was
- * slower), as the pictures `render` makes of it, once per decoded frame.
+ * slower), as the pictures `render` makes of it, once per decoded frame; `onFrame` is told how many went before.
  */
 async function* framesAt(
   first: VideoFrame,
   source: AsyncGenerator<VideoFrame>,
   targetsS: Float64Array,
   render: (frame: VideoFrame) => readonly Uint8Array[],
+  onFrame: (written: number) => void,
 ): AsyncGenerator<readonly Uint8Array[]> {
   let current = first;
   let renderedIndex = -1;
   let pictures: readonly Uint8Array[] = [];
   let upcoming = await source.next();
   try {
-    for (const target of targetsS) {
+    for (const [written, target] of targetsS.entries()) {
+      onFrame(written);
       while (!upcoming.done && Math.abs(upcoming.value.timestampS - target) <= Math.abs(current.timestampS - target)) {
         current = upcoming.value;
         upcoming = await source.next();

@@ -138,6 +138,14 @@ export interface MovementInput {
   trialName: string;
 }
 
+/** A movement trial's results without its synchronised videos, and the step that writes those (processMovementResultsFirst). */
+export interface MovementResultsFirst {
+  /** MovementOutcome's files but video-sync and video-sync-deidentified. */
+  files: OutputFile[];
+  /** Writes the synchronised videos into outDir (may be called again after a failure); `onProgress` per camera. */
+  writeSyncVideos(onProgress?: (done: number, total: number) => void): Promise<OutputFile[]>;
+}
+
 export interface MovementOutcome {
   /**
    * visualizerTransforms-json, ik_results (.mot, degrees), IK-json, marker_data (.trc),
