@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RESULT_TAGS, messages, type Session } from '@kinetrace/contracts';
+import { FOLLOW_UP_STAGES, processingMessages, RESULT_TAGS, messages, type Session } from '@kinetrace/contracts';
 import { readStorage } from '@kinetrace/mocap/formats/mot';
 import { ffmpegPath } from '@kinetrace/mocap/video/binaries';
 import type { Browser, Page } from 'playwright-core';
@@ -259,6 +259,22 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
       ],
     });
     await server.seedTrial(session.id, { name: 'walk_raw', videos: [{ deviceId: 'phone-a', bytes: left }] });
+    // Done, its synchronised videos still being made (issue 24), or given up on.
+    for (const [name, followUp] of [
+      ['jump_pending', { status: 'running', percent: 40 }],
+      ['jump_failed', { status: 'failed', percent: 70, error_msg: processingMessages.syncVideosInterrupted }],
+    ] as const)
+      await server.seedTrial(session.id, {
+        name,
+        videos: [
+          { deviceId: 'phone-a', bytes: left },
+          { deviceId: 'phone-b', bytes: right },
+        ],
+        results: [
+          { tag: RESULT_TAGS.visualizerTransforms, fileName: `${name}.json`, bytes: Buffer.from(transformsText) },
+        ],
+        meta: { follow_up: { stage: 'sync_videos', started_at: new Date().toISOString(), ...followUp } },
+      });
     // A processed neutral as processing leaves it: a scaled model, keypoints and an image per camera, no motion.
     await server.seedTrial(session.id, {
       name: 'neutral',
@@ -402,6 +418,22 @@ describeWithData('the trial viewer, its videos and the chart', [fixture.transfor
     await page.getByText(messages.resultNotFound(RESULT_TAGS.visualizerTransforms), { exact: true }).waitFor();
     await page.getByText(messages.videosNotSynchronized, { exact: true }).waitFor();
     await expect(page.locator('video').count()).resolves.toBe(1);
+  });
+
+  it('a trial done before its synchronised videos plays with the uploaded ones, saying the videos are being prepared and how far, or why they are missing', async () => {
+    for (const [name, shown] of [
+      ['jump_pending', `${FOLLOW_UP_STAGES.sync_videos} 40%`],
+      ['jump_failed', processingMessages.syncVideosInterrupted],
+    ]) {
+      await page.getByRole('cell', { name, exact: true }).click();
+      await scene(page).locator('canvas').waitFor();
+      const notice = page.getByTestId('videos-notice');
+      await notice.getByText(messages.videosNotSynchronized, { exact: true }).waitFor();
+      await notice.getByText(shown, { exact: true }).waitFor();
+      await expect(page.getByTestId('trial-videos').locator('video').count()).resolves.toBe(2);
+      await eventually(() => scene(page).getAttribute('data-frame')).not.toBeNull();
+    }
+    await screenshot(page, 'trial-viewer-videos-failed');
   });
 
   it('opens a processed neutral with its image and what it is for, without a missing-result alert', async () => {

@@ -1,5 +1,7 @@
 import {
   DEFAULT_FRAMERATE,
+  FOLLOW_UP_STAGES,
+  followUpSchema,
   RESULT_TAGS,
   autoplayDelayMs,
   messages,
@@ -50,6 +52,31 @@ function videosOf(trial: Trial): { videos: TrialVideo[]; synchronised: boolean }
       video.video ? [{ label: String(video.parameters.camera_name ?? video.device_id), url: video.video }] : [],
     ),
   };
+}
+
+/**
+ * Above the videos when they are not the synchronised ones: that the uploaded videos are shown (spec §4.3),
+ * and, when the synchronised videos are still being made after the trial was done (issue 24), their stage and
+ * percentage, or why they could not be made.
+ */
+function VideosNotice({ trial, mb }: { trial: Trial; mb?: string }) {
+  const followUp = followUpSchema.safeParse(trial.meta.follow_up);
+  return (
+    <Alert
+      color={followUp.success && followUp.data.status === 'failed' ? 'orange' : 'blue'}
+      mb={mb}
+      data-testid="videos-notice"
+    >
+      <Text size="sm">{messages.videosNotSynchronized}</Text>
+      {followUp.success && (
+        <Text size="sm" data-testid="follow-up" data-status={followUp.data.status}>
+          {followUp.data.status === 'running'
+            ? `${FOLLOW_UP_STAGES[followUp.data.stage]} ${Math.round(followUp.data.percent)}%`
+            : followUp.data.error_msg}
+        </Text>
+      )}
+    </Alert>
+  );
 }
 
 function TimeReadout({ clock, frameCount }: { clock: PlaybackClock; frameCount: number }) {
@@ -130,7 +157,7 @@ export function TrialViewer({ session, trial, frames, autoplayMs, onClock }: Tri
             {transformsUrl ? motion.error?.message : messages.resultNotFound(RESULT_TAGS.visualizerTransforms)}
           </Alert>
         )}
-        {!synchronised && videos.length > 0 && <Alert color="blue">{messages.videosNotSynchronized}</Alert>}
+        {!synchronised && videos.length > 0 && <VideosNotice trial={trial} />}
         <Grid>
           {videos.map((video) => (
             <Grid.Col key={video.url} span={{ base: 12, sm: 6 }}>
@@ -154,11 +181,7 @@ export function TrialViewer({ session, trial, frames, autoplayMs, onClock }: Tri
   return (
     <Paper withBorder radius="md" p="sm" data-testid="trial-viewer" aria-label={`Trial ${trial.name}`}>
       <PlaybackLoop clock={clock} delayMs={autoplayMs} />
-      {!synchronised && videos.length > 0 && (
-        <Alert color="blue" mb="xs">
-          {messages.videosNotSynchronized}
-        </Alert>
-      )}
+      {!synchronised && videos.length > 0 && <VideosNotice trial={trial} mb="xs" />}
       {/* One row (wrapping on narrow screens) of one height: the videos fill the scene's height, so no blank is left beside either. */}
       <div style={{ display: 'flex', flexWrap: 'wrap', gap: 'var(--mantine-spacing-sm)' }}>
         <div style={{ flex: `7 1 ${SCENE_MIN_WIDTH_PX}px`, minWidth: 0, height: VIEWER_HEIGHT_PX }}>
