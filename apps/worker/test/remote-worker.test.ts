@@ -162,6 +162,9 @@ describeWithData('two servers, three workers, one database and one bucket', REFE
     }
   }
   const ended = (trial: Trial) => trial.status === 'done' || trial.status === 'error';
+  /** Ended, and a done trial's follow-up (its synchronised videos, issue 24) over too: every result in. */
+  const finished = (trial: Trial) =>
+    ended(trial) && (trial.meta.follow_up as { status?: string } | undefined)?.status !== 'running';
   const expectDone = (trial: Trial) =>
     expect(
       trial.status,
@@ -253,9 +256,25 @@ describeWithData('two servers, three workers, one database and one bucket', REFE
         await importTrial(second, boardSession, importForm('calibration', boards)),
         await phoneCalibration(second, 'phone-second'),
       ];
-      const trials: Trial[] = [];
-      for (const trialId of submitted) trials.push(await waitFor(trialId, ended));
+      // Each watched from the start: how it first showed done, and how it finished.
+      const watched = await Promise.all(
+        submitted.map(async (trialId) => ({
+          atDone: await waitFor(trialId, ended),
+          trial: await waitFor(trialId, finished),
+        })),
+      );
+      const trials = watched.map(({ trial }) => trial);
       for (const trial of trials) expectDone(trial);
+      // Issue 24: a movement is done before its synchronised videos exist, which its worker adds after (lease kept).
+      for (const { atDone, trial } of watched.filter(({ trial }) => trial.name.startsWith('balancing'))) {
+        expect(atDone.meta.follow_up, trial.name).toMatchObject({ stage: 'sync_videos', status: 'running' });
+        expect(atDone.results.map((result) => result.tag)).not.toContain(RESULT_TAGS.videoSync);
+        expect(atDone.results.map((result) => result.tag)).toContain(RESULT_TAGS.ikResults);
+        expect(trial.meta.follow_up).toBeUndefined();
+        expect(trial.results.filter((result) => result.tag === RESULT_TAGS.videoSync)).toHaveLength(
+          trial.videos.length,
+        );
+      }
 
       // Workers asking either server ran them; the servers ran no pipeline and kept no file of their own.
       const leasedBy = (trialId: string) =>
@@ -312,7 +331,7 @@ describeWithData('two servers, three workers, one database and one bucket', REFE
       holder.child.kill('SIGKILL');
       await holder.exited;
 
-      const done = await waitFor(trialId, ended);
+      const done = await waitFor(trialId, finished);
       expectDone(done);
       const finisher = workers.find((worker) => worker !== holder && worker.output().includes(`Trial ${trialId} (`));
       expect(finisher).toBeDefined();
