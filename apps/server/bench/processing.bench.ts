@@ -2,9 +2,10 @@
  * The demo movement trial (Pose2Sim, 4 cameras, 1.7 s at 60 fps, phone-sized 544 x 960) processed
  * twice: through the server (import of its videos → the in-process runner → `done`, on PGlite) and
  * through the engine alone (`processMovement` on the same videos, cameras and scaled model, as
- * `kinetrace process` runs it). Prints the seconds from the last upload to done, the time per
- * stage of each, what the server adds, and the longest stall of the server's event loop (its API)
- * while each of its trials processed.
+ * `kinetrace process` runs it). Prints the seconds from the last upload to done (the joint angles
+ * on screen) and to its synchronised videos ready (made after done since issue 24; done included
+ * them before), the time per stage of each, what the server adds, and the longest stall of the
+ * server's event loop (its API) while each of its trials processed.
  *
  * Goals: the server adds under 10 % to the engine's time (issue 9); no stall of the API over 100 ms
  * while a trial processes (issue 24).
@@ -45,11 +46,10 @@ const logSink = new Writable({
   write(chunk: Buffer, _encoding, done) {
     for (const line of chunk.toString('utf8').split('\n')) {
       if (!line.includes('"trial processed"')) continue;
-      const { trialId, queuedS, inputsS, engineS, resultsS, progressWrites, progressS } = JSON.parse(line) as Record<
-        string,
-        number
-      > & { trialId: string };
-      traces.set(trialId, { queuedS, inputsS, engineS, resultsS, progressWrites, progressS });
+      const { trialId, queuedS, inputsS, engineS, resultsS, followUpS, progressWrites, progressS } = JSON.parse(
+        line,
+      ) as Record<string, number> & { trialId: string };
+      traces.set(trialId, { queuedS, inputsS, engineS, resultsS, followUpS, progressWrites, progressS });
     }
     done();
   },
@@ -155,25 +155,34 @@ async function main(): Promise<void> {
       ).json() as Trial;
 
     /**
-     * Polls the trial until it ends, noting when each stage first shows. The end is the trial's own
-     * `updated_at` (written with the status done, by this process's clock), so the figure does not
-     * depend on how often it is polled; polling twice a second keeps the observer's load on the
-     * server low (the web app polls every 5 s, spec §9).
+     * Polls the trial until it ends and its follow-up (the synchronised videos) with it, noting when each
+     * stage first shows. The ends are the server's own clock, so the figures do not depend on how often it
+     * is polled: done when the follow-up started (written with the status done), the videos at the trial's
+     * `updated_at` once they are in (the same for a trial without follow-up). Polling twice a second keeps
+     * the observer's load on the server low (the web app polls every 5 s, spec §9).
      */
     async function follow(trialId: string, startS: number) {
       const changes: { stage: string; atS: number }[] = [];
       const wallStartMs = Date.now() - (performance.now() - startS * 1000);
       const polls = { count: 0, s: 0 };
+      let doneS: number | undefined;
       for (;;) {
         const pollStart = performance.now();
         const trial = await get<Trial>(`/trials/${trialId}/`);
         polls.count++;
         polls.s += (performance.now() - pollStart) / 1000;
         const atS = performance.now() / 1000 - startS;
-        const stage = (trial.meta.progress as { stage?: string } | undefined)?.stage;
+        const followUp = trial.meta.follow_up as { stage: string; status: string; started_at: string } | undefined;
+        if (followUp) doneS = (Date.parse(followUp.started_at) - wallStartMs) / 1000;
+        const stage =
+          followUp?.status === 'running'
+            ? `${followUp.stage} (done)`
+            : (trial.meta.progress as { stage?: string } | undefined)?.stage;
         if (stage && stage !== changes.at(-1)?.stage) changes.push({ stage, atS });
-        if (trial.status === 'done' || trial.status === 'error')
-          return { trial, totalS: (Date.parse(trial.updated_at) - wallStartMs) / 1000, changes, polls };
+        if ((trial.status === 'done' && followUp?.status !== 'running') || trial.status === 'error') {
+          const totalS = (Date.parse(trial.updated_at) - wallStartMs) / 1000;
+          return { trial, doneS: doneS ?? totalS, totalS, changes, polls };
+        }
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
@@ -241,6 +250,7 @@ async function main(): Promise<void> {
       const run = await watchingStalls(() => follow(imported.id, performance.now() / 1000));
       if (run.trial.status !== 'done') throw new Error(`balance: ${String(run.trial.meta.error_msg)}`);
       return {
+        doneS: run.doneS,
         totalS: run.totalS,
         stallMs: run.stallMs,
         stages: stageSeconds(run.changes, run.totalS),
@@ -256,12 +266,13 @@ async function main(): Promise<void> {
       serverRuns.push(await throughServer(round));
       const { trace } = serverRuns.at(-1)!;
       console.log(
-        `round ${round}: server ${serverRuns.at(-1)!.totalS.toFixed(1)} s (queue ${trace.queuedS?.toFixed(2)}, inputs ${trace.inputsS?.toFixed(2)}, ` +
+        `round ${round}: server done ${serverRuns.at(-1)!.doneS.toFixed(1)} s, synchronised videos ${serverRuns.at(-1)!.totalS.toFixed(1)} s (queue ${trace.queuedS?.toFixed(2)}, inputs ${trace.inputsS?.toFixed(2)}, ` +
           `engine ${trace.engineS?.toFixed(1)}, results ${trace.resultsS?.toFixed(2)}; longest API stall ${serverRuns.at(-1)!.stallMs.toFixed(0)} ms), ` +
           `engine alone ${engineRuns.at(-1)!.totalS.toFixed(1)} s; load ${loadText()}`,
       );
     }
     const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor((values.length - 1) / 2)];
+    const serverDoneS = median(serverRuns.map((run) => run.doneS));
     const serverS = median(serverRuns.map((run) => run.totalS));
     const engineS = median(engineRuns.map((run) => run.totalS));
     // Stage times as seen by polling the trial (the quick stages after pose run within one poll) and by the engine's progress.
@@ -272,8 +283,11 @@ async function main(): Promise<void> {
         median(runs.map((run) => run.stages.get(stage) ?? 0)).toFixed(1);
       console.log(`${stage.padEnd(18)} ${of(serverRuns).padStart(15)}   ${of(engineRuns).padStart(6)}`);
     }
-    console.log(`last upload -> done through the server: ${serverS.toFixed(1)} s (median of ${ROUNDS})`);
-    console.log(`the same trial through the engine:      ${engineS.toFixed(1)} s (median of ${ROUNDS})`);
+    console.log(`last upload -> done through the server: ${serverDoneS.toFixed(1)} s (median of ${ROUNDS})`);
+    console.log(
+      `last upload -> synchronised videos ready: ${serverS.toFixed(1)} s (median of ${ROUNDS}; done waited for them before issue 24)`,
+    );
+    console.log(`the same trial through the engine, videos included: ${engineS.toFixed(1)} s (median of ${ROUNDS})`);
     console.log(
       `longest API stall while the trial processed: ${Math.max(...serverRuns.map((run) => run.stallMs)).toFixed(0)} ms ` +
         `(worst of ${ROUNDS}; goal < ${STALL_GOAL_MS} ms)`,
@@ -285,6 +299,7 @@ async function main(): Promise<void> {
       inputsS: 'inputs (videos copied, cameras, model read)',
       engineS: 'engine (with the last progress write)',
       resultsS: 'results stored and registered',
+      followUpS: 'synchronised videos, after done',
     };
     console.log('server trace (median s)');
     for (const [key, label] of Object.entries(steps)) console.log(`  ${label.padEnd(46)} ${traced(key).toFixed(2)}`);
