@@ -1,9 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processingMessages, RESULT_TAGS, type Session, type Subject, type Trial } from '@kinetrace/contracts';
+import {
+  processingMessages,
+  RESULT_TAGS,
+  type MainSettingsView,
+  type QualityReportView,
+  type Session,
+  type Subject,
+  type Trial,
+} from '@kinetrace/contracts';
+import { detectPoseInVideo } from '@kinetrace/mocap/pose/video-pose';
+import { keypoints2DToJson } from '../../../packages/mocap/test/formats/keypoints-files.ts';
 import { describeWithData } from '../../../packages/mocap/test/reference-data.ts';
+import { pairPhones } from './support/fake-phone.ts';
 import {
   DEMO_BOARD_QUERY,
   DEMO_SUBJECT,
@@ -252,6 +263,82 @@ describeWithData(
               headers: authHeader(stranger.token),
             });
             expect(refused.statusCode).toBe(404);
+          },
+        );
+
+      if (onlyOn('pglite'))
+        it(
+          "uses a phone's own keypoints for its camera when they agree with the server's check, and detects that camera itself when they are shifted by 100 px, saying why",
+          { timeout: 2 * PROCESSING_TIMEOUT_MS },
+          async () => {
+            const baseUrl = (await test.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
+            // One phone per calibrated camera, uploading in the cameras' order (recorded videos pair with them in order).
+            const { phones } = await pairPhones(test, baseUrl, sessionId, DEMO_CAMERAS.length);
+            // What a phone running our model sends: the engine's own detection of cam01's video, every other
+            // frame (30 Hz of a 60 fps video, enough for gait's 12 Hz cutoff), times from the video's first frame.
+            const detected = await detectPoseInVideo(videos.trial[0].path, { model: 'blazepose-lite', workers: 1 });
+            const phoneFile = (shiftPx: number) => {
+              const file = keypoints2DToJson(detected);
+              const kept = file.frames.flatMap((frame, index) => (index % 2 === 0 ? [{ frame, index }] : []));
+              return Buffer.from(
+                JSON.stringify({
+                  ...file,
+                  otherPeople: undefined,
+                  timestampsS: kept.map(({ index }) => file.timestampsS![index] - file.timestampsS![0]),
+                  frames: kept.map(({ frame }) =>
+                    frame?.map((value, i) => (i % 3 === 0 && value !== null ? value + shiftPx : value)),
+                  ),
+                  producer: { model: 'blazepose-lite', backend: 'test', achievedHz: 30 },
+                }),
+              );
+            };
+            const recordWithPhones = async (name: string, shiftPx: number) => {
+              await Promise.all(phones.map((phone) => phone.state())); // polling: connected
+              const recorded = await api.call('GET', `/sessions/${sessionId}/record/?name=${name}`);
+              expect(recorded.statusCode, recorded.body).toBe(200);
+              const trialId = (recorded.json() as { id: string }).id;
+              const orders = await Promise.all(phones.map((phone) => phone.state()));
+              expect(orders.map((order) => order.recording?.phone_keypoints)).toEqual(phones.map(() => true));
+              // The phones start together, as told.
+              for (const [index, phone] of phones.entries()) phone.firstFrameMs = orders[index].recording!.start_at_ms;
+              await api.call('GET', `/sessions/${sessionId}/stop/`);
+              expect((await phones[0].upload(trialId, phoneFile(shiftPx), 'keypoints')).status).toBe(204);
+              for (const [index, phone] of phones.entries())
+                expect((await phone.upload(trialId, readFileSync(videos.trial[index].path))).status).toBe(204);
+              const done = await api.waitFor(trialId);
+              expect(done.status, String(done.meta.error_msg)).toBe('done');
+              const json = async <T>(tag: string) => {
+                const result = done.results.find((candidate) => candidate.tag === tag)!;
+                return (await test.app.inject({ method: 'GET', url: result.media! })).json() as T;
+              };
+              const report = await json<QualityReportView>(RESULT_TAGS.qualityReport);
+              const settings = await json<MainSettingsView>(RESULT_TAGS.mainSettings);
+              const phoneCamera = report.cameras.find((camera) => camera.name === phones[0].deviceId)!;
+              return { phoneCamera, report, settings, camera: phones[0].deviceId };
+            };
+
+            const agreeing = await recordWithPhones('walk_phone', 0);
+            expect(agreeing.phoneCamera.keypoints2D).toBe('phone');
+            expect(agreeing.phoneCamera.phoneKeypoints).toMatchObject({ used: true, neededHz: 24 });
+            expect(agreeing.phoneCamera.phoneKeypoints!.achievedHz).toBeGreaterThanOrEqual(29);
+            expect(agreeing.phoneCamera.phoneKeypoints!.medianDistancePx).toBeLessThan(
+              agreeing.phoneCamera.phoneKeypoints!.tolerancePx!,
+            );
+            expect(
+              agreeing.report.cameras
+                .filter((camera) => camera.name !== agreeing.camera)
+                .map((camera) => camera.keypoints2D),
+            ).toEqual(['detected', 'detected', 'detected']);
+            expect(agreeing.settings.keypoints2D?.[agreeing.camera]).toBe('phone');
+            expect(agreeing.settings.phoneKeypoints).toEqual({ [agreeing.camera]: { used: true } });
+
+            const shifted = await recordWithPhones('walk_phone_shifted', 100);
+            expect(shifted.phoneCamera.keypoints2D).toBe('detected');
+            expect(shifted.phoneCamera.phoneKeypoints).toMatchObject({ used: false });
+            expect(shifted.phoneCamera.phoneKeypoints!.medianDistancePx).toBeGreaterThan(90);
+            const why = shifted.settings.phoneKeypoints?.[shifted.camera].reason;
+            expect(why).toMatch(/^disagreed with the server's check: median \d+ px \(at most \d+ px\)$/);
+            expect(shifted.phoneCamera.phoneKeypoints!.reason).toBe(why);
           },
         );
 

@@ -212,7 +212,7 @@ describe('the worker API', () => {
     expect((await test.call({ method: 'GET', url: `${link.pathname}${link.search}` })).statusCode).toBe(410);
   });
 
-  it('gives a worker the 2D keypoints imported with a trial by signed links to their files, laid out as in-process', async () => {
+  it('gives a worker the 2D keypoints imported with a trial (or sent by a phone, marked so) by signed links to their files, laid out as in-process', async () => {
     // A session with its subject and an imported calibration of cam01 and cam02.
     const headers = authHeader(owner.token);
     const session = ((await userCall('GET', '/sessions/new/')).json() as Session[])[0];
@@ -264,6 +264,17 @@ describe('the worker API', () => {
     });
     expect(imported.statusCode, imported.body).toBe(200);
     const trialId = (imported.json() as Trial).id;
+    // cam01's stored as a phone's are (video-intake.ts): the worker's engine is told to check them.
+    const [cam01Video] = await trials.videosOf(trialId);
+    await db
+      .update(schema.trialVideos)
+      .set({
+        parameters: {
+          ...cam01Video.parameters,
+          keypoints: { ...(cam01Video.parameters.keypoints as object), origin: 'phone' },
+        },
+      })
+      .where(eq(schema.trialVideos.id, cam01Video.id));
 
     let leased = await lease('gpu-box-1');
     while (leased.trial_id !== trialId) leased = await lease('gpu-box-1');
@@ -277,6 +288,7 @@ describe('the worker API', () => {
     expect(cam01).toMatchObject({
       layout: 'kinetrace',
       keypointSet: 'coco17',
+      fromPhone: true,
       files: [{ fileName: expect.any(String) }],
     });
     expect(cam02).toMatchObject({ layout: 'openpose', keypointSet: 'coco17' });
@@ -352,7 +364,7 @@ describe('the worker API', () => {
       ).readInputs(workDir);
       expect(remote).toEqual(inProcess);
       expect(remote.kind === 'neutral' && remote.videos.map((video) => video.keypoints)).toEqual([
-        { path: join(workDir, cam01!.name), keypointSet: 'coco17' },
+        { path: join(workDir, cam01!.name), keypointSet: 'coco17', fromPhone: true },
         { path: join(workDir, cam02!.name), keypointSet: 'coco17' },
       ]);
       expect(filesOf(workDir)).toEqual(downloaded);

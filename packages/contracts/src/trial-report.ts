@@ -29,6 +29,8 @@ export const mainSettingsSchema = z.object({
   cameras: z.array(z.string()),
   /** Per camera: whether its 2D keypoints were detected by the server or given with the video (issue 24). */
   keypoints2D: z.record(z.string(), keypoints2dSourceSchema).optional(),
+  /** Per camera whose phone sent its keypoints: whether they were used, and why not (issue 24). */
+  phoneKeypoints: z.record(z.string(), z.object({ used: z.boolean(), reason: z.string().optional() })).optional(),
   referenceCamera: z.string(),
   frameRateHz: z.number(),
 });
@@ -76,6 +78,22 @@ export const qualityReportSchema = z.object({
       framesTotal: z.number(),
       /** Whether the camera's 2D keypoints were detected by the server or given with the video. */
       keypoints2D: keypoints2dSourceSchema.optional(),
+      /**
+       * When the camera's phone sent its keypoints (issue 24): whether they were used; their rate over the video
+       * against what the filter needs (twice its cutoff) and their longest hole; the median distance from the
+       * server's own detection of a sample of frames against its tolerance; why they were not used.
+       */
+      phoneKeypoints: z
+        .object({
+          used: z.boolean(),
+          achievedHz: z.number(),
+          neededHz: z.number(),
+          longestHoleS: z.number(),
+          medianDistancePx: z.number().optional(),
+          tolerancePx: z.number().optional(),
+          reason: z.string().optional(),
+        })
+        .optional(),
       /** `count` is the number of its 2D keypoints that went into the 3D points (keypoints contributed). */
       reprojectionErrorPx: errorStatisticsSchema.nullable(),
     }),

@@ -100,7 +100,7 @@ const workFileNameSchema = z.string().regex(/^(?!\.+$)[A-Za-z0-9_.-]{1,200}$/);
 /** A signed, expiring link to a stored input: absolute, or on the server the worker calls. */
 const inputLinkSchema = z.string().min(1).max(4000);
 /**
- * 2D keypoints imported with a video (issue 24), which the worker uses instead of detecting: its files
+ * 2D keypoints imported with a video or sent by its phone (issue 24), which the worker uses instead of detecting: its files
  * go into the work folder as the engine reads them (packages/processing keypoints-files.ts).
  */
 export const wireKeypointsSchema = z
@@ -110,6 +110,8 @@ export const wireKeypointsSchema = z
     /** The Kinetrace file's name in the work folder, or the OpenPose files' folder's. */
     name: workFileNameSchema,
     keypointSet: z.enum(KEYPOINT_SETS).optional(),
+    /** Found by the camera's phone (issue 24): the engine checks them against its own detector before it uses them. */
+    fromPhone: z.boolean().optional(),
     /** The OpenPose files in frame order, each with its name in the folder; the one Kinetrace file. */
     files: z
       .array(z.object({ url: inputLinkSchema, fileName: workFileNameSchema }))

@@ -14,13 +14,19 @@ export interface KeypointsFiles<File> {
   /** The Kinetrace file's name in the work folder, or the OpenPose files' folder's. */
   name: string;
   keypointSet?: KeypointSetName;
+  /** Found by the camera's phone (issue 24): the engine checks them before it uses them. */
+  fromPhone?: boolean;
   /** The OpenPose files in frame order (the engine reads them in name order), each with its name; the one Kinetrace file. */
   files: (File & { fileName: string })[];
 }
 
 /** The source the engine reads the keypoints from, once placed in `workDir`. */
-export function keypointsSourceIn(workDir: string, keypoints: KeypointsFiles<unknown>): KeypointsSource {
-  return { path: join(workDir, keypoints.name), ...(keypoints.keypointSet && { keypointSet: keypoints.keypointSet }) };
+export function keypointsSourceIn(workDir: string, keypoints: Omit<KeypointsFiles<unknown>, 'files'>): KeypointsSource {
+  return {
+    path: join(workDir, keypoints.name),
+    ...(keypoints.keypointSet && { keypointSet: keypoints.keypointSet }),
+    ...(keypoints.fromPhone && { fromPhone: true }),
+  };
 }
 
 /** Writes each file (`write` fetches it to the path) where the engine reads it; the OpenPose files one at a time. */

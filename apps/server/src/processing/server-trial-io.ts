@@ -57,17 +57,18 @@ export type KeypointsPlacer = (keypoints: StoredKeypoints, index: number) => Pro
 /** A name for the work folder, made of a phone's or an import's device id. */
 const workFileName = (name: string) => name.replace(/[^A-Za-z0-9_.-]+/g, '_');
 
-/** The 2D keypoints imported with a video (services/keypoints-intake.ts, stored by video-intake.ts), if any. */
+/** The 2D keypoints imported with a video (services/keypoints-intake.ts) or sent by its phone, stored by video-intake.ts, if any. */
 export function importedKeypointsOf(video: TrialVideoRow): StoredKeypoints | undefined {
   const stored = video.parameters.keypoints as Partial<StoredKeypointsParameters> | undefined;
-  // A phone's keypoints wait for the engine's check before they replace its detection.
-  if (!stored?.keys?.length || stored.origin === 'phone') return undefined;
+  if (!stored?.keys?.length) return undefined;
   const layout = stored.layout === 'kinetrace' ? 'kinetrace' : 'openpose';
   const name = workFileName(`${video.deviceId}_keypoints`);
   return {
     layout,
     name: layout === 'kinetrace' ? `${name}.json` : name,
     ...(stored.keypoint_set && { keypointSet: stored.keypoint_set }),
+    // A phone's keypoints are checked by the engine before they replace its detection.
+    ...(stored.origin === 'phone' && { fromPhone: true }),
     // Stored under their frame numbers, zero-padded: name order is frame order.
     files: stored.keys.map((storageKey) => ({ storageKey, fileName: basename(storageKey) })),
   };

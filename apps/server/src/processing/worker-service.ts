@@ -15,6 +15,7 @@ import {
 } from '@kinetrace/contracts';
 import { manifestOf } from '@kinetrace/processing/trial-manifest';
 import { TrialInputError, type TrialFailure } from '@kinetrace/processing/trial-io';
+import { keypointsSourceIn } from '@kinetrace/processing/keypoints-files';
 import { badRequest, HttpError, unauthorized } from '../http/http-errors.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
@@ -214,7 +215,8 @@ export function createWorkerService(deps: WorkerServiceDeps) {
                 url: inputLink(leaseId, { index, keypointsFile }, expires),
               })),
             });
-            return { path: keypoints.name, ...(keypoints.keypointSet && { keypointSet: keypoints.keypointSet }) };
+            // The source stands for the links by its name alone (no work folder here).
+            return keypointsSourceIn('', keypoints);
           },
         );
         return manifestOf(

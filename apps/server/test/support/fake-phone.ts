@@ -29,6 +29,9 @@ export function heldPatch(url: string, pairingToken: string, bytes: Buffer, offs
 
 /** A phone as the server sees it: pairing, polling, uploading with raw tus requests. */
 export class FakePhone {
+  /** When its recording's first frame was taken, in server milliseconds (by default: when it uploads). */
+  firstFrameMs?: number;
+
   constructor(
     private readonly baseUrl: string,
     private readonly pairingToken: string,
@@ -64,7 +67,7 @@ export class FakePhone {
       pairing_token: this.pairingToken,
       trial_id: trialId,
       device_id: this.deviceId,
-      first_frame_ms: String(Date.now()),
+      first_frame_ms: String(this.firstFrameMs ?? Date.now()),
       ...(kind === 'video' ? { filetype: 'video/mp4' } : { kind, filetype: 'application/json' }),
     };
     return Object.entries(pairs)
@@ -120,21 +123,23 @@ export class FakePhone {
   }
 }
 
-/** A new session of the user holding `token`, with `count` phones paired to it (the app listening at `baseUrl`). */
-export async function newSessionWithPhones(test: TestApp, baseUrl: string, token: string, count = 2) {
-  const created = await test.call({ method: 'GET', url: '/api/sessions/new/', headers: authHeader(token) });
-  const session = (created.json() as Session[])[0];
-  const [row] = await test.backends.database.db
-    .select()
-    .from(schema.sessions)
-    .where(eq(schema.sessions.id, session.id));
+/** `count` phones paired to the session (the app listening at `baseUrl`), each named after `prefix`. */
+export async function pairPhones(test: TestApp, baseUrl: string, sessionId: string, count: number, prefix = 'phone') {
+  const [row] = await test.backends.database.db.select().from(schema.sessions).where(eq(schema.sessions.id, sessionId));
   const phones = Array.from(
     { length: count },
-    (_, index) => new FakePhone(baseUrl, row.pairingToken, `phone-${index}-${session.id.slice(0, 8)}`),
+    (_, index) => new FakePhone(baseUrl, row.pairingToken, `${prefix}-${index}-${sessionId.slice(0, 8)}`),
   );
   for (const phone of phones) {
     const connected = await phone.connect();
     if (connected.status !== 200) throw new Error(`phone not paired: ${connected.status}`);
   }
-  return { session, phones, pairingToken: row.pairingToken };
+  return { phones, pairingToken: row.pairingToken };
+}
+
+/** A new session of the user holding `token`, with `count` phones paired to it (the app listening at `baseUrl`). */
+export async function newSessionWithPhones(test: TestApp, baseUrl: string, token: string, count = 2) {
+  const created = await test.call({ method: 'GET', url: '/api/sessions/new/', headers: authHeader(token) });
+  const session = (created.json() as Session[])[0];
+  return { session, ...(await pairPhones(test, baseUrl, session.id, count)) };
 }

@@ -7,6 +7,7 @@ import { type FollowedPeople, followSubject2D } from '../people/follow-subject-2
 import { ProcessingError } from '../pipeline/processing-error.ts';
 import { keypointSetOfSize, keypointSetSize, videoKeypointsFromSet } from '../pose/keypoint-sets.ts';
 import { VIDEO_KEYPOINTS } from '../pose/keypoints.ts';
+import { type PhoneFrames, placeOnVideoFrames } from '../pose/phone-keypoints.ts';
 import { KEYPOINT_VALUES, type Keypoints2D, noKeypoints } from '../pose/types.ts';
 
 /**
@@ -21,6 +22,11 @@ export interface KeypointsSource {
   keypointSet?: KeypointSetName;
   /** Without a video (and no times in the file): frames at this rate from 0 s. */
   fps?: number;
+  /**
+   * Found by the phone that recorded the video (issue 24): on the frames it kept up with, at times from the
+   * video's first frame; checked before use (processTrial), and placed on the video's frames by those times.
+   */
+  fromPhone?: boolean;
 }
 
 /** Where the frames' times and the image size come from. */
@@ -31,11 +37,17 @@ export interface KeypointsClock {
   imageSize: { width: number; height: number };
 }
 
+/**
+ * A camera's keypoints on its video's frames (or on the file's own times or rate without a video). A file
+ * with fewer frames than the video and their times (a phone's, which processes what it keeps up with) is
+ * placed on the video's frames by those times, from the video's first frame (placeOnVideoFrames); `placedFrom`
+ * is then the file's frames as read, whose coverage decides whether a phone's keypoints are used.
+ */
 export async function readKeypoints2D(
   source: KeypointsSource,
   cameraName: string,
   clock: KeypointsClock,
-): Promise<Keypoints2D> {
+): Promise<Keypoints2D & { placedFrom?: PhoneFrames }> {
   const invalid = (file: string, message: string) =>
     new ProcessingError('KEYPOINTS_UNREADABLE', `Camera ${cameraName}, keypoints ${file}: ${message}`, [cameraName]);
   let isFolder: boolean;
@@ -47,6 +59,9 @@ export async function readKeypoints2D(
   const read = isFolder
     ? await readOpenPoseFolder(source.path, source.keypointSet, invalid)
     : await readKinetraceFile(source.path, invalid);
+  const { video } = clock;
+  if (video && read.timestampsS && (source.fromPhone || read.frames.length !== video.timestampsS.length))
+    return placedOnVideo(read, read.timestampsS, video);
   const times = frameTimes(read.frames.length, read.timestampsS, clock.video, source.fps, (message) =>
     invalid(source.path, message),
   );
@@ -146,6 +161,31 @@ async function readKinetraceFile(path: string, invalid: Invalid): Promise<People
     },
     timestampsS: file.timestampsS,
     imageSize: file.imageSize,
+  };
+}
+
+/** The file's frames placed on the video's by their times (other people are not kept: a phone sends none). */
+function placedOnVideo(
+  read: PeopleFrames,
+  fileTimesS: number[],
+  video: NonNullable<KeypointsClock['video']>,
+): Keypoints2D & { placedFrom: PhoneFrames } {
+  const timesS = Float64Array.from(fileTimesS);
+  const own = toKeypoints2D(read, { timestampsS: timesS, fps: video.fps }, read.imageSize ?? video);
+  const firstS = video.timestampsS[0] ?? 0;
+  const placed = placeOnVideoFrames(
+    { timesS, data: own.data, personFound: own.personFound },
+    VIDEO_KEYPOINTS.length,
+    video.timestampsS.map((time) => time - firstS),
+  );
+  return {
+    keypointNames: VIDEO_KEYPOINTS,
+    frameCount: video.timestampsS.length,
+    fps: video.fps,
+    timestampsS: video.timestampsS,
+    imageSize: own.imageSize,
+    ...placed,
+    placedFrom: { timesS, data: own.data, personFound: own.personFound },
   };
 }
 

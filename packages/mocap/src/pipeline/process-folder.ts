@@ -78,8 +78,10 @@ export async function processFolder(folder: string, options: ProcessFolderOption
     (trial) => trial !== neutral && (options.trial === undefined || trial.name === options.trial),
   );
   const poseModel = options.poseModel ?? settings.poseModel ?? DEFAULT_POSE_MODEL;
-  // Only cameras without keypoints need the pose model.
-  const detects = [neutral, ...movements].some((trial) => trial?.videos.some((video) => !video.keypoints));
+  // Only cameras without keypoints need the pose model (and those with a phone's, to check them).
+  const detects = [neutral, ...movements].some((trial) =>
+    trial?.videos.some((video) => !video.keypoints || video.keypoints.fromPhone),
+  );
   const pool =
     options.estimatePose || !detects
       ? undefined

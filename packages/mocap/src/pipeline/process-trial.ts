@@ -4,8 +4,17 @@ import { detectPose2D } from '../pose/detect-pose.ts';
 import { NoPersonFoundError } from '../pose/errors.ts';
 import { VIDEO_KEYPOINTS } from '../pose/keypoints.ts';
 import { DEFAULT_POSE_MODEL, POSE_INPUT_MAX_SIDE_PX, type PoseModelName } from '../pose/pose-model.ts';
+import {
+  type PhoneFrames,
+  type PhoneKeypointsUse,
+  phoneCheckFrames,
+  phoneKeypointsAgreement,
+  phoneKeypointsDensity,
+} from '../pose/phone-keypoints.ts';
 import { PoseWorkerPool, type PoseInference } from '../pose/pose-worker-pool.ts';
-import { type Keypoints2D, noKeypoints } from '../pose/types.ts';
+import { KEYPOINT_VALUES, type Keypoints2D, noKeypoints } from '../pose/types.ts';
+import { isGaitTrialName, resolveCutoffHz } from '../filter/cutoff.ts';
+import type { CameraQuality } from '../report/quality-report.ts';
 import { decodeFrames } from '../video/decode.ts';
 import { VideoReadError } from '../video/errors.ts';
 import { probeVideo } from '../video/probe.ts';
@@ -67,8 +76,8 @@ export async function processTrial(input: ProcessTrialInput, options: ProcessTri
   const progress = options.onProgress;
 
   const poseStarted = performance.now();
-  const keypoints2D = options.estimatePose
-    ? await estimateWith(options.estimatePose, input.videos, progress)
+  const { keypoints: keypoints2D, phoneUse } = options.estimatePose
+    ? { keypoints: await estimateWith(options.estimatePose, input.videos, progress), phoneUse: [] }
     : await keypointsOfAll(input, options);
   stageSeconds.pose = (performance.now() - poseStarted) / 1000;
 
@@ -85,14 +94,15 @@ export async function processTrial(input: ProcessTrialInput, options: ProcessTri
       progress?.(stage, done, total);
     },
   });
-  // The report has the cameras that saw the person, by name.
-  const given = (name: string) =>
-    options.estimatePose !== undefined ||
-    input.videos[input.cameras.findIndex((camera) => camera.name === name)]?.keypoints !== undefined;
-  const cameras = reconstruction.report.cameras.map((camera) => ({
-    ...camera,
-    keypoints2D: given(camera.name) ? ('given' as const) : ('detected' as const),
-  }));
+  // The report has the cameras that saw the person, by name: where each one's keypoints came from.
+  const sourceOf = (name: string): Pick<CameraQuality, 'keypoints2D' | 'phoneKeypoints'> => {
+    if (options.estimatePose !== undefined) return { keypoints2D: 'given' };
+    const index = input.cameras.findIndex((camera) => camera.name === name);
+    const phone = phoneUse[index];
+    if (phone) return { keypoints2D: phone.used ? 'phone' : 'detected', phoneKeypoints: phone };
+    return { keypoints2D: input.videos[index]?.keypoints !== undefined ? 'given' : 'detected' };
+  };
+  const cameras = reconstruction.report.cameras.map((camera) => ({ ...camera, ...sourceOf(camera.name) }));
   return {
     ...reconstruction,
     report: { ...reconstruction.report, cameras },
@@ -116,13 +126,17 @@ async function estimateWith(
 
 /**
  * Each camera's 2D keypoints: read from the keypoints given for it (on its video's frame times, when
- * it has a video), else detected in its video.
+ * it has a video), else detected in its video. A phone's keypoints (issue 24) are used only when they
+ * pass checkPhoneKeypoints; otherwise that camera is detected too. `phoneUse` says, per camera with a
+ * phone's keypoints, whether they were used and why not.
  */
-async function keypointsOfAll(input: ProcessTrialInput, options: ProcessTrialOptions): Promise<Keypoints2D[]> {
-  const toDetect = input.videos.flatMap((video, camera) => (video.keypoints ? [] : [camera]));
-  const withoutVideo = toDetect.filter((camera) => input.videos[camera].path === undefined);
+async function keypointsOfAll(
+  input: ProcessTrialInput,
+  options: ProcessTrialOptions,
+): Promise<{ keypoints: Keypoints2D[]; phoneUse: (PhoneKeypointsUse | undefined)[] }> {
+  const withoutVideo = input.videos.filter((video) => !video.keypoints && video.path === undefined);
   if (withoutVideo.length > 0) {
-    const names = withoutVideo.map((camera) => input.videos[camera].cameraName);
+    const names = withoutVideo.map((video) => video.cameraName);
     throw new ProcessingError(
       'INVALID_FOLDER',
       `Camera ${names.join(', ')}: neither a video nor 2D keypoints were given.`,
@@ -131,7 +145,7 @@ async function keypointsOfAll(input: ProcessTrialInput, options: ProcessTrialOpt
   }
   const videoInfos = await probeAll(input.videos);
   // The given keypoints first: a file that cannot be read stops the trial before the long detection.
-  const given: (Keypoints2D | undefined)[] = [];
+  const given: (Awaited<ReturnType<typeof readKeypoints2D>> | undefined)[] = [];
   for (const [camera, video] of input.videos.entries())
     given.push(
       video.keypoints &&
@@ -140,29 +154,138 @@ async function keypointsOfAll(input: ProcessTrialInput, options: ProcessTrialOpt
           imageSize: input.cameras[camera].imageSize,
         })),
     );
-  // A trial nobody is in stops once every camera's first seconds show nobody (nobody-in-view.ts).
-  const stopDetection = new AbortController();
-  const watch = new NobodyInViewWatch(
-    input.videos.map((video, camera) => {
-      const { frameCount, fps } = given[camera] ?? videoInfos[camera]!;
-      return { name: video.cameraName, fps, searchFrames: personSearchFrames(frameCount, fps) };
-    }),
-    (error) => stopDetection.abort(error),
+  let started: PoseWorkerPool | undefined;
+  const pool = async () =>
+    options.pool ??
+    (started ??= await PoseWorkerPool.start({
+      model: options.poseModel ?? DEFAULT_POSE_MODEL,
+      workers: options.workers,
+    }));
+  try {
+    const phoneUse: (PhoneKeypointsUse | undefined)[] = [];
+    for (const [camera, video] of input.videos.entries()) {
+      const phone = given[camera]?.placedFrom;
+      const use =
+        video.keypoints?.fromPhone && phone && video.path !== undefined
+          ? await checkPhoneKeypoints(
+              { ...given[camera]!, placedFrom: phone },
+              { ...video, path: video.path },
+              videoInfos[camera]!,
+              input,
+              options,
+              pool,
+            )
+          : undefined;
+      phoneUse.push(use);
+      if (use && !use.used) given[camera] = undefined;
+    }
+    const toDetect = input.videos.flatMap((_, camera) => (given[camera] ? [] : [camera]));
+    // A trial nobody is in stops once every camera's first seconds show nobody (nobody-in-view.ts).
+    const stopDetection = new AbortController();
+    const watch = new NobodyInViewWatch(
+      input.videos.map((video, camera) => {
+        const { frameCount, fps } = given[camera] ?? videoInfos[camera]!;
+        return { name: video.cameraName, fps, searchFrames: personSearchFrames(frameCount, fps) };
+      }),
+      (error) => stopDetection.abort(error),
+    );
+    given.forEach((keypoints, camera) =>
+      keypoints?.personFound.forEach((found, frame) => watch.frameResult(camera, frame, found === 1)),
+    );
+    const detected =
+      toDetect.length === 0
+        ? []
+        : await detectAll(
+            toDetect.map((camera) => ({
+              video: input.videos[camera] as TrialVideo & { path: string },
+              info: videoInfos[camera]!,
+              onFrameResult: (frame: number, personFound: boolean) => watch.frameResult(camera, frame, personFound),
+            })),
+            await pool(),
+            { ...options, signal: stopDetection.signal },
+          );
+    const keypoints = given.map((read, camera): Keypoints2D => {
+      if (!read) return detected[toDetect.indexOf(camera)];
+      const { placedFrom: _, ...placed } = read;
+      return placed;
+    });
+    if (toDetect.length === 0) options.onProgress?.('pose', 1, 1);
+    return { keypoints, phoneUse };
+  } finally {
+    await started?.close();
+  }
+}
+
+/**
+ * Whether a phone's keypoints serve for its camera (issue 24): dense enough for the trial's filter
+ * (phoneKeypointsDensity, at the cutoff the filter stage will use), in the video's pixels, and agreeing with
+ * the server's own detection of a sample of the frames where the phone found the person
+ * (phoneKeypointsAgreement: each frame detected afresh, as the detector finds the person without tracking).
+ */
+async function checkPhoneKeypoints(
+  read: Keypoints2D & { placedFrom: PhoneFrames },
+  video: TrialVideo & { path: string },
+  info: VideoInfo,
+  input: ProcessTrialInput,
+  options: ProcessTrialOptions,
+  pool: () => Promise<PoseInference>,
+): Promise<PhoneKeypointsUse> {
+  const isGait = options.isGait ?? isGaitTrialName(input.trialName);
+  const { cutoffHz } = resolveCutoffHz(options.filterFrequency, info.fps, isGait);
+  const firstS = info.timestampsS[0] ?? 0;
+  const frameS = info.fps > 0 ? 1 / info.fps : 0;
+  const durationS = info.frameCount > 0 ? info.timestampsS[info.frameCount - 1] - firstS + frameS : 0;
+  const density = phoneKeypointsDensity(read.placedFrom.timesS, durationS, cutoffHz);
+  if (density.reason) return { used: false, ...density };
+  if (read.imageSize.width !== info.width || read.imageSize.height !== info.height)
+    return {
+      used: false,
+      ...density,
+      reason: `their image size ${read.imageSize.width}x${read.imageSize.height} is not the video's ${info.width}x${info.height}`,
+    };
+  // Each sampled phone frame on the video frame at its time (a frame the phone processed is one of the video's).
+  const samples = phoneCheckFrames(read.placedFrom.personFound).flatMap((sample) => {
+    const time = read.placedFrom.timesS[sample] + firstS;
+    const frame = nearestIndex(info.timestampsS, time);
+    return Math.abs(info.timestampsS[frame] - time) <= frameS / 2 ? [{ sample, frame }] : [];
+  });
+  const uniqueFrames = [...new Set(samples.map(({ frame }) => frame))].sort((a, b) => a - b);
+  const inference = await pool();
+  const serverByFrame = new Map<number, Float32Array | null>();
+  const decoded = decodeFrames(video.path, {
+    info,
+    frames: uniqueFrames,
+    pixelFormat: 'rgb24',
+    maxWidth: POSE_INPUT_MAX_SIDE_PX,
+    maxHeight: POSE_INPUT_MAX_SIDE_PX,
+  });
+  for await (const frame of decoded) {
+    const [scaleX, scaleY] = [info.width / frame.width, info.height / frame.height];
+    const estimate = await inference.infer(frame, { region: null, preferNear: null });
+    if (estimate.found)
+      for (let k = 0; k < estimate.keypoints.length; k += KEYPOINT_VALUES) {
+        estimate.keypoints[k] *= scaleX;
+        estimate.keypoints[k + 1] *= scaleY;
+      }
+    serverByFrame.set(frame.index, estimate.found ? estimate.keypoints : null);
+  }
+  const stride = VIDEO_KEYPOINTS.length * KEYPOINT_VALUES;
+  const agreement = phoneKeypointsAgreement(
+    samples.map(({ sample }) => read.placedFrom.data.subarray(sample * stride, (sample + 1) * stride)),
+    samples.map(({ frame }) => serverByFrame.get(frame) ?? null),
   );
-  given.forEach((keypoints, camera) =>
-    keypoints?.personFound.forEach((found, frame) => watch.frameResult(camera, frame, found === 1)),
-  );
-  const detected = await detectAll(
-    toDetect.map((camera) => ({
-      video: input.videos[camera] as TrialVideo & { path: string },
-      info: videoInfos[camera]!,
-      onFrameResult: (frame: number, personFound: boolean) => watch.frameResult(camera, frame, personFound),
-    })),
-    { ...options, signal: stopDetection.signal },
-  );
-  const all = given.map((keypoints, camera) => keypoints ?? detected[toDetect.indexOf(camera)]);
-  if (toDetect.length === 0) options.onProgress?.('pose', 1, 1);
-  return all;
+  return { used: !agreement.reason, ...density, ...agreement };
+}
+
+/** The index of the value in increasing `values` nearest to `value`. */
+function nearestIndex(values: Float64Array, value: number): number {
+  let [low, high] = [0, values.length - 1];
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (values[middle] < value) low = middle + 1;
+    else high = middle;
+  }
+  return low > 0 && Math.abs(values[low - 1] - value) <= Math.abs(values[low] - value) ? low - 1 : low;
 }
 
 /** Each video's probe (undefined for a camera given without one); unreadable videos are named together. */
@@ -193,16 +316,12 @@ async function detectAll(
     info: VideoInfo;
     onFrameResult: (frame: number, personFound: boolean) => void;
   }[],
+  pool: PoseInference,
   options: ProcessTrialOptions & { signal: AbortSignal },
 ): Promise<Keypoints2D[]> {
-  if (cameras.length === 0) return [];
   const videos = cameras.map(({ video }) => video);
   const infos = cameras.map(({ info }) => info);
   const totalFrames = infos.reduce((sum, info) => sum + info.frameCount, 0);
-  const started = options.pool
-    ? undefined
-    : await PoseWorkerPool.start({ model: options.poseModel ?? DEFAULT_POSE_MODEL, workers: options.workers });
-  const pool = options.pool ?? started!;
   // Every camera at once: the pool's workers take frames from whichever camera has one ready, so one
   // camera's decoder starting up or its last frames draining leave no worker idle. Each camera tracks
   // its person over its own frames in order, so its keypoints do not depend on the others' timing.
@@ -241,15 +360,11 @@ async function detectAll(
       return emptyKeypoints(info);
     }
   };
-  try {
-    // Settled, not raced: the pool closes only once no camera uses it any more.
-    const settled = await Promise.allSettled(videos.map((_, camera) => detectCamera(camera)));
-    const failed = settled.find((result) => result.status === 'rejected');
-    if (failed) throw failed.reason;
-    return settled.map((result) => (result as PromiseFulfilledResult<Keypoints2D>).value);
-  } finally {
-    await started?.close();
-  }
+  // Settled, not raced: the pool closes only once no camera uses it any more.
+  const settled = await Promise.allSettled(videos.map((_, camera) => detectCamera(camera)));
+  const failed = settled.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<Keypoints2D>).value);
 }
 
 function emptyKeypoints(info: VideoInfo): Keypoints2D {

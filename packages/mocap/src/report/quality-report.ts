@@ -1,3 +1,4 @@
+import type { PhoneKeypointsUse } from '../pose/phone-keypoints.ts';
 import type { CutoffDecision } from '../filter/cutoff.ts';
 import type { SyncResult } from '../sync/synchronise.ts';
 import type { ErrorStatistics, ReprojectionSummary } from '../triangulation/reprojection-summary.ts';
@@ -80,8 +81,10 @@ export interface CameraQuality {
   framesWithoutPerson: number;
   framesTotal: number;
   reprojectionErrorPx: ErrorStatistics | null;
-  /** Whether this camera's 2D keypoints were detected by our pose model or given (processTrial sets it). */
+  /** Whether this camera's 2D keypoints were detected by our pose model, given, or its phone's (processTrial sets it). */
   keypoints2D?: Keypoints2dSource;
+  /** When the camera's phone sent its keypoints (issue 24): whether they were used, their coverage and check, and why not. */
+  phoneKeypoints?: PhoneKeypointsUse;
 }
 
 /**

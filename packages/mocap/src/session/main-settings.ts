@@ -22,6 +22,8 @@ export interface MainSettings {
   cameras: string[];
   /** Per camera: whether its 2D keypoints were detected or given with its video (absent from settings written before). */
   keypoints2D?: Record<string, Keypoints2dSource>;
+  /** Per camera whose phone sent its keypoints (issue 24): whether they were used, and why not ('too sparse: 14 Hz, needs 24 Hz'). */
+  phoneKeypoints?: Record<string, { used: boolean; reason?: string }>;
   referenceCamera: string;
   frameRateHz: number;
 }
@@ -56,6 +58,11 @@ export function buildMainSettings(input: {
     cameras: result.cameras.map((camera) => camera.name),
     keypoints2D: Object.fromEntries(
       result.report.cameras.map((camera) => [camera.name, camera.keypoints2D ?? 'detected']),
+    ),
+    phoneKeypoints: Object.fromEntries(
+      result.report.cameras.flatMap(({ name, phoneKeypoints: phone }) =>
+        phone ? [[name, { used: phone.used, ...(phone.reason && { reason: phone.reason }) }]] : [],
+      ),
     ),
     referenceCamera: result.report.cameras[result.sync.referenceCamera]?.name ?? '',
     frameRateHz: result.keypoints.frameRateHz,

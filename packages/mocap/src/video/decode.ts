@@ -17,6 +17,8 @@ export interface DecodeOptions {
   endFrame?: number;
   /** Return every step-th frame from startFrame (default 1). */
   step?: number;
+  /** Return only these frames (0-based display indices, increasing) instead of a range. */
+  frames?: readonly number[];
   /** The probe of this file, when the caller already has it (saves one ffprobe run). */
   info?: VideoInfo;
   /** Frames decoded ahead of the consumer (default 3): overlaps decoding with the consumer's work. */
@@ -55,11 +57,15 @@ export async function* decodeFrames(path: string, options: DecodeOptions = {}): 
   const startFrame = Math.max(0, Math.floor(options.startFrame ?? 0));
   const endFrame = Math.min(info.frameCount, Math.floor(options.endFrame ?? info.frameCount));
   const step = Math.max(1, Math.floor(options.step ?? 1));
-  const wantedCount = Math.max(0, Math.ceil((endFrame - startFrame) / step));
+  const picked = options.frames?.filter((frame) => frame >= 0 && frame < info.frameCount);
+  const wantedCount = picked ? picked.length : Math.max(0, Math.ceil((endFrame - startFrame) / step));
   if (wantedCount === 0) return;
+  const indexOf = (produced: number) => (picked ? picked[produced] : startFrame + produced * step);
 
   const filters = [
-    `select='between(n,${startFrame},${endFrame - 1})*not(mod(n-${startFrame},${step}))'`,
+    picked
+      ? `select='${picked.map((frame) => `eq(n,${frame})`).join('+')}'`
+      : `select='between(n,${startFrame},${endFrame - 1})*not(mod(n-${startFrame},${step}))'`,
     // showinfo logs each selected frame's pts_time on stderr, in output order: the real timestamps.
     'showinfo',
   ];
@@ -104,7 +110,7 @@ export async function* decodeFrames(path: string, options: DecodeOptions = {}): 
   try {
     for (let data = await frames.next(); data; data = await frames.next()) {
       const timestampS = await timestamps.at(produced);
-      yield { index: startFrame + produced * step, timestampS, width, height, pixelFormat, data };
+      yield { index: indexOf(produced), timestampS, width, height, pixelFormat, data };
       produced++;
     }
     const exitCode = await exited;

@@ -31,18 +31,27 @@ function filterWords({ filter }: MainSettingsView): string {
 }
 
 /**
- * Where the 2D keypoints came from, in words: the pose model that detected them, or the keypoint files imported
- * with the videos (issue 24), per camera where the two were mixed.
+ * Where the 2D keypoints came from, in words: the pose model that detected them, the keypoint files imported
+ * with the videos, or the phones' own (issue 24), per camera where they were mixed; and why a phone's were not used.
  */
 function keypointSourceWords(settings: MainSettingsView): string {
   const requested = labelOf(POSE_MODELS, settings.poseModel.requested);
   const detector = `${labelOf(POSE_MODEL_LABELS, settings.poseModel.used)}${requested ? ` (the session's choice: ${requested})` : ''}`;
-  const given = settings.cameras.filter((camera) => settings.keypoints2D?.[camera] === 'given');
-  if (given.length === 0) return detector;
-  const imported = 'the keypoint files imported with the videos';
-  if (given.length === settings.cameras.length) return imported;
-  const detected = settings.cameras.filter((camera) => !given.includes(camera));
-  return `${detector} for ${detected.join(', ')}; ${imported} for ${given.join(', ')}`;
+  const sources: [string, string[]][] = [
+    [detector, 'detected'],
+    ['the keypoint files imported with the videos', 'given'],
+    ["the phones' own keypoints", 'phone'],
+  ].map(([words, source]) => [
+    words,
+    settings.cameras.filter((camera) => (settings.keypoints2D?.[camera] ?? 'detected') === source),
+  ]);
+  const used = sources.filter(([, cameras]) => cameras.length > 0);
+  const words =
+    used.length === 1 ? used[0][0] : used.map(([source, cameras]) => `${source} for ${cameras.join(', ')}`).join('; ');
+  const notUsed = Object.entries(settings.phoneKeypoints ?? {})
+    .filter(([, phone]) => !phone.used)
+    .map(([camera, phone]) => `${camera}: ${phone.reason ?? 'not used'}`);
+  return notUsed.length > 0 ? `${words} (the phone's keypoints were not used for ${notUsed.join('; ')})` : words;
 }
 
 /** `main_settings` in words (issue 21): which pose model made the keypoints, which model they were fitted to, and how. */
