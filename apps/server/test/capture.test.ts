@@ -279,6 +279,27 @@ describe('capture: pairing, recording and uploads', () => {
     await api(`/sessions/${session.id}/cancel_trial/`);
   });
 
+  it("asks no phone for its keypoints where the operator turned them off (PHONE_KEYPOINTS=off), whatever the session's setting", async () => {
+    const strict = await startTestApp('pglite', { LOG_LEVEL: 'warn', PHONE_KEYPOINTS: 'off' }, { runJobs: false });
+    try {
+      const url = (await strict.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
+      const user = await verifiedUser(strict);
+      const { session, phones } = await newSessionWithPhones(strict, url, user.token, 2);
+      const call = (path: string) =>
+        strict.call({ method: 'GET', url: `/api/sessions/${session.id}${path}`, headers: authHeader(user.token) });
+      expect((await call('/get_session_settings/')).json()).toMatchObject({ phone_keypoints: false });
+      await call('/set_metadata/?settings_phone_keypoints=on');
+      const trialId = ((await call('/record/?name=walk')).json() as { id: string }).id;
+      expect((await phones[0].state()).recording).toMatchObject({ trial_id: trialId, phone_keypoints: false });
+      await call('/stop/');
+      const refused = await phones[0].upload(trialId, Buffer.from('{}'), 'keypoints');
+      expect(refused.status).toBe(410);
+      expect(JSON.parse(refused.body)).toEqual({ detail: messages.phoneKeypointsNotWanted });
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('estimates a phone clock offset within 50 ms of a known injected offset', async () => {
     const injectedMs = 3_217; // the phone's clock is this far behind the server's
     const phoneNow = () => Date.now() - injectedMs;
