@@ -506,6 +506,21 @@ describe('the worker API', () => {
     const reported = await trialOf(failingId);
     expect(reported.status).toBe('done');
     expect(reported.meta.follow_up).toMatchObject({ status: 'failed', error_msg: processingMessages.syncVideosFailed });
+
+    // A worker that failed its attempt after its complete went through (the answer lost): done still, never an error.
+    const lostId = await queuedCalibration();
+    const lost = await leaseOf(lostId);
+    expect((await upload(lost, image.tag, image.name)).statusCode).toBe(200);
+    await call('gpu-box-1', 'POST', `/leases/${lost.id}/complete/`, { results: [image], follow_up: 'sync_videos' });
+    const failedAfter = await call('gpu-box-1', 'POST', `/leases/${lost.id}/fail/`, {
+      kind: 'internal',
+      error: 'fetch failed',
+    });
+    expect(failedAfter.statusCode, failedAfter.body).toBe(200);
+    const kept = await trialOf(lostId);
+    expect([kept.status, kept.meta.error_msg]).toEqual(['done', undefined]);
+    expect(kept.meta.follow_up).toMatchObject({ status: 'failed' });
+    expect(kept.results.map((result) => result.tag)).toEqual([RESULT_TAGS.calibrationImage]);
   }, 60_000);
 
   it('refuses a revoked token at once, also to a worker holding a lease', async () => {

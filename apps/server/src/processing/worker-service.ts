@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import {
+  processingMessages,
   trialKindOf,
   workerMessages,
   workerPaths,
@@ -299,6 +300,8 @@ export function createWorkerService(deps: WorkerServiceDeps) {
      */
     async fail(worker: Worker, leaseId: string, failure: FailRequest): Promise<void> {
       const { io, trial, attempt, jobId } = await attemptIO(worker, leaseId);
+      // After its complete made the trial done (the answer lost on the way): the trial stays done, its follow-up is given up.
+      await repository.failFollowUp(trial.id, attempt.id, processingMessages.syncVideosFailed);
       const { number = 1, of = 1 } = attempt.progress.attempt ?? {};
       const willRetry = failure.kind === 'internal' && number < of;
       await io.fail(failureFrom(worker, failure, willRetry));
