@@ -12,9 +12,8 @@ import {
   type Trial,
 } from '@kinetrace/contracts';
 import { detectPoseInVideo } from '@kinetrace/mocap/pose/video-pose';
-import { keypoints2DToJson } from '../../../packages/mocap/test/formats/keypoints-files.ts';
 import { describeWithData } from '../../../packages/mocap/test/reference-data.ts';
-import { pairPhones } from './support/fake-phone.ts';
+import { pairPhones, phoneKeypointsFile } from './support/fake-phone.ts';
 import {
   DEMO_BOARD_QUERY,
   DEMO_SUBJECT,
@@ -274,24 +273,10 @@ describeWithData(
             const baseUrl = (await test.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
             // One phone per calibrated camera, uploading in the cameras' order (recorded videos pair with them in order).
             const { phones } = await pairPhones(test, baseUrl, sessionId, DEMO_CAMERAS.length);
-            // What a phone running our model sends: the engine's own detection of cam01's video, every other
-            // frame (30 Hz of a 60 fps video, enough for gait's 12 Hz cutoff), times from the video's first frame.
+            // What a phone running our model sends: the engine's own detection of cam01's video at 30 Hz.
             const detected = await detectPoseInVideo(videos.trial[0].path, { model: 'blazepose-lite', workers: 1 });
-            const phoneFile = (shiftPx: number) => {
-              const file = keypoints2DToJson(detected);
-              const kept = file.frames.flatMap((frame, index) => (index % 2 === 0 ? [{ frame, index }] : []));
-              return Buffer.from(
-                JSON.stringify({
-                  ...file,
-                  otherPeople: undefined,
-                  timestampsS: kept.map(({ index }) => file.timestampsS![index] - file.timestampsS![0]),
-                  frames: kept.map(({ frame }) =>
-                    frame?.map((value, i) => (i % 3 === 0 && value !== null ? value + shiftPx : value)),
-                  ),
-                  producer: { model: 'blazepose-lite', backend: 'test', achievedHz: 30 },
-                }),
-              );
-            };
+            const phoneFile = (shiftPx: number) =>
+              phoneKeypointsFile(detected, { model: 'blazepose-lite', backend: 'test' }, { shiftPx });
             const recordWithPhones = async (name: string, shiftPx: number) => {
               await Promise.all(phones.map((phone) => phone.state())); // polling: connected
               const recorded = await api.call('GET', `/sessions/${sessionId}/record/?name=${name}`);

@@ -2,6 +2,8 @@ import { request as httpRequest } from 'node:http';
 import { eq } from 'drizzle-orm';
 import { PAIRING_TOKEN_HEADER, type CaptureState, type Session, type UploadKind } from '@kinetrace/contracts';
 import { schema } from '@kinetrace/db';
+import type { Keypoints2D } from '@kinetrace/mocap/pose/types';
+import { keypoints2DToJson } from '../../../../packages/mocap/test/formats/keypoints-files.ts';
 import { authHeader, type TestApp } from './test-app.ts';
 
 /** The headers of a tus PATCH that writes a phone's bytes at `offset` of the upload. */
@@ -123,8 +125,40 @@ export class FakePhone {
   }
 }
 
+/**
+ * What a phone running our model sends (issue 24): a detection of its video at `everyNth` frame (2:
+ * 30 Hz of a 60 fps video, enough for gait's 12 Hz cutoff), times from the video's first frame, its x
+ * moved by `shiftPx` (a phone whose keypoints are off).
+ */
+export function phoneKeypointsFile(
+  detected: Keypoints2D,
+  producer: { model: string; backend: string },
+  { everyNth = 2, shiftPx = 0 } = {},
+): Buffer {
+  const file = keypoints2DToJson(detected);
+  const kept = file.frames.flatMap((frame, index) => (index % everyNth === 0 ? [{ frame, index }] : []));
+  const durationS = file.timestampsS!.at(-1)! - file.timestampsS![0];
+  return Buffer.from(
+    JSON.stringify({
+      ...file,
+      otherPeople: undefined,
+      timestampsS: kept.map(({ index }) => file.timestampsS![index] - file.timestampsS![0]),
+      frames: kept.map(({ frame }) =>
+        frame?.map((value, i) => (i % 3 === 0 && value !== null ? value + shiftPx : value)),
+      ),
+      producer: { ...producer, achievedHz: Math.round((kept.length - 1) / durationS) },
+    }),
+  );
+}
+
 /** `count` phones paired to the session (the app listening at `baseUrl`), each named after `prefix`. */
-export async function pairPhones(test: TestApp, baseUrl: string, sessionId: string, count: number, prefix = 'phone') {
+export async function pairPhones(
+  test: Pick<TestApp, 'backends'>,
+  baseUrl: string,
+  sessionId: string,
+  count: number,
+  prefix = 'phone',
+) {
   const [row] = await test.backends.database.db.select().from(schema.sessions).where(eq(schema.sessions.id, sessionId));
   const phones = Array.from(
     { length: count },

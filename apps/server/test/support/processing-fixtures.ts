@@ -116,6 +116,33 @@ function phoneSized(source: string, path: string, seconds?: number): void {
   ]);
 }
 
+/**
+ * The demo trial's first `count` cameras looped to `seconds` (the demo's 1.7 s walk, repeated), at the
+ * phone size of the other fixtures and the demo's 60 fps: a trial as long as a lab's, for benches.
+ */
+export function loopedDemoVideos(directory: string, seconds: number, count: number): TrialVideos {
+  mkdirSync(directory, { recursive: true });
+  return DEMO_CAMERAS.slice(0, count).map((camera) => {
+    const video = { name: `${camera}.mp4`, path: join(directory, `${camera}.mp4`) };
+    execFileSync(ffmpegPath(), [
+      '-v',
+      'error',
+      '-y',
+      '-stream_loop',
+      '-1',
+      '-i',
+      referencePath(`${POSE2SIM_DEMO}/videos/${camera}.mp4`),
+      '-t',
+      String(seconds),
+      '-vf',
+      `scale=${width}:${height}`,
+      ...encodeArgs,
+      video.path,
+    ]);
+    return video;
+  });
+}
+
 /** The floor board rendered from each of the first `count` demo cameras' known poses, into `directory`. */
 export async function makeBoardVideos(directory: string, count: number = DEMO_CAMERAS.length): Promise<TrialVideos> {
   mkdirSync(directory, { recursive: true });
