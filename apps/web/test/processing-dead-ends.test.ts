@@ -17,7 +17,7 @@ import { readStorage } from '@kinetrace/mocap/formats/mot';
 import { eq } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { keypoints2DToJson } from '../../../packages/mocap/test/formats/keypoints-files.ts';
+import { keypoints2DToJson } from '../../../packages/mocap/src/formats/keypoints-2d-json.ts';
 import { detectedPoses } from '../../../packages/mocap/test/pose/detection-cache.ts';
 import { describeWithData, referencePath } from '../../../packages/mocap/test/reference-data.ts';
 import {

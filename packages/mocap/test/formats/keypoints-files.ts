@@ -1,34 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { KeypointSetName, KinetraceKeypoints2d } from '@kinetrace/contracts';
+import type { KeypointSetName } from '@kinetrace/contracts';
 import { KEYPOINT_SET_LAYOUTS } from '../../src/pose/keypoint-sets.ts';
 import { VIDEO_KEYPOINTS } from '../../src/pose/keypoints.ts';
 import { KEYPOINT_VALUES, type Keypoints2D } from '../../src/pose/types.ts';
 
 /**
- * Writers of the 2D keypoint files `kinetrace process` reads, for feeding exactly known keypoints
- * (our own detections) through the chain: Kinetrace keypoints JSON, and OpenPose per-frame files.
+ * Writers of the OpenPose per-frame files `kinetrace process` reads, for feeding exactly known keypoints
+ * (our own detections) through the chain (the Kinetrace keypoints JSON is src/formats/keypoints-2d-json.ts).
  */
-
-/** A camera's keypoints as Kinetrace's keypoints JSON (the subject, the other people, the frame times), lossless. */
-export function keypoints2DToJson(keypoints: Keypoints2D): KinetraceKeypoints2d {
-  const stride = keypoints.keypointNames.length * KEYPOINT_VALUES;
-  const frames = (layer: Float32Array, found?: Uint8Array) =>
-    Array.from({ length: keypoints.frameCount }, (_, f) => {
-      const values = Array.from(layer.subarray(f * stride, (f + 1) * stride), (v) => (Number.isNaN(v) ? null : v));
-      const anyone = values.some((value, i) => i % KEYPOINT_VALUES === 2 && value !== null && value > 0);
-      return (found ? found[f] === 1 : anyone) ? values : null;
-    });
-  return {
-    format: 'kinetrace-keypoints-2d',
-    version: 1,
-    keypointNames: [...keypoints.keypointNames],
-    imageSize: keypoints.imageSize,
-    timestampsS: Array.from(keypoints.timestampsS),
-    frames: frames(keypoints.data, keypoints.personFound),
-    ...(keypoints.otherPeople ? { otherPeople: keypoints.otherPeople.map((layer) => frames(layer)) } : {}),
-  };
-}
 
 /** One person's keypoints (VIDEO_KEYPOINTS layout) in a set's layout, 0, 0, 0 where we have none, as OpenPose writes. */
 function inSet(set: KeypointSetName, keypoints: Float32Array): number[] {

@@ -9,7 +9,8 @@ import { type MarkerTrajectories, readTrc } from '../../src/formats/trc.ts';
 import { processFolder } from '../../src/pipeline/process-folder.ts';
 import type { QualityReport } from '../../src/report/quality-report.ts';
 import type { Keypoints2D } from '../../src/pose/types.ts';
-import { keypoints2DToJson, writeOpenPoseFolder } from '../formats/keypoints-files.ts';
+import { keypoints2DToJson } from '../../src/formats/keypoints-2d-json.ts';
+import { writeOpenPoseFolder } from '../formats/keypoints-files.ts';
 import { detectedPoses } from '../pose/detection-cache.ts';
 import { describeWithData, referencePath } from '../reference-data.ts';
 

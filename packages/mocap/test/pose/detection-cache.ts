@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { DEFAULT_POSE_MODEL, POSE_INPUT_MAX_SIDE_PX, type PoseModelName } from '../../src/pose/pose-model.ts';
 import { PoseWorkerPool } from '../../src/pose/pose-worker-pool.ts';
-import { packagedModelsDir } from '../../src/pose/tfjs-runtime.ts';
+import { packagedModelsDir } from '../../src/pose/packaged-models.ts';
 import type { Keypoints2D } from '../../src/pose/types.ts';
 import { detectPoseInVideo } from '../../src/pose/video-pose.ts';
 import { ffmpegPath, ffprobePath } from '../../src/video/binaries.ts';
