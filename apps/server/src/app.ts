@@ -46,6 +46,7 @@ import { registerSessionRoutes } from './routes/session-routes.ts';
 import { registerSubjectRoutes } from './routes/subject-routes.ts';
 import { registerTagListRoutes } from './routes/tag-list-routes.ts';
 import { registerTrialRoutes } from './routes/trial-routes.ts';
+import { registerPoseModelFiles } from './routes/pose-model-files.ts';
 import { registerWebApp } from './routes/web-app.ts';
 import { createAccountService } from './services/account-service.ts';
 import { createArchiveService } from './services/archive-service.ts';
@@ -349,6 +350,7 @@ export async function buildApp(
   });
   registerTusUploads(app, captureService, staging, backends.uploadLocker, config.trustProxy !== false);
   registerTagListRoutes(app);
+  await registerPoseModelFiles(app);
   await registerWebApp(app);
   app.decorate('startJobs', startJobs);
   if (options.runJobs !== 'after-listen') await startJobs();

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VIDEO_KEYPOINTS } from '@kinetrace/mocap/pose/keypoints';
+import { packagedModelsDir } from '@kinetrace/mocap/pose/packaged-models';
+import { DEFAULT_POSE_MODEL } from '@kinetrace/mocap/pose/pose-model';
 import {
+  capturePaths,
   estimateClockOffsetMs,
   messages,
   PHONE_KEYPOINTS_UPLOAD,
@@ -72,6 +75,22 @@ describe('capture: pairing, recording and uploads', () => {
       test.clock.offsetMs = 0;
     }
     expect(pairingToken.length).toBeGreaterThan(20);
+  });
+
+  it('serves the pose model files the phones run, from the npm package, cacheable, and no other file of the package', async () => {
+    const modelFile = (name: string) => test.call({ method: 'GET', url: `${capturePaths.poseModels}${name}` });
+    const modelJson = await modelFile(`${DEFAULT_POSE_MODEL}.json`);
+    expect(modelJson.statusCode).toBe(200);
+    expect(modelJson.headers['cache-control']).toBe('public, max-age=86400');
+    const packaged = join(packagedModelsDir(), `${DEFAULT_POSE_MODEL}.json`);
+    expect(modelJson.body).toBe(readFileSync(packaged, 'utf8'));
+    const { weightsManifest } = modelJson.json() as { weightsManifest: { paths: string[] }[] };
+    for (const weights of weightsManifest.flatMap((group) => group.paths))
+      expect((await modelFile(weights)).statusCode).toBe(200);
+    expect((await modelFile('blazepose-detector.json')).statusCode).toBe(200);
+    // The package ships some 80 models; the phones load only the engine's.
+    for (const other of ['blazeface.json', 'movenet-lightning.json', '%2E%2E%2Fpackage.json'])
+      expect({ other, status: (await modelFile(other)).statusCode }).toEqual({ other, status: 404 });
   });
 
   it('records with two phones: a common start time, stop, both uploads, then processing, which finds no board in a test pattern', async () => {

@@ -68,4 +68,6 @@ export const capturePaths = {
   time: '/capture/time/',
   /** tus endpoint for video uploads. */
   uploads: '/capture/uploads/',
+  /** The pose model files, outside /api (static, cacheable): the capture page runs the engine's model on them. */
+  poseModels: '/pose-models/',
 } as const;

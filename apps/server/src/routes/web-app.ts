@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import { API_PREFIX, messages } from '@kinetrace/contracts';
+import { API_PREFIX, capturePaths, messages } from '@kinetrace/contracts';
 import { styleNonceOf } from '../http/security-headers.ts';
 
 export const webDistDir = fileURLToPath(new URL('../../../web/dist', import.meta.url));
@@ -53,8 +53,10 @@ export async function registerWebApp(app: FastifyInstance): Promise<void> {
   }
   app.setNotFoundHandler(async (request, reply) => {
     const isApi = request.url === API_PREFIX || request.url.startsWith(`${API_PREFIX}/`);
+    // A model file the phones are not given is missing, not a page of the app.
+    const isPoseModel = request.url.startsWith(capturePaths.poseModels);
     const isRead = request.method === 'GET' || request.method === 'HEAD';
-    if (isApi || !isRead) return reply.code(404).send({ detail: messages.notFound });
+    if (isApi || isPoseModel || !isRead) return reply.code(404).send({ detail: messages.notFound });
     if (!built) {
       return reply.code(503).type('text/plain').send('The web app is not built yet: run `npm run build:web`.');
     }
