@@ -1,7 +1,6 @@
 import {
   captureStateSchema,
   capturePaths,
-  connectDeviceResponseSchema,
   dataPaths,
   recordResponseSchema,
   recordingStatusSchema,
@@ -27,7 +26,12 @@ import { apiRequest, queryString } from '../app/api-client.ts';
 export const connectDevice = (pairingToken: string, request: ConnectDeviceRequest) =>
   apiRequest(capturePaths.connect(pairingToken), {
     body: request,
-    schema: connectDeviceResponseSchema,
+    schema: z.object({
+      session_id: z.string(),
+      session_name: z.string(),
+      device_id: z.string(),
+      server_time_ms: z.number(),
+    }),
   });
 
 export const fetchCaptureState = (pairingToken: string, deviceId: string) =>
