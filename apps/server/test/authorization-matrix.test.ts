@@ -159,6 +159,11 @@ const rules: Record<string, Rule> = {
   },
   'POST /api/worker/leases/{lease}/complete/': { kind: 'worker', body: () => ({ results: [] }) },
   'POST /api/worker/leases/{lease}/fail/': { kind: 'worker', body: () => ({ kind: 'user', message: 'Nobody' }) },
+  'POST /api/worker/leases/{lease}/add-results/': { kind: 'worker', body: () => ({ results: [] }) },
+  'POST /api/worker/leases/{lease}/follow-up-failed/': {
+    kind: 'worker',
+    body: () => ({ kind: 'internal', error: 'encoder gone' }),
+  },
   'GET /api/sessions/{id}/record/': { kind: 'owner', query: () => 'name=matrix_trial' },
   'GET /api/sessions/{id}/status/': { kind: 'owner' },
   'GET /api/sessions/{id}/stop/': { kind: 'owner' },

@@ -395,7 +395,11 @@ describeWithData(
               },
             };
 
-            const done = await api.waitFor(walk.id);
+            // Done, and its synchronised videos made after (issue 24).
+            const done = await api.waitFor(
+              walk.id,
+              (trial) => (trial.status === 'done' && trial.meta.follow_up === undefined) || trial.status === 'error',
+            );
             expect(done.status, String(done.meta.error_msg)).toBe('done');
             expect(new Set(tagsOf(done))).toEqual(new Set(MOVEMENT_TAGS));
             const files = done.results.map((result) => `${result.tag} ${String(result.meta?.camera_name ?? '')}`);
