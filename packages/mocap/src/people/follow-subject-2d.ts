@@ -1,5 +1,6 @@
 import { MAX_OTHER_PEOPLE } from '../pose/pose-model.ts';
 import { KEYPOINT_VALUES } from '../pose/types.ts';
+import { FORGET_LOST_PERSON_S } from '../pose/track-person.ts';
 
 /**
  * Who is the subject in each frame of a camera's keypoints made by another tool, which lists the
@@ -16,8 +17,6 @@ export interface FollowedPeople {
   others: number[][];
 }
 
-/** As detect-pose.ts's FORGET_LOST_PERSON_S: how long the subject is looked for only where last seen. */
-const FORGET_LOST_PERSON_S = 0.5;
 /** A person is where the subject was when their centres are less than this many subject box sizes apart (our choice). */
 const SAME_PLACE_BOX_SIZES = 0.5;
 

@@ -44,7 +44,7 @@ export interface TrackPoseOptions {
  * seen; after that it takes whoever is the most prominent (the subject came back elsewhere, or
  * was never the right one).
  */
-const FORGET_LOST_PERSON_S = 0.5;
+export const FORGET_LOST_PERSON_S = 0.5;
 
 /**
  * While nobody is tracked, the detector (several runs plus landmark checks: up to 10 times the
