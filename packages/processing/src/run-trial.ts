@@ -121,6 +121,8 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
     running.catch(() => undefined); // once past its time limit, the attempt's own end is of no interest
     const results = await Promise.race([running, timeLimit]);
     const followUp = results.followUp;
+    // When storing the results fails, the follow-up is aborted unawaited: its rejection is expected, not unhandled.
+    followUp?.files.catch(() => undefined);
     await timed('resultsS', () => io.complete(results.files, followUp && { followUp: followUp.stage }));
     if (!followUp) return { status: 'done', steps };
     const failure = await timed('followUpS', () => finishFollowUp(io, followUp, timeLimit, followUpProgress));

@@ -257,6 +257,44 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
     expect(hung.outcome).toMatchObject({ status: 'internal-error', error: expect.any(TimeLimitError) });
   });
 
+  it('a trial whose results cannot be stored ends its follow-up with the attempt, leaving no rejection unhandled', async () => {
+    const storeError = new Error('the server is stopping');
+    const { io, failures } = recordingIO(() => walkTrial([]));
+    io.complete = async () => {
+      throw storeError;
+    };
+    // An engine whose synchronised videos end only when the attempt aborts them, as the engine thread's do.
+    const abortedFollowUp = {
+      run: async (_inputs: TrialInputs, _outDir: string, engine: { signal: AbortSignal }) => ({
+        files: [],
+        followUp: {
+          stage: 'sync_videos' as const,
+          files: new Promise<never>((_, reject) =>
+            engine.signal.addEventListener('abort', () => reject(engine.signal.reason)),
+          ),
+        },
+      }),
+      close: async () => undefined,
+    } as unknown as EngineThreads;
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const outcome = await runTrial('t1', io, {
+        workRoot: join(root, 'work'),
+        finalAttempt: false,
+        timeLimitS: 60,
+        engines: abortedFollowUp,
+      });
+      expect(outcome).toMatchObject({ status: 'internal-error', error: storeError });
+      expect(failures).toEqual([{ kind: 'internal', error: storeError, willRetry: true }]);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
+
   it('times each step of an attempt', async () => {
     const { io } = recordingIO(() => {
       throw new ScalingError('No measurement could be made.');
