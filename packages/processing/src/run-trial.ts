@@ -107,11 +107,17 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
           onFollowUpProgress: (fraction: number) => followUpProgress.report('sync_videos', fraction),
           signal: stop.signal,
         };
+        // Should the attempt fail after the engine's results (releasing the pose pool, a progress write, storing
+        // them), their follow-up is aborted unawaited: its rejection then is expected, not unhandled.
+        const followUpHandled = (results: EngineResults) => {
+          results.followUp?.files.catch(() => undefined);
+          return results;
+        };
         const results =
           !detects || !options.poses
-            ? await engines.run(read, outDir, engine)
+            ? await engines.run(read, outDir, engine).then(followUpHandled)
             : await options.poses.use(read.settings.poseModel, (pool) =>
-                engines.run(read, outDir, { ...engine, pool }),
+                engines.run(read, outDir, { ...engine, pool }).then(followUpHandled),
               );
         await progress.flush();
         return results;
@@ -121,8 +127,6 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
     running.catch(() => undefined); // once past its time limit, the attempt's own end is of no interest
     const results = await Promise.race([running, timeLimit]);
     const followUp = results.followUp;
-    // When storing the results fails, the follow-up is aborted unawaited: its rejection is expected, not unhandled.
-    followUp?.files.catch(() => undefined);
     await timed('resultsS', () => io.complete(results.files, followUp && { followUp: followUp.stage }));
     if (!followUp) return { status: 'done', steps };
     const failure = await timed('followUpS', () => finishFollowUp(io, followUp, timeLimit, followUpProgress));

@@ -13,7 +13,7 @@ import { ffmpegPath } from '@kinetrace/mocap/video/binaries';
 import { VIDEO_KEYPOINTS } from '@kinetrace/mocap/pose/keypoints';
 import type { PoseWorkerPool } from '@kinetrace/mocap/pose/pose-worker-pool';
 import type { CameraModel } from '@kinetrace/mocap/session/types';
-import { EngineThreads } from '../src/engine-thread.ts';
+import { EngineThreads, type EngineRunOptions } from '../src/engine-thread.ts';
 import { PosePoolKeeper } from '../src/pose-pool-keeper.ts';
 import { runTrial, TimeLimitError } from '../src/run-trial.ts';
 import type { TrialFailure, TrialInputs, TrialIO } from '../src/trial-io.ts';
@@ -257,37 +257,43 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
     expect(hung.outcome).toMatchObject({ status: 'internal-error', error: expect.any(TimeLimitError) });
   });
 
-  it('a trial whose results cannot be stored ends its follow-up with the attempt, leaving no rejection unhandled', async () => {
+  it('an attempt that fails after the engine’s results (a progress write, storing them) ends their follow-up, leaving no rejection unhandled', async () => {
     const storeError = new Error('the server is stopping');
-    const { io, failures } = recordingIO(() => walkTrial([]));
-    io.complete = async () => {
-      throw storeError;
-    };
-    // An engine whose synchronised videos end only when the attempt aborts them, as the engine thread's do.
+    // An engine that reports progress, and whose synchronised videos end only when the attempt aborts them, as
+    // the engine thread's do.
     const abortedFollowUp = {
-      run: async (_inputs: TrialInputs, _outDir: string, engine: { signal: AbortSignal }) => ({
-        files: [],
-        followUp: {
-          stage: 'sync_videos' as const,
-          files: new Promise<never>((_, reject) =>
-            engine.signal.addEventListener('abort', () => reject(engine.signal.reason)),
-          ),
-        },
-      }),
+      run: async (_inputs: TrialInputs, _outDir: string, engine: EngineRunOptions) => {
+        engine.onProgress('pose', 0.5);
+        return {
+          files: [],
+          followUp: {
+            stage: 'sync_videos' as const,
+            files: new Promise<never>((_, reject) =>
+              engine.signal.addEventListener('abort', () => reject(engine.signal.reason)),
+            ),
+          },
+        };
+      },
       close: async () => undefined,
     } as unknown as EngineThreads;
     const unhandled: unknown[] = [];
     const record = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', record);
     try {
-      const outcome = await runTrial('t1', io, {
-        workRoot: join(root, 'work'),
-        finalAttempt: false,
-        timeLimitS: 60,
-        engines: abortedFollowUp,
-      });
-      expect(outcome).toMatchObject({ status: 'internal-error', error: storeError });
-      expect(failures).toEqual([{ kind: 'internal', error: storeError, willRetry: true }]);
+      for (const failing of ['progress', 'complete'] as const) {
+        const { io, failures } = recordingIO(() => walkTrial([]));
+        io[failing] = async () => {
+          throw storeError;
+        };
+        const outcome = await runTrial('t1', io, {
+          workRoot: join(root, 'work'),
+          finalAttempt: false,
+          timeLimitS: 60,
+          engines: abortedFollowUp,
+        });
+        expect(outcome, failing).toMatchObject({ status: 'internal-error', error: storeError });
+        expect(failures).toEqual([{ kind: 'internal', error: storeError, willRetry: true }]);
+      }
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(unhandled).toEqual([]);
     } finally {
