@@ -1,13 +1,19 @@
 import { messages, type CaptureState, type RecordingOrder } from '@kinetrace/contracts';
+import { DEFAULT_POSE_MODEL } from '@kinetrace/mocap/pose/pose-model';
 import { connectDevice, fetchCaptureState } from '../api/capture.ts';
 import { ApiError } from '../app/api-client.ts';
 import { describeCamera, openCamera, requestFramerate } from './camera.ts';
 import { deviceModel } from './device-model.ts';
 import { captureDeviceId } from './device-id.ts';
+import { MIN_HELPFUL_KEYPOINT_RATE_HZ } from './keypoints-rate.ts';
 import { pendingVideos } from './pending-videos.ts';
 import { CLOCK_REMEASURE_INTERVAL_MS, ServerClock } from './server-clock.ts';
-import { TrialRecorder, type RecordedVideo } from './trial-recorder.ts';
-import { UploadRefusedError, uploadVideo } from './video-upload.ts';
+import { frameCapturedAtMs, TrialRecorder, type RecordedVideo } from './trial-recorder.ts';
+import { UploadRefusedError, uploadKeypoints, uploadVideo } from './video-upload.ts';
+
+type PhonePoseModule = typeof import('./phone-pose.ts');
+type PhonePose = Awaited<ReturnType<PhonePoseModule['loadPhonePose']>>;
+type PoseWhileRecording = InstanceType<PhonePoseModule['PoseWhileRecording']>;
 
 /**
  * The phone polls its state every half second: that is also its heartbeat (the server counts a phone as
@@ -35,6 +41,18 @@ export interface PhoneView {
   videosUploaded: number;
   recording: { trialName: string; elapsedMs: number; waitingForStart: boolean } | null;
   uploads: UploadView[];
+  /** The phone's own 2D keypoints (issue 24): the rate it keeps up with, and whether it sends them. */
+  keypoints: KeypointsView;
+}
+
+export interface KeypointsView {
+  /** 'loading' the model, 'ready' to run, 'unavailable' on this phone (message says why). */
+  status: 'loading' | 'ready' | 'unavailable';
+  /** Frames a second it processed while recording the latest trial (null before any). */
+  ratePerSecond: number | null;
+  /** Whether the latest trial's keypoints go with its video (null while it records, or before any). */
+  sent: boolean | null;
+  message: string | null;
 }
 
 const initialView: PhoneView = {
@@ -46,6 +64,7 @@ const initialView: PhoneView = {
   videosUploaded: 0,
   recording: null,
   uploads: [],
+  keypoints: { status: 'loading', ratePerSecond: null, sent: null, message: null },
 };
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -61,6 +80,10 @@ export class CaptureController {
   private readonly clock = new ServerClock();
   private readonly deviceId = captureDeviceId();
   private active: TrialRecorder | null = null;
+  /** The pose running on the active recording's frames, when its order asks for the phone's keypoints. */
+  private activePose: PoseWhileRecording | null = null;
+  /** The engine's pose model in this browser, loaded once the phone is paired (null until asked for). */
+  private pose: Promise<{ module: PhonePoseModule; model: PhonePose } | null> | null = null;
   /** Trials this page has recorded already: an order still showing after a stop at the limit is not recorded twice. */
   private readonly recordedTrialIds = new Set<string>();
   /** Videos kept until uploaded, by trial id. */
@@ -120,6 +143,27 @@ export class CaptureController {
     }
     this.clockTimer = setInterval(() => void this.clock.measure().catch(() => undefined), CLOCK_REMEASURE_INTERVAL_MS);
     void this.poll();
+    this.pose = this.loadPose();
+  }
+
+  /** Loads the pose model ahead of the first recording (a few MB, cached), so that recording starts with it. */
+  private async loadPose(): Promise<{ module: PhonePoseModule; model: PhonePose } | null> {
+    try {
+      const module = await import('./phone-pose.ts');
+      const model = await module.loadPhonePose(DEFAULT_POSE_MODEL);
+      this.setKeypoints({ status: 'ready' });
+      return { module, model };
+    } catch (error) {
+      this.setKeypoints({
+        status: 'unavailable',
+        message: `This phone cannot find keypoints (${errorMessage(error)}).`,
+      });
+      return null;
+    }
+  }
+
+  private setKeypoints(change: Partial<KeypointsView>): void {
+    this.update({ keypoints: { ...this.view.keypoints, ...change } });
   }
 
   close(): void {
@@ -127,6 +171,7 @@ export class CaptureController {
     clearTimeout(this.pollTimer);
     clearInterval(this.clockTimer);
     this.active?.discard();
+    void this.activePose?.stop().catch(() => undefined);
     for (const abort of this.uploading.values()) abort();
     this.view.stream?.getTracks().forEach((track) => track.stop());
   }
@@ -176,6 +221,9 @@ export class CaptureController {
             waitingForStart: !this.active.recording,
           }
         : null,
+      ...(this.activePose
+        ? { keypoints: { ...this.view.keypoints, ratePerSecond: this.activePose.ratePerSecond } }
+        : {}),
     });
   }
 
@@ -187,6 +235,7 @@ export class CaptureController {
     this.active = recorder;
     void requestFramerate(stream, order.framerate)
       .then(() => recorder.start())
+      .then(() => this.findKeypointsWhileRecording(recorder))
       .catch((error: unknown) => {
         if (this.active === recorder) this.active = null;
         this.update({ error: `The recording could not start: ${errorMessage(error)}` });
@@ -194,8 +243,42 @@ export class CaptureController {
     this.update({ recording: { trialName: order.trial_name, elapsedMs: 0, waitingForStart: true } });
   }
 
+  /** Runs the pose model on the frames it can keep up with while `recorder` records, when its order asks. */
+  private async findKeypointsWhileRecording(recorder: TrialRecorder): Promise<void> {
+    const preview = this.preview();
+    if (!recorder.order.phone_keypoints || !preview || !this.pose) return;
+    const pose = await this.pose;
+    // The model was still loading when the trial ended, or cannot run here: the server detects the keypoints.
+    if (!pose || this.active !== recorder || !recorder.recording) return;
+    this.activePose = new pose.module.PoseWhileRecording(
+      pose.model,
+      preview,
+      (capturedAtMs) => recorder.videoTimeS(capturedAtMs),
+      frameCapturedAtMs,
+    );
+    this.setKeypoints({ ratePerSecond: 0, sent: null });
+  }
+
+  /** The keypoints of the trial that just stopped, when the phone kept up well enough for them to help. */
+  private async stopFindingKeypoints(): Promise<Blob | null> {
+    const pose = this.activePose;
+    this.activePose = null;
+    if (!pose) return null;
+    try {
+      const { keypoints, ratePerSecond } = await pose.stop();
+      const helps = keypoints !== null && ratePerSecond >= MIN_HELPFUL_KEYPOINT_RATE_HZ;
+      this.setKeypoints({ ratePerSecond, sent: helps, message: null });
+      return helps ? keypoints : null;
+    } catch (error) {
+      this.setKeypoints({ sent: false, message: `The keypoints failed (${errorMessage(error)}).` });
+      return null;
+    }
+  }
+
   private dropActive(): void {
     this.active?.discard();
+    void this.activePose?.stop().catch(() => undefined);
+    this.activePose = null;
     this.active = null;
     this.update({ recording: null });
   }
@@ -207,7 +290,8 @@ export class CaptureController {
     this.update({ recording: null });
     let video: RecordedVideo;
     try {
-      video = await recorder.stop();
+      const [recorded, keypoints] = await Promise.all([recorder.stop(), this.stopFindingKeypoints()]);
+      video = { ...recorded, keypoints };
     } catch (error) {
       this.update({ error: errorMessage(error) });
       return;
@@ -236,14 +320,42 @@ export class CaptureController {
     this.update({ uploads: [...others, next] });
   }
 
+  /**
+   * Uploads the trial's keypoints (when the phone found them), then its video, whether or not the keypoints
+   * went: they are optional, and sent once (a failed keypoints upload is not tried again; the server then
+   * detects them itself).
+   */
   private upload(video: RecordedVideo): void {
     if (this.uploading.has(video.trialId)) return;
+    const keypoints = video.keypoints;
+    if (!keypoints) return this.uploadVideoOnly(video);
+    const { done, abort } = uploadKeypoints({ ...video, keypoints }, this.target);
+    this.uploading.set(video.trialId, abort);
+    void done
+      .catch(() =>
+        this.setKeypoints({ sent: false, message: 'The keypoints could not be sent: the server finds them.' }),
+      )
+      .then(async () => {
+        if (this.uploading.get(video.trialId) !== abort) return;
+        this.uploading.delete(video.trialId);
+        const withoutKeypoints = { ...video, keypoints: null };
+        if (this.stored.has(video.trialId)) {
+          this.stored.set(video.trialId, withoutKeypoints);
+          await pendingVideos.save(withoutKeypoints).catch(() => undefined);
+        }
+        this.uploadVideoOnly(withoutKeypoints);
+      });
+  }
+
+  private get target() {
+    return { pairingToken: this.pairingToken, deviceId: this.deviceId };
+  }
+
+  private uploadVideoOnly(video: RecordedVideo): void {
     const { trialId, trialName } = video;
     this.setUpload(trialId, { trialName, status: 'uploading', message: null, totalBytes: video.blob.size });
-    const { done, abort } = uploadVideo(
-      video,
-      { pairingToken: this.pairingToken, deviceId: this.deviceId },
-      (sentBytes, totalBytes) => this.setUpload(trialId, { trialName, sentBytes, totalBytes }),
+    const { done, abort } = uploadVideo(video, this.target, (sentBytes, totalBytes) =>
+      this.setUpload(trialId, { trialName, sentBytes, totalBytes }),
     );
     this.uploading.set(trialId, abort);
     done.then(

@@ -10,10 +10,19 @@ export interface RecordedVideo {
   mimeType: string;
   /** When the first frame was taken, on the server's clock (null when the browser could not tell). */
   firstFrameMs: number | null;
+  /** The 2D keypoints the phone found while recording (a Kinetrace keypoints JSON), until they are sent. */
+  keypoints?: Blob | null;
 }
 
 /** MediaRecorder hands over data every second, so a crash loses at most the last second. */
 const TIMESLICE_MS = 1_000;
+
+/**
+ * When a frame the preview shows was taken, on the local performance.now() clock: its capture time where
+ * the camera reports one, else when it is shown.
+ */
+export const frameCapturedAtMs = (now: DOMHighResTimeStamp, metadata: VideoFrameCallbackMetadata): number =>
+  metadata.captureTime ?? metadata.expectedDisplayTime ?? now;
 
 /** A local performance.now() time on the server's clock. */
 const performanceToServerMs = (clock: ServerClock, performanceMs: number) =>
@@ -28,6 +37,8 @@ export class TrialRecorder {
   private recorder: MediaRecorder | null = null;
   private readonly chunks: Blob[] = [];
   private firstFrameMs: number | null = null;
+  /** When the first recorded frame was taken, on the local performance.now() clock (null until it shows). */
+  private firstFrameLocalMs: number | null = null;
   private startedAtLocalMs: number | null = null;
   private limitTimer: ReturnType<typeof setTimeout> | undefined;
   private startTimer: ReturnType<typeof setTimeout> | undefined;
@@ -73,14 +84,24 @@ export class TrialRecorder {
     // The first frame the preview shows after the start is the first the recorder took: its capture time
     // (camera sources report one) is more exact than the start event.
     this.preview?.requestVideoFrameCallback?.((now, metadata) => {
-      const capturedAt = metadata.captureTime ?? metadata.expectedDisplayTime ?? now;
-      this.firstFrameMs = performanceToServerMs(this.clock, capturedAt);
+      this.firstFrameLocalMs = frameCapturedAtMs(now, metadata);
+      this.firstFrameMs = performanceToServerMs(this.clock, this.firstFrameLocalMs);
     });
     recorder.start(TIMESLICE_MS);
     this.startedAtLocalMs = Date.now();
     this.limitTimer = setTimeout(() => {
       this.onLimitReached();
     }, this.order.limit_s * 1000);
+  }
+
+  /**
+   * Where a frame taken at `capturedAtMs` (frameCapturedAtMs) falls on the recorded video's timeline, in
+   * seconds from its first frame; null before the first frame (or without a preview to tell it).
+   */
+  videoTimeS(capturedAtMs: number): number | null {
+    return this.firstFrameLocalMs === null || capturedAtMs < this.firstFrameLocalMs
+      ? null
+      : (capturedAtMs - this.firstFrameLocalMs) / 1000;
   }
 
   /** How long it has been recording, in ms (0 before the start). */

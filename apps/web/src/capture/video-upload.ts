@@ -1,4 +1,10 @@
-import { API_PREFIX, capturePaths, errorText, PAIRING_TOKEN_HEADER } from '@kinetrace/contracts';
+import {
+  API_PREFIX,
+  capturePaths,
+  errorText,
+  PAIRING_TOKEN_HEADER,
+  PHONE_KEYPOINTS_UPLOAD,
+} from '@kinetrace/contracts';
 import { Upload, type DetailedError } from 'tus-js-client';
 import type { RecordedVideo } from './trial-recorder.ts';
 
@@ -40,36 +46,34 @@ export interface VideoUploadTarget {
   deviceId: string;
 }
 
-/**
- * Uploads a recorded video with tus (resumable, chunked). Its fingerprint is the trial and the device, so a
- * reloaded page that uploads the same stored video resumes the upload the server already holds.
- */
-export function uploadVideo(
-  video: RecordedVideo,
+interface TusFile {
+  blob: Blob;
+  /** Tells this upload from the phone's others, so a reloaded page resumes the one the server holds. */
+  fingerprint: string;
+  metadata: Record<string, string>;
+  retryDelaysMs: number[];
+}
+
+/** Uploads one file with tus (resumable, chunked), the pairing token on every request. */
+function tusUpload(
+  file: TusFile,
   target: VideoUploadTarget,
   onProgress: (sentBytes: number, totalBytes: number) => void,
 ): { done: Promise<void>; abort: () => void } {
   let upload: Upload | null = null;
   const done = new Promise<void>((resolve, reject) => {
     const endpoint = `${location.origin}${API_PREFIX}${capturePaths.uploads}`;
-    upload = new Upload(video.blob, {
+    upload = new Upload(file.blob, {
       endpoint,
       chunkSize: CHUNK_SIZE_BYTES,
-      retryDelays: RETRY_DELAYS_MS,
+      retryDelays: file.retryDelaysMs,
       storeFingerprintForResuming: true,
       removeFingerprintOnSuccess: true,
       fingerprint: () =>
-        Promise.resolve(['kinetrace', target.deviceId, video.trialId, video.blob.size, endpoint].join('-')),
+        Promise.resolve(['kinetrace', target.deviceId, file.fingerprint, file.blob.size, endpoint].join('-')),
       // Every tus request (resume, offset check, cancel) carries the credential, not only the creation.
       headers: { [PAIRING_TOKEN_HEADER]: target.pairingToken },
-      metadata: {
-        pairing_token: target.pairingToken,
-        trial_id: video.trialId,
-        device_id: target.deviceId,
-        ...(video.firstFrameMs === null ? {} : { first_frame_ms: String(Math.round(video.firstFrameMs)) }),
-        filetype: video.mimeType,
-        filename: `${video.trialName}.${extensionOf(video.mimeType)}`,
-      },
+      metadata: { pairing_token: target.pairingToken, device_id: target.deviceId, ...file.metadata },
       onShouldRetry: (error) => refusalOf(error) === null,
       onProgress,
       onSuccess: () => resolve(),
@@ -82,4 +86,63 @@ export function uploadVideo(
     }, reject);
   });
   return { done, abort: () => void upload?.abort() };
+}
+
+/** What the server files a phone's upload under: the trial, and when its video's first frame was taken. */
+const trialMetadata = (video: RecordedVideo): Record<string, string> => ({
+  trial_id: video.trialId,
+  ...(video.firstFrameMs === null ? {} : { first_frame_ms: String(Math.round(video.firstFrameMs)) }),
+});
+
+/**
+ * Uploads a recorded video. Its fingerprint is the trial and the device, so a reloaded page that uploads the
+ * same stored video resumes the upload the server already holds.
+ */
+export function uploadVideo(
+  video: RecordedVideo,
+  target: VideoUploadTarget,
+  onProgress: (sentBytes: number, totalBytes: number) => void,
+): { done: Promise<void>; abort: () => void } {
+  return tusUpload(
+    {
+      blob: video.blob,
+      fingerprint: video.trialId,
+      retryDelaysMs: RETRY_DELAYS_MS,
+      metadata: {
+        ...trialMetadata(video),
+        filetype: video.mimeType,
+        filename: `${video.trialName}.${extensionOf(video.mimeType)}`,
+      },
+    },
+    target,
+    onProgress,
+  );
+}
+
+/**
+ * Keypoints are optional and sent before the video: a short retry only, so a failing upload soon gives way
+ * to the video (which the server then processes with its own detection).
+ */
+const KEYPOINTS_RETRY_DELAYS_MS = [0, 1_000, 3_000];
+
+/** Uploads the 2D keypoints the phone found in a recorded video (issue 24), as its video goes: same metadata, `kind` keypoints. */
+export function uploadKeypoints(
+  video: RecordedVideo & { keypoints: Blob },
+  target: VideoUploadTarget,
+): { done: Promise<void>; abort: () => void } {
+  return tusUpload(
+    {
+      blob: video.keypoints,
+      fingerprint: `${video.trialId}-${PHONE_KEYPOINTS_UPLOAD.kind}`,
+      retryDelaysMs: KEYPOINTS_RETRY_DELAYS_MS,
+      metadata: {
+        kind: PHONE_KEYPOINTS_UPLOAD.kind,
+        ...trialMetadata(video),
+        filetype: 'application/json',
+        filename: `${video.trialName}.keypoints.json`,
+      },
+    },
+    target,
+    () => undefined,
+  );
 }

@@ -1,7 +1,12 @@
 import { Alert, Badge, Container, Group, Progress, Stack, Text, Title } from '@mantine/core';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useParams } from 'react-router';
-import { CaptureController, type PhoneView, type UploadView } from '../../capture/capture-controller.ts';
+import {
+  CaptureController,
+  type KeypointsView,
+  type PhoneView,
+  type UploadView,
+} from '../../capture/capture-controller.ts';
 import { formatElapsed } from '../../capture/elapsed-time.ts';
 
 const PHASE_LABELS: Record<PhoneView['phase'], { label: string; color: string }> = {
@@ -32,6 +37,23 @@ function UploadRow({ upload }: { upload: UploadView }) {
       )}
     </Stack>
   );
+}
+
+/** What the phone's own keypoints come to: the rate it keeps up with, and whether they go with the video. */
+function keypointsCaption(keypoints: KeypointsView): string | null {
+  if (keypoints.status === 'unavailable') return keypoints.message;
+  if (keypoints.ratePerSecond === null)
+    return keypoints.status === 'loading'
+      ? 'Preparing keypoints…'
+      : 'Keypoints: this phone finds them while it records.';
+  // A slow phone's rate in tenths: "0 per second" would hide that it runs at all.
+  const perSecond =
+    keypoints.ratePerSecond < 10 ? keypoints.ratePerSecond.toFixed(1) : Math.round(keypoints.ratePerSecond);
+  const rate = `Keypoints on this phone: ${perSecond} per second`;
+  if (keypoints.message) return `${rate}. ${keypoints.message}`;
+  if (keypoints.sent === true) return `${rate}, sent with the video.`;
+  if (keypoints.sent === false) return `${rate}: too few to help, the server finds them itself.`;
+  return rate;
 }
 
 /**
@@ -100,6 +122,11 @@ export function CaptureScreen() {
               Ready. Keep this page open: the phone records when the researcher starts a recording.
             </Text>
           )
+        )}
+        {view.phase === 'connected' && keypointsCaption(view.keypoints) && (
+          <Text size="sm" c="dimmed" data-testid="phone-keypoints">
+            {keypointsCaption(view.keypoints)}
+          </Text>
         )}
         {view.uploads.map((upload) => (
           <UploadRow key={upload.trialId} upload={upload} />

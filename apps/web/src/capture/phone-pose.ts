@@ -1,0 +1,166 @@
+import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs-backend-webgl';
+import { loadGraphModel } from '@tensorflow/tfjs-converter';
+import { capturePaths, type KinetraceKeypoints2d } from '@kinetrace/contracts';
+import { BlazePoseModel } from '@kinetrace/mocap/pose/blazepose-model';
+import { NoPersonFoundError } from '@kinetrace/mocap/pose/errors';
+import { POSE_INPUT_MAX_SIDE_PX, type PoseModelName } from '@kinetrace/mocap/pose/pose-model';
+import { wholeImageRegion } from '@kinetrace/mocap/pose/region';
+import { trackPerson, type PoseInputFrame } from '@kinetrace/mocap/pose/track-person';
+import type { Keypoints2D } from '@kinetrace/mocap/pose/types';
+import { keypoints2DToJson } from '@kinetrace/mocap/formats/keypoints-2d-json';
+
+/**
+ * The engine's pose model running in the phone's browser (issue 24): the same BlazePose code and model files
+ * as the server's, on TensorFlow.js's WebGL backend (the phone's GPU), the files fetched from our server. This
+ * module is loaded only by the capture page (a dynamic import), so the app's first load does not carry it.
+ */
+
+/** The inference backend, as the keypoints file names it. */
+export const PHONE_POSE_BACKEND = 'webgl';
+
+const modelUrl = (modelFile: string) => `${location.origin}${capturePaths.poseModels}${modelFile}`;
+
+/** Loads the model and runs it once on a blank image, so the first recorded frame does not wait for WebGL's shaders. */
+export async function loadPhonePose(name: PoseModelName): Promise<BlazePoseModel> {
+  if (!(await tf.setBackend(PHONE_POSE_BACKEND))) throw new Error('this browser has no WebGL');
+  await tf.ready();
+  const model = new BlazePoseModel(name, (modelFile) => loadGraphModel(modelUrl(modelFile)));
+  await model.load();
+  const side = 64;
+  await model.infer(
+    { width: side, height: side, data: new Uint8Array(side * side * 3) },
+    { region: wholeImageRegion(side, side), preferNear: null },
+  );
+  return model;
+}
+
+/**
+ * The frames the model can keep up with, from the preview (it shows what the recorder records): each one
+ * offered by the preview's frame callback is taken only while the tracker waits for a frame, and skipped
+ * while it is busy, so the model never holds up the camera or the recorder. Each is downscaled as the server
+ * downscales before pose (POSE_INPUT_MAX_SIDE_PX) and stamped with its time on the recorded video's timeline.
+ */
+class PreviewFrames implements AsyncIterable<PoseInputFrame> {
+  private waiting: ((next: IteratorResult<PoseInputFrame>) => void) | null = null;
+  private ended = false;
+  private readonly canvas = document.createElement('canvas');
+  private readonly context = this.canvas.getContext('2d', { willReadFrequently: true });
+
+  constructor(
+    private readonly preview: HTMLVideoElement,
+    private readonly videoTimeS: (capturedAtMs: number) => number | null,
+    private readonly capturedAtMs: (now: DOMHighResTimeStamp, metadata: VideoFrameCallbackMetadata) => number,
+  ) {
+    preview.requestVideoFrameCallback(this.offer);
+  }
+
+  private readonly offer = (now: DOMHighResTimeStamp, metadata: VideoFrameCallbackMetadata) => {
+    if (this.ended) return;
+    const timestampS = this.videoTimeS(this.capturedAtMs(now, metadata));
+    const take = this.waiting;
+    if (take && timestampS !== null) {
+      this.waiting = null;
+      take({ done: false, value: this.grab(timestampS, metadata.width, metadata.height) });
+    }
+    this.preview.requestVideoFrameCallback(this.offer);
+  };
+
+  /** The frame the preview shows now, as RGB pixels at the model's input size. */
+  private grab(timestampS: number, videoWidth: number, videoHeight: number): PoseInputFrame {
+    const scale = Math.min(1, POSE_INPUT_MAX_SIDE_PX / Math.max(videoWidth, videoHeight));
+    const width = Math.round(videoWidth * scale);
+    const height = Math.round(videoHeight * scale);
+    if (this.canvas.width !== width || this.canvas.height !== height)
+      [this.canvas.width, this.canvas.height] = [width, height];
+    const context = this.context!;
+    context.drawImage(this.preview, 0, 0, width, height);
+    const rgba = context.getImageData(0, 0, width, height).data;
+    const data = new Uint8Array(width * height * 3);
+    for (let source = 0, target = 0; source < rgba.length; source += 4) {
+      data[target++] = rgba[source];
+      data[target++] = rgba[source + 1];
+      data[target++] = rgba[source + 2];
+    }
+    return { timestampS, width, height, data };
+  }
+
+  end(): void {
+    this.ended = true;
+    this.waiting?.({ done: true, value: undefined });
+    this.waiting = null;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<PoseInputFrame> {
+    return {
+      next: () =>
+        this.ended
+          ? Promise.resolve({ done: true, value: undefined })
+          : new Promise((resolve) => {
+              this.waiting = resolve;
+            }),
+    };
+  }
+}
+
+/**
+ * When recording stops, the frame in flight finishes (tens of milliseconds on a phone's GPU); the video
+ * waits for it no longer than this, and goes without keypoints past it.
+ */
+const FINISH_WAIT_MS = 2_000;
+
+/** The keypoints found while one trial records, and how many frames a second the phone kept up with. */
+export class PoseWhileRecording {
+  private readonly frames: PreviewFrames;
+  private readonly startedAtMs = performance.now();
+  private framesDone = 0;
+  private readonly result: Promise<Keypoints2D | null>;
+
+  constructor(
+    private readonly model: BlazePoseModel,
+    preview: HTMLVideoElement,
+    videoTimeS: (capturedAtMs: number) => number | null,
+    capturedAtMs: (now: DOMHighResTimeStamp, metadata: VideoFrameCallbackMetadata) => number,
+  ) {
+    this.frames = new PreviewFrames(preview, videoTimeS, capturedAtMs);
+    const imageSize = { width: preview.videoWidth, height: preview.videoHeight };
+    this.result = trackPerson(
+      this.frames,
+      { size: 1, infer: (image, request) => model.infer(image, request) },
+      {
+        imageSize,
+        onFrameResult: () => this.framesDone++,
+        // The subject only: the server checks them against its own detection, which follows the others.
+        followOthers: false,
+      },
+    ).catch((error: unknown) => {
+      // Nobody in view the whole time: there is nothing to send.
+      if (error instanceof NoPersonFoundError) return null;
+      throw error;
+    });
+  }
+
+  /** Frames processed per second of recording so far. */
+  get ratePerSecond(): number {
+    const elapsedS = (performance.now() - this.startedAtMs) / 1000;
+    return elapsedS > 0 ? this.framesDone / elapsedS : 0;
+  }
+
+  /**
+   * Stops taking frames; the keypoints of those taken as a Kinetrace keypoints JSON (null when nobody was
+   * found), and the rate achieved.
+   */
+  async stop(): Promise<{ keypoints: Blob | null; ratePerSecond: number }> {
+    const ratePerSecond = this.ratePerSecond;
+    this.frames.end();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), FINISH_WAIT_MS)));
+    const keypoints = await Promise.race([this.result, late]).finally(() => clearTimeout(timer));
+    if (!keypoints) return { keypoints: null, ratePerSecond };
+    const file = {
+      ...keypoints2DToJson(keypoints),
+      producer: { model: this.model.name, backend: `tfjs-${tf.getBackend()}`, achievedHz: ratePerSecond },
+    } satisfies KinetraceKeypoints2d;
+    return { keypoints: new Blob([JSON.stringify(file)], { type: 'application/json' }), ratePerSecond };
+  }
+}
