@@ -235,6 +235,8 @@ describe('capture: pairing, recording and uploads', () => {
 
   it("takes a phone's keypoints before its video where told to send them: the last one stored with the video; refused after it, invalid, too large or unwanted", async () => {
     const { session, phones } = await pairedSession(2);
+    // Told at pairing, the phones load the pose model before the first trial.
+    expect((await phones[0].connect()).body).toMatchObject({ phone_keypoints: true });
     const keypointsFile = (shiftPx: number, change: Record<string, unknown> = {}) =>
       Buffer.from(
         JSON.stringify({
@@ -304,6 +306,8 @@ describe('capture: pairing, recording and uploads', () => {
       const url = (await strict.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
       const user = await verifiedUser(strict);
       const { session, phones } = await newSessionWithPhones(strict, url, user.token, 2);
+      // Told at pairing, the phones do not load the pose model (about 12 MB) at all.
+      expect((await phones[0].connect()).body).toMatchObject({ phone_keypoints: false });
       const call = (path: string) =>
         strict.call({ method: 'GET', url: `/api/sessions/${session.id}${path}`, headers: authHeader(user.token) });
       expect((await call('/get_session_settings/')).json()).toMatchObject({ phone_keypoints: false });

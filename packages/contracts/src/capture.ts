@@ -31,6 +31,16 @@ export const connectDeviceRequestSchema = z.object({
 });
 export type ConnectDeviceRequest = z.infer<typeof connectDeviceRequestSchema>;
 
+/** The server's answer to a phone's pairing (POST /capture/{token}/connect/). */
+export const connectDeviceResponseSchema = z.object({
+  session_id: z.string(),
+  session_name: z.string(),
+  device_id: z.string(),
+  server_time_ms: z.number(),
+  /** Whether this session's phones find 2D keypoints (issue 24): the phone loads the pose model only then. */
+  phone_keypoints: z.boolean(),
+});
+
 /** What the phone records when the session records: absolute start on the server's clock. */
 export const recordingOrderSchema = z.object({
   trial_id: z.string(),

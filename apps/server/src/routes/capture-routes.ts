@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { captureStateSchema, connectDeviceRequestSchema, deviceIdField, serverTimeSchema } from '@kinetrace/contracts';
+import {
+  captureStateSchema,
+  connectDeviceRequestSchema,
+  connectDeviceResponseSchema,
+  deviceIdField,
+  serverTimeSchema,
+} from '@kinetrace/contracts';
 import type { CaptureService } from '../services/capture-service.ts';
 
 const tags = ['Capture (phones)'];
@@ -24,12 +30,7 @@ export function registerCaptureRoutes(app: FastifyInstance, capture: CaptureServ
         params: tokenParams,
         body: connectDeviceRequestSchema,
         response: {
-          200: z.object({
-            session_id: z.string(),
-            session_name: z.string(),
-            device_id: z.string(),
-            server_time_ms: z.number(),
-          }),
+          200: connectDeviceResponseSchema,
         },
       },
     },

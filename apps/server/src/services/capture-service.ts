@@ -25,13 +25,16 @@ import { phoneKeypointsKey, recordingMetaOf, type IntakeResult, type VideoIntake
 const CANCELLED_VISIBLE_MS = 10 * 60_000;
 
 /**
- * Whether the phones recording `trialName` in `session` send their 2D keypoints (issue 24): the operator allows
- * it (PHONE_KEYPOINTS) and the session's Advanced Settings do not turn it off; never for a calibration, which
- * films a board and nobody.
+ * Whether the phones of `session` find 2D keypoints (issue 24): the operator allows it (PHONE_KEYPOINTS) and
+ * the session's Advanced Settings do not turn it off. A phone told so at pairing loads the pose model.
  */
+function phoneKeypointsAllowed(operatorAllows: boolean, session: SessionRowDb): boolean {
+  return operatorAllows && sessionMetaSchema.safeParse(session.meta).data?.settings?.phone_keypoints !== 'off';
+}
+
+/** Whether the phones recording `trialName` send their keypoints: allowed, and never for a calibration, which films a board and nobody. */
 function phoneKeypointsWanted(operatorAllows: boolean, session: SessionRowDb, trialName: string): boolean {
-  const setting = sessionMetaSchema.safeParse(session.meta).data?.settings?.phone_keypoints;
-  return operatorAllows && setting !== 'off' && trialKindOf(trialName) !== 'calibration';
+  return phoneKeypointsAllowed(operatorAllows, session) && trialKindOf(trialName) !== 'calibration';
 }
 
 /** The phone side of capture: pairing by the QR code's token, the state phones follow, their uploads. */
@@ -115,6 +118,7 @@ export function createCaptureService(deps: {
         session_name: sessionNameOf(session),
         device_id: request.device_id,
         server_time_ms: now().getTime(),
+        phone_keypoints: phoneKeypointsAllowed(deps.phoneKeypoints, session),
       };
     },
 

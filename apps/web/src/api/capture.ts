@@ -1,6 +1,7 @@
 import {
   captureStateSchema,
   capturePaths,
+  connectDeviceResponseSchema,
   dataPaths,
   recordResponseSchema,
   recordingStatusSchema,
@@ -26,12 +27,7 @@ import { apiRequest, queryString } from '../app/api-client.ts';
 export const connectDevice = (pairingToken: string, request: ConnectDeviceRequest) =>
   apiRequest(capturePaths.connect(pairingToken), {
     body: request,
-    schema: z.object({
-      session_id: z.string(),
-      session_name: z.string(),
-      device_id: z.string(),
-      server_time_ms: z.number(),
-    }),
+    schema: connectDeviceResponseSchema,
   });
 
 export const fetchCaptureState = (pairingToken: string, deviceId: string) =>

@@ -135,6 +135,7 @@ export class CaptureController {
         capabilities: describeCamera(stream, await deviceModel()),
       });
       this.update({ sessionName: answer.session_name });
+      if (answer.phone_keypoints) this.pose = this.loadPose();
       for (const video of await pendingVideos.all()) this.stored.set(video.trialId, video);
     } catch (error) {
       return this.fail(
@@ -143,7 +144,6 @@ export class CaptureController {
     }
     this.clockTimer = setInterval(() => void this.clock.measure().catch(() => undefined), CLOCK_REMEASURE_INTERVAL_MS);
     void this.poll();
-    this.pose = this.loadPose();
   }
 
   /** Loads the pose model ahead of the first recording (a few MB, cached), so that recording starts with it. */
@@ -246,7 +246,12 @@ export class CaptureController {
   /** Runs the pose model on the frames it can keep up with while `recorder` records, when its order asks. */
   private async findKeypointsWhileRecording(recorder: TrialRecorder): Promise<void> {
     const preview = this.preview();
-    if (!recorder.order.phone_keypoints || !preview || !this.pose) return;
+    if (!recorder.order.phone_keypoints || !preview) return;
+    // Turned on after this phone paired: the model loads for the next trial, the server detects this one.
+    if (!this.pose) {
+      this.pose = this.loadPose();
+      return;
+    }
     const pose = await this.pose;
     // The model was still loading when the trial ended, or cannot run here: the server detects the keypoints.
     if (!pose || this.active !== recorder || !recorder.recording) return;
