@@ -22,6 +22,8 @@ export default defineConfig({
     // (src/app/zod-without-eval.ts, the first import) before any schema is made.
     rolldownOptions: { output: { strictExecutionOrder: true } },
   },
+  // The capture page's pose worker (src/capture/phone-pose-worker.ts) is a module worker, as it is created.
+  worker: { format: 'es' },
   server: {
     proxy: { '/api': 'http://localhost:8080' },
   },

@@ -12,7 +12,7 @@ import { frameCapturedAtMs, TrialRecorder, type RecordedVideo } from './trial-re
 import { UploadRefusedError, uploadKeypoints, uploadVideo } from './video-upload.ts';
 
 type PhonePoseModule = typeof import('./phone-pose.ts');
-type PhonePose = Awaited<ReturnType<PhonePoseModule['loadPhonePose']>>;
+type PhonePose = import('./phone-pose.ts').PhonePose;
 type PoseWhileRecording = InstanceType<PhonePoseModule['PoseWhileRecording']>;
 
 /**
@@ -150,13 +150,13 @@ export class CaptureController {
   private async loadPose(): Promise<{ module: PhonePoseModule; model: PhonePose } | null> {
     try {
       const module = await import('./phone-pose.ts');
-      const model = await module.loadPhonePose(DEFAULT_POSE_MODEL);
+      const model = await module.PhonePose.load(DEFAULT_POSE_MODEL);
       this.setKeypoints({ status: 'ready' });
       return { module, model };
     } catch (error) {
       this.setKeypoints({
         status: 'unavailable',
-        message: `This phone cannot find keypoints (${errorMessage(error)}).`,
+        message: `This phone cannot find keypoints (${errorMessage(error)}): the server finds them.`,
       });
       return null;
     }
@@ -172,6 +172,7 @@ export class CaptureController {
     clearInterval(this.clockTimer);
     this.active?.discard();
     void this.activePose?.stop().catch(() => undefined);
+    void this.pose?.then((pose) => pose?.model.dispose());
     for (const abort of this.uploading.values()) abort();
     this.view.stream?.getTracks().forEach((track) => track.stop());
   }

@@ -1,39 +1,95 @@
-import * as tf from '@tensorflow/tfjs-core';
-import '@tensorflow/tfjs-backend-webgl';
-import { loadGraphModel } from '@tensorflow/tfjs-converter';
-import { capturePaths, type KinetraceKeypoints2d } from '@kinetrace/contracts';
-import { BlazePoseModel } from '@kinetrace/mocap/pose/blazepose-model';
+import type { KinetraceKeypoints2d } from '@kinetrace/contracts';
 import { NoPersonFoundError } from '@kinetrace/mocap/pose/errors';
-import { POSE_INPUT_MAX_SIDE_PX, type PoseModelName } from '@kinetrace/mocap/pose/pose-model';
-import { wholeImageRegion } from '@kinetrace/mocap/pose/region';
+import {
+  POSE_INPUT_MAX_SIDE_PX,
+  type PoseEstimate,
+  type PoseModelName,
+  type PoseRequest,
+} from '@kinetrace/mocap/pose/pose-model';
+import type { PoseInference } from '@kinetrace/mocap/pose/pose-worker-pool';
+import type { RgbImage } from '@kinetrace/mocap/pose/region-sampler';
 import { trackPerson, type PoseInputFrame } from '@kinetrace/mocap/pose/track-person';
 import type { Keypoints2D } from '@kinetrace/mocap/pose/types';
 import { keypoints2DToJson } from '@kinetrace/mocap/formats/keypoints-2d-json';
+import type { PhonePoseAnswer, PhonePoseRequest } from './phone-pose-protocol.ts';
 
 /**
- * The engine's pose model running in the phone's browser (issue 24): the same BlazePose code and model files
- * as the server's, on TensorFlow.js's WebGL backend (the phone's GPU), the files fetched from our server. This
- * module is loaded only by the capture page (a dynamic import), so the app's first load does not carry it.
+ * The engine's pose model on the phone (issue 24), for the capture page: the model runs in a worker
+ * (phone-pose-worker.ts) on the phone's GPU, and the person is tracked here, on the page, with the engine's
+ * own tracking (trackPerson), as the server's pose worker threads serve its tracking. This module is loaded
+ * only by the capture page (a dynamic import), so the app's first load does not carry it.
  */
 
 /** The inference backend, as the keypoints file names it. */
-export const PHONE_POSE_BACKEND = 'webgl';
+const PHONE_POSE_BACKEND = 'tfjs-webgl';
 
-const modelUrl = (modelFile: string) => `${location.origin}${capturePaths.poseModels}${modelFile}`;
+/** The pose model in its worker: a pose pool of one, as trackPerson takes it. */
+export class PhonePose implements PoseInference {
+  readonly size = 1;
+  private nextId = 0;
+  private readonly pending = new Map<number, { resolve: (answer: PhonePoseAnswer) => void }>();
 
-/** Loads the model and runs it once on a blank image, so the first recorded frame does not wait for WebGL's shaders. */
-export async function loadPhonePose(name: PoseModelName): Promise<BlazePoseModel> {
-  if (!(await tf.setBackend(PHONE_POSE_BACKEND))) throw new Error('this browser has no WebGL');
-  await tf.ready();
-  const model = new BlazePoseModel(name, (modelFile) => loadGraphModel(modelUrl(modelFile)));
-  await model.load();
-  const side = 64;
-  await model.infer(
-    { width: side, height: side, data: new Uint8Array(side * side * 3) },
-    { region: wholeImageRegion(side, side), preferNear: null },
-  );
-  return model;
+  private constructor(
+    readonly model: PoseModelName,
+    private readonly worker: Worker,
+  ) {
+    worker.onmessage = ({ data }: MessageEvent<PhonePoseAnswer>) => {
+      this.pending.get(data.id)?.resolve(data);
+      this.pending.delete(data.id);
+    };
+    worker.onerror = (event) => this.failAll(event.message || 'the pose worker stopped');
+  }
+
+  /**
+   * Starts the worker and loads the model in it. A phone without graphics acceleration cannot help (the
+   * worker refuses it) unless `allowSoftwareRendering`, for tests that compare its keypoints with the server's.
+   */
+  static async load(model: PoseModelName, options: { allowSoftwareRendering?: boolean } = {}): Promise<PhonePose> {
+    const worker = new Worker(new URL('./phone-pose-worker.ts', import.meta.url), { type: 'module' });
+    const pose = new PhonePose(model, worker);
+    try {
+      await pose.ask({
+        kind: 'load',
+        model,
+        origin: location.origin,
+        allowSoftwareRendering: options.allowSoftwareRendering ?? false,
+      });
+      return pose;
+    } catch (error) {
+      pose.dispose();
+      throw error;
+    }
+  }
+
+  async infer(image: RgbImage, request: PoseRequest): Promise<PoseEstimate> {
+    const answer = await this.ask({ kind: 'infer', image, request });
+    if (answer.kind !== 'estimate') throw new Error('the pose worker gave no estimate');
+    return answer.estimate;
+  }
+
+  dispose(): void {
+    this.worker.terminate();
+    this.failAll('the pose worker was stopped');
+  }
+
+  private ask(request: DistributiveOmit<PhonePoseRequest, 'id'>): Promise<PhonePoseAnswer> {
+    const id = this.nextId++;
+    return new Promise<PhonePoseAnswer>((resolve) => {
+      this.pending.set(id, { resolve });
+      this.worker.postMessage({ ...request, id } as PhonePoseRequest);
+    }).then((answer) => {
+      if (answer.kind === 'failed') throw new Error(answer.message);
+      return answer;
+    });
+  }
+
+  private failAll(message: string): void {
+    for (const [id, { resolve }] of this.pending) resolve({ kind: 'failed', id, message });
+    this.pending.clear();
+  }
 }
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /**
  * The frames the model can keep up with, from the preview (it shows what the recorder records): each one
@@ -117,23 +173,19 @@ export class PoseWhileRecording {
   private readonly result: Promise<Keypoints2D | null>;
 
   constructor(
-    private readonly model: BlazePoseModel,
+    private readonly pose: PhonePose,
     preview: HTMLVideoElement,
     videoTimeS: (capturedAtMs: number) => number | null,
     capturedAtMs: (now: DOMHighResTimeStamp, metadata: VideoFrameCallbackMetadata) => number,
   ) {
     this.frames = new PreviewFrames(preview, videoTimeS, capturedAtMs);
     const imageSize = { width: preview.videoWidth, height: preview.videoHeight };
-    this.result = trackPerson(
-      this.frames,
-      { size: 1, infer: (image, request) => model.infer(image, request) },
-      {
-        imageSize,
-        onFrameResult: () => this.framesDone++,
-        // The subject only: the server checks them against its own detection, which follows the others.
-        followOthers: false,
-      },
-    ).catch((error: unknown) => {
+    this.result = trackPerson(this.frames, pose, {
+      imageSize,
+      onFrameResult: () => this.framesDone++,
+      // The subject only: the server checks them against its own detection, which follows the others.
+      followOthers: false,
+    }).catch((error: unknown) => {
       // Nobody in view the whole time: there is nothing to send.
       if (error instanceof NoPersonFoundError) return null;
       throw error;
@@ -159,7 +211,7 @@ export class PoseWhileRecording {
     if (!keypoints) return { keypoints: null, ratePerSecond };
     const file = {
       ...keypoints2DToJson(keypoints),
-      producer: { model: this.model.name, backend: `tfjs-${tf.getBackend()}`, achievedHz: ratePerSecond },
+      producer: { model: this.pose.model, backend: PHONE_POSE_BACKEND, achievedHz: ratePerSecond },
     } satisfies KinetraceKeypoints2d;
     return { keypoints: new Blob([JSON.stringify(file)], { type: 'application/json' }), ratePerSecond };
   }

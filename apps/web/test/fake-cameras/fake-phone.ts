@@ -1,5 +1,5 @@
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { CHROMIUM_ARGS, WEBGL_ARGS } from '../browser-harness.ts';
+import { CHROMIUM_ARGS } from '../browser-harness.ts';
 
 /**
  * A phone: its own chromium process whose camera plays a video file. Chromium plays one file for the
@@ -25,19 +25,14 @@ export class FakePhone {
     return `Mozilla/5.0 (Linux; Android 14; ${this.deviceModel}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Mobile Safari/537.36`;
   }
 
-  /**
-   * Starts the phone (again) with `video` as its camera and opens `url`; with `webgl`, the capture page can
-   * run its pose model (on ANGLE's software renderer: a headless phone has no GPU).
-   */
-  async open(video: string, url: string, options: { webgl?: boolean } = {}): Promise<Page> {
+  /** Starts the phone (again) with `video` as its camera and opens `url`. */
+  async open(video: string, url: string): Promise<Page> {
     await this.close();
     this.context = await chromium.launchPersistentContext(this.profileDir, {
       executablePath: '/usr/bin/chromium',
       headless: true,
       args: [
         ...CHROMIUM_ARGS,
-        // Without WebGL the capture page finds no keypoints, and spends nothing on trying.
-        ...(options.webgl ? WEBGL_ARGS : ['--disable-3d-apis']),
         '--use-fake-ui-for-media-stream',
         '--use-fake-device-for-media-stream',
         `--use-file-for-fake-video-capture=${video}`,

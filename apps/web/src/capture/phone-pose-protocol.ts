@@ -1,0 +1,13 @@
+import type { PoseEstimate, PoseModelName, PoseRequest } from '@kinetrace/mocap/pose/pose-model';
+import type { RgbImage } from '@kinetrace/mocap/pose/region-sampler';
+
+/** What the capture page asks of its pose worker (phone-pose-worker.ts). */
+export type PhonePoseRequest =
+  | { kind: 'load'; id: number; model: PoseModelName; origin: string; allowSoftwareRendering: boolean }
+  | { kind: 'infer'; id: number; image: RgbImage; request: PoseRequest };
+
+/** The worker's answer to the request with the same id. */
+export type PhonePoseAnswer =
+  | { kind: 'loaded'; id: number }
+  | { kind: 'estimate'; id: number; estimate: PoseEstimate }
+  | { kind: 'failed'; id: number; message: string };
