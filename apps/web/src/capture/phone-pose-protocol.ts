@@ -3,7 +3,7 @@ import type { RgbImage } from '@kinetrace/mocap/pose/region-sampler';
 
 /** What the capture page asks of its pose worker (phone-pose-worker.ts). */
 export type PhonePoseRequest =
-  | { kind: 'load'; id: number; model: PoseModelName; origin: string; allowSoftwareRendering: boolean }
+  | { kind: 'load'; id: number; model: PoseModelName; origin: string }
   | { kind: 'infer'; id: number; image: RgbImage; request: PoseRequest };
 
 /** The worker's answer to the request with the same id. */

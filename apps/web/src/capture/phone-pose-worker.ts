@@ -1,6 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-webgl';
-import type { MathBackendWebGL } from '@tensorflow/tfjs-backend-webgl';
 import { loadGraphModel } from '@tensorflow/tfjs-converter';
 import { capturePaths } from '@kinetrace/contracts';
 import { BlazePoseModel } from '@kinetrace/mocap/pose/blazepose-model';
@@ -15,29 +14,14 @@ import type { PhonePoseAnswer, PhonePoseRequest } from './phone-pose-protocol.ts
  * recorder and its polling (the phone's heartbeat) untouched.
  */
 
-/** The inference backend, as the keypoints file names it. */
+/** TensorFlow.js's backend for the phone's GPU. */
 const BACKEND = 'webgl';
-
-/**
- * WebGL drawn by the CPU: a phone or browser without graphics acceleration. The model then runs at a tenth of
- * a frame a second (measured in headless chromium on SwiftShader), far from helping, after a minute or more
- * of compiling shaders at full CPU.
- */
-const SOFTWARE_RENDERER = /swiftshader|llvmpipe|softpipe|software/i;
-
-function rendererName(): string {
-  const gl = (tf.backend() as MathBackendWebGL).gpgpu.gl;
-  const debugInfo = gl.getExtension('WEBGL_debug_renderer_info');
-  return String(gl.getParameter(debugInfo ? debugInfo.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
-}
 
 let model: BlazePoseModel | null = null;
 
 /** Loads the model and runs it once on a blank image, so the first recorded frame does not wait for the shaders. */
-async function load(name: PoseModelName, origin: string, allowSoftwareRendering: boolean): Promise<void> {
+async function load(name: PoseModelName, origin: string): Promise<void> {
   if (!(await tf.setBackend(BACKEND))) throw new Error('its browser has no WebGL');
-  if (!allowSoftwareRendering && SOFTWARE_RENDERER.test(rendererName()))
-    throw new Error('it has no graphics acceleration');
   const loaded = new BlazePoseModel(name, (modelFile) =>
     loadGraphModel(`${origin}${capturePaths.poseModels}${modelFile}`),
   );
@@ -55,7 +39,7 @@ const answer = (message: PhonePoseAnswer) => self.postMessage(message);
 self.onmessage = async ({ data: request }: MessageEvent<PhonePoseRequest>) => {
   try {
     if (request.kind === 'load') {
-      await load(request.model, request.origin, request.allowSoftwareRendering);
+      await load(request.model, request.origin);
       return answer({ kind: 'loaded', id: request.id });
     }
     if (!model) throw new Error('the pose model is not loaded');

@@ -23,6 +23,26 @@ import type { PhonePoseAnswer, PhonePoseRequest } from './phone-pose-protocol.ts
 /** The inference backend, as the keypoints file names it. */
 const PHONE_POSE_BACKEND = 'tfjs-webgl';
 
+/**
+ * WebGL drawn by the CPU: a phone or browser without graphics acceleration. The model then runs at a tenth of
+ * a frame a second (measured in headless chromium on SwiftShader), far from helping, after a minute or more
+ * of compiling shaders at full CPU.
+ */
+const SOFTWARE_RENDERER = /swiftshader|llvmpipe|softpipe|software/i;
+
+/**
+ * The renderer of WebGL 2 on an offscreen canvas (what TensorFlow.js's WebGL backend draws on in a worker), or
+ * null without it: read before anything is downloaded.
+ */
+function offscreenWebglRenderer(): string | null {
+  const gl = typeof OffscreenCanvas === 'undefined' ? null : new OffscreenCanvas(1, 1).getContext('webgl2');
+  if (!gl) return null;
+  const debugInfo = gl.getExtension('WEBGL_debug_renderer_info');
+  const renderer = String(gl.getParameter(debugInfo ? debugInfo.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+  gl.getExtension('WEBGL_lose_context')?.loseContext();
+  return renderer;
+}
+
 /** The pose model in its worker: a pose pool of one, as trackPerson takes it. */
 export class PhonePose implements PoseInference {
   readonly size = 1;
@@ -41,19 +61,18 @@ export class PhonePose implements PoseInference {
   }
 
   /**
-   * Starts the worker and loads the model in it. A phone without graphics acceleration cannot help (the
-   * worker refuses it) unless `allowSoftwareRendering`, for tests that compare its keypoints with the server's.
+   * Starts the worker and loads the model in it. A phone without graphics acceleration cannot help, and is
+   * refused unless `allowSoftwareRendering` (for tests that compare its keypoints with the server's).
    */
   static async load(model: PoseModelName, options: { allowSoftwareRendering?: boolean } = {}): Promise<PhonePose> {
+    const renderer = offscreenWebglRenderer();
+    if (renderer === null) throw new Error('its browser has no WebGL');
+    if (SOFTWARE_RENDERER.test(renderer) && !options.allowSoftwareRendering)
+      throw new Error('it has no graphics acceleration');
     const worker = new Worker(new URL('./phone-pose-worker.ts', import.meta.url), { type: 'module' });
     const pose = new PhonePose(model, worker);
     try {
-      await pose.ask({
-        kind: 'load',
-        model,
-        origin: location.origin,
-        allowSoftwareRendering: options.allowSoftwareRendering ?? false,
-      });
+      await pose.ask({ kind: 'load', model, origin: location.origin });
       return pose;
     } catch (error) {
       pose.dispose();
