@@ -9,6 +9,7 @@ import type { RgbImage } from '@kinetrace/mocap/pose/region-sampler';
 import { calibrateSession } from '@kinetrace/mocap/session/calibrate-session';
 import { processMovementResultsFirst } from '@kinetrace/mocap/session/process-movement';
 import { processNeutral } from '@kinetrace/mocap/session/process-neutral';
+import { lowerThreadPriority } from '@kinetrace/mocap/runtime/thread-priority';
 import type { CameraModel, MovementResultsFirst, RunOptions } from '@kinetrace/mocap/session/types';
 import type { EngineFailure, EngineThreadMessage, EngineThreadRequest } from './engine-thread.ts';
 import type { ResultFile, TrialInputs } from './trial-io.ts';
@@ -22,6 +23,8 @@ import { userMessageOf } from './user-errors.ts';
  */
 const port = parentPort;
 if (!port) throw new Error('engine-worker.ts must run as a worker thread');
+// A trial runs in the background of a server's API (or a worker's heartbeats), its decoders with it.
+lowerThreadPriority();
 const post = (message: EngineThreadMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
 /** Frames waiting for the parent's pool, by id. */

@@ -11,7 +11,8 @@ interface Kept {
 }
 
 /**
- * One pose worker pool kept warm between the trials a server processes. Starting a pool loads the
+ * One pose worker pool kept warm between the trials a server processes, its threads below the API's
+ * priority. Starting a pool loads the
  * model in every worker (about a second on an idle 2-core machine, several under load), which a
  * session's trials, processed one after another, would otherwise pay each time; the pool is closed
  * after `idleMs` without a trial, so an idle server holds no model in memory. A run that failed
@@ -30,7 +31,7 @@ export class PosePoolKeeper {
   /** Runs `work` with a pool of `model`: the kept one, or one for this run only (after close, or while another model's is busy). */
   async use<T>(model: PoseModelName, work: (pool: PoseWorkerPool) => Promise<T>): Promise<T> {
     if (this.stopped || (this.kept && this.kept.model !== model && this.kept.users > 0)) {
-      const pool = await this.start({ model });
+      const pool = await this.start({ model, lowerPriority: true });
       try {
         return await work(pool);
       } finally {
@@ -39,7 +40,7 @@ export class PosePoolKeeper {
     }
     if (this.kept?.model !== model) {
       if (this.kept) void this.retire(this.kept);
-      this.kept = { model, pool: this.start({ model }), users: 0, retired: false };
+      this.kept = { model, pool: this.start({ model, lowerPriority: true }), users: 0, retired: false };
     }
     const kept = this.kept;
     clearTimeout(kept.idleTimer);

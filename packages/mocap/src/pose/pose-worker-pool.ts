@@ -19,6 +19,11 @@ export interface PoseWorkerPoolOptions {
   model: PoseModelName;
   /** Worker threads, one model each (default: the number of cores). */
   workers?: number;
+  /**
+   * The workers run below the priority of the thread that starts them: a server's pool, so that its API
+   * answers while trials fill the cores (runtime/thread-priority.ts).
+   */
+  lowerPriority?: boolean;
 }
 
 /**
@@ -57,7 +62,9 @@ export class PoseWorkerPool {
     const count = Math.max(1, Math.floor(options.workers ?? availableParallelism()));
     const entry = new URL('./pose-worker.mjs', import.meta.url);
     const members = Array.from({ length: count }, () => ({
-      worker: new Worker(entry, { workerData: { model: options.model } satisfies PoseWorkerData }),
+      worker: new Worker(entry, {
+        workerData: { model: options.model, lowerPriority: options.lowerPriority } satisfies PoseWorkerData,
+      }),
       running: null,
     }));
     try {

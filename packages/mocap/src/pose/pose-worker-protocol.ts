@@ -3,6 +3,8 @@ import type { PoseEstimate, PoseModelName, PoseRequest } from './pose-model.ts';
 /** What a pose worker is started with (its workerData). */
 export interface PoseWorkerData {
   model: PoseModelName;
+  /** Run below the starting thread's priority (runtime/thread-priority.ts): a server's pool, beside its API. */
+  lowerPriority?: boolean;
 }
 
 export interface PoseWorkerTask {

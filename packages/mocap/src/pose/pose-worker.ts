@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThreadPriority } from '../runtime/thread-priority.ts';
 import { createPoseModel } from './create-pose-model.ts';
 import type { PoseWorkerData, PoseWorkerReply, PoseWorkerTask } from './pose-worker-protocol.ts';
 
@@ -10,7 +11,9 @@ const port = parentPort;
 if (!port) throw new Error('pose-worker.ts must run as a worker thread');
 const reply = (message: PoseWorkerReply, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
-const model = createPoseModel((workerData as PoseWorkerData).model);
+const { model: modelName, lowerPriority } = workerData as PoseWorkerData;
+if (lowerPriority) lowerThreadPriority();
+const model = createPoseModel(modelName);
 try {
   await model.load();
   reply({ kind: 'ready' });
