@@ -1,6 +1,12 @@
 import type { PoseEstimate, PoseModelName, PoseRequest } from '@kinetrace/mocap/pose/pose-model';
 import type { RgbImage } from '@kinetrace/mocap/pose/region-sampler';
 
+/** Why a phone cannot run the model, as the capture page completes "This phone cannot find keypoints (…)". */
+export const phonePoseUnavailable = {
+  noWebgl: 'its browser has no WebGL',
+  noAcceleration: 'it has no graphics acceleration',
+} as const;
+
 /** What the capture page asks of its pose worker (phone-pose-worker.ts). */
 export type PhonePoseRequest =
   | { kind: 'load'; id: number; model: PoseModelName; origin: string }

@@ -5,7 +5,7 @@ import { capturePaths } from '@kinetrace/contracts';
 import { BlazePoseModel } from '@kinetrace/mocap/pose/blazepose-model';
 import type { PoseModelName } from '@kinetrace/mocap/pose/pose-model';
 import { wholeImageRegion } from '@kinetrace/mocap/pose/region';
-import type { PhonePoseAnswer, PhonePoseRequest } from './phone-pose-protocol.ts';
+import { phonePoseUnavailable, type PhonePoseAnswer, type PhonePoseRequest } from './phone-pose-protocol.ts';
 
 /**
  * The engine's pose model in a worker of the capture page (issue 24): the same BlazePose code and model files
@@ -21,7 +21,7 @@ let model: BlazePoseModel | null = null;
 
 /** Loads the model and runs it once on a blank image, so the first recorded frame does not wait for the shaders. */
 async function load(name: PoseModelName, origin: string): Promise<void> {
-  if (!(await tf.setBackend(BACKEND))) throw new Error('its browser has no WebGL');
+  if (!(await tf.setBackend(BACKEND))) throw new Error(phonePoseUnavailable.noWebgl);
   const loaded = new BlazePoseModel(name, (modelFile) =>
     loadGraphModel(`${origin}${capturePaths.poseModels}${modelFile}`),
   );

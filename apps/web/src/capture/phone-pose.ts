@@ -11,7 +11,7 @@ import type { RgbImage } from '@kinetrace/mocap/pose/region-sampler';
 import { trackPerson, type PoseInputFrame } from '@kinetrace/mocap/pose/track-person';
 import type { Keypoints2D } from '@kinetrace/mocap/pose/types';
 import { keypoints2DToJson } from '@kinetrace/mocap/formats/keypoints-2d-json';
-import type { PhonePoseAnswer, PhonePoseRequest } from './phone-pose-protocol.ts';
+import { phonePoseUnavailable, type PhonePoseAnswer, type PhonePoseRequest } from './phone-pose-protocol.ts';
 
 /**
  * The engine's pose model on the phone (issue 24), for the capture page: the model runs in a worker
@@ -66,9 +66,9 @@ export class PhonePose implements PoseInference {
    */
   static async load(model: PoseModelName, options: { allowSoftwareRendering?: boolean } = {}): Promise<PhonePose> {
     const renderer = offscreenWebglRenderer();
-    if (renderer === null) throw new Error('its browser has no WebGL');
+    if (renderer === null) throw new Error(phonePoseUnavailable.noWebgl);
     if (SOFTWARE_RENDERER.test(renderer) && !options.allowSoftwareRendering)
-      throw new Error('it has no graphics acceleration');
+      throw new Error(phonePoseUnavailable.noAcceleration);
     const worker = new Worker(new URL('./phone-pose-worker.ts', import.meta.url), { type: 'module' });
     const pose = new PhonePose(model, worker);
     try {
