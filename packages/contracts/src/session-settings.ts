@@ -27,6 +27,17 @@ export const PHONE_KEYPOINTS_CHOICES = {
   on: 'On (phones send their keypoints, the server checks them)',
   off: 'Off (the server detects the keypoints)',
 } as const;
+/**
+ * How often the server runs the pose model on a movement or neutral trial's frames (issue 24): 'filter' (the
+ * server's default) at the rate the trial's low-pass filter needs, twice its cutoff (every other frame of a
+ * 60 fps gait trial, whose cutoff is 12 Hz), the frames between filled from those around them; 'every_frame' on
+ * each frame, as before. Only the API sets it (set_metadata's settings_pose_rate).
+ */
+export const POSE_RATES = {
+  filter: 'As the filter needs (twice its cutoff)',
+  every_frame: 'Every frame',
+} as const;
+export const DEFAULT_POSE_RATE: keyof typeof POSE_RATES = 'filter';
 export const CHECKERBOARD_PLACEMENTS = ['Perpendicular', 'Lying'] as const;
 
 export const DEFAULT_SESSION_SETTINGS = {

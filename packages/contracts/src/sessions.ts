@@ -11,6 +11,7 @@ import {
   OPENSIM_MODELS,
   PHONE_KEYPOINTS_CHOICES,
   POSE_MODELS,
+  POSE_RATES,
   SCALING_SETUPS,
 } from './session-settings.ts';
 import { TRIAL_STATUSES, trialSchema } from './trials.ts';
@@ -35,6 +36,8 @@ export const sessionSettingsSchema = z.object({
   filter_frequency: z.union([z.literal('default'), z.number().positive()]).optional(),
   /** Phones send their 2D keypoints (issue 24), where the operator's PHONE_KEYPOINTS allows. */
   phone_keypoints: z.enum(keysOf(PHONE_KEYPOINTS_CHOICES)).optional(),
+  /** How often the server runs the pose model (issue 24; POSE_RATES, default DEFAULT_POSE_RATE). */
+  pose_rate: z.enum(keysOf(POSE_RATES)).optional(),
 });
 
 export const sessionMetaSchema = z
@@ -140,6 +143,7 @@ export const setMetadataQuerySchema = z.object({
   /** 'default' or Hz; clamped to half the framerate, invalid values become 'default' with a warning. */
   settings_filter_frequency: z.string().max(50).optional(),
   settings_phone_keypoints: z.enum(keysOf(PHONE_KEYPOINTS_CHOICES)).optional(),
+  settings_pose_rate: z.enum(keysOf(POSE_RATES)).optional(),
 });
 export type SetMetadataQuery = z.input<typeof setMetadataQuerySchema>;
 

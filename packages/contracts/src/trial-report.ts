@@ -31,6 +31,8 @@ export const mainSettingsSchema = z.object({
   keypoints2D: z.record(z.string(), keypoints2dSourceSchema).optional(),
   /** Per camera whose phone sent its keypoints: whether they were used, and why not (issue 24). */
   phoneKeypoints: z.record(z.string(), z.object({ used: z.boolean(), reason: z.string().optional() })).optional(),
+  /** Per camera whose keypoints the server detected: the frames a second its pose model ran on (issue 24). */
+  detectedHz: z.record(z.string(), z.number()).optional(),
   referenceCamera: z.string(),
   frameRateHz: z.number(),
 });
@@ -94,6 +96,11 @@ export const qualityReportSchema = z.object({
           reason: z.string().optional(),
         })
         .optional(),
+      /**
+       * When the server detected the camera's keypoints: the frames a second its pose model ran on (the video's
+       * rate, or what the trial's filter needs, the frames between filled; issue 24). Absent from reports written before.
+       */
+      detectedHz: z.number().optional(),
       /** `count` is the number of its 2D keypoints that went into the 3D points (keypoints contributed). */
       reprojectionErrorPx: errorStatisticsSchema.nullable(),
     }),

@@ -4,6 +4,7 @@ import {
   AUGMENTER_MODELS,
   CHECKERBOARD_DEFAULTS,
   clampFilterFrequency,
+  DEFAULT_POSE_RATE,
   DEFAULT_SESSION_SETTINGS,
   OPENSIM_MODELS,
   POSE_MODELS,
@@ -82,7 +83,9 @@ export function boardOf(meta: SessionMeta): BoardSpec {
 
 /**
  * The session's settings (spec §3) as the engine takes them. `framerate` is the trial's recording
- * rate: the filter frequency is kept below half of it (spec §5).
+ * rate: the filter frequency is kept below half of it (spec §5). The pose model runs at the rate the
+ * trial's filter needs unless the session asks for every frame (pose_rate, issue 24): the bench
+ * (apps/server/bench/processing.bench.ts) measures it faster at the same joint angles.
  */
 export function resolveProcessingSettings(
   meta: SessionMeta,
@@ -97,6 +100,7 @@ export function resolveProcessingSettings(
     poseModel: POSE_MODEL_FOR[settings.pose_model],
     requestedPoseModel: settings.pose_model,
     filterFrequency: clampFilterFrequency(settings.filter_frequency, framerate).value,
+    poseRate: meta.settings?.pose_rate ?? DEFAULT_POSE_RATE,
     scalingSetup: settings.scaling_setup,
     requestedAugmenter: settings.augmenter_model,
     ...(existsSync(augmenterDir) && { augmenterDir }),

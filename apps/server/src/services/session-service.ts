@@ -338,6 +338,7 @@ export function createSessionService(deps: SessionServiceDeps) {
       assign('openSimModel', query.settings_openSimModel);
       assign('augmenter_model', query.settings_augmenter_model);
       assign('phone_keypoints', query.settings_phone_keypoints);
+      assign('pose_rate', query.settings_pose_rate);
       if (query.settings_filter_frequency !== undefined || query.settings_framerate !== undefined) {
         const decision = clampFilterFrequency(
           (query.settings_filter_frequency ?? settings.filter_frequency) as string | number,

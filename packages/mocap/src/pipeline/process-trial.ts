@@ -11,6 +11,7 @@ import {
   phoneKeypointsAgreement,
   phoneKeypointsDensity,
 } from '../pose/phone-keypoints.ts';
+import { framesPerInference, onEveryVideoFrame, type PoseRate } from '../pose/pose-rate.ts';
 import { PoseWorkerPool, type PoseInference } from '../pose/pose-worker-pool.ts';
 import { KEYPOINT_VALUES, type Keypoints2D, noKeypoints } from '../pose/types.ts';
 import { isGaitTrialName, resolveCutoffHz } from '../filter/cutoff.ts';
@@ -51,6 +52,11 @@ export interface ProcessTrialOptions extends Omit<
   workers?: number;
   /** A running pose worker pool to reuse across trials (left open). */
   pool?: PoseInference;
+  /**
+   * How often the pose model runs on a camera's frames (default every frame): 'filter' runs it at the rate the
+   * trial's low-pass filter needs and fills the frames between (pose-rate.ts).
+   */
+  poseRate?: PoseRate;
   /** Replaces video decoding and pose detection for a camera, e.g. with keypoints from another tool. */
   estimatePose?: (video: TrialVideo, onProgress: (done: number, total: number) => void) => Promise<Keypoints2D>;
 }
@@ -76,8 +82,12 @@ export async function processTrial(input: ProcessTrialInput, options: ProcessTri
   const progress = options.onProgress;
 
   const poseStarted = performance.now();
-  const { keypoints: keypoints2D, phoneUse } = options.estimatePose
-    ? { keypoints: await estimateWith(options.estimatePose, input.videos, progress), phoneUse: [] }
+  const {
+    keypoints: keypoints2D,
+    phoneUse,
+    detectedHz,
+  } = options.estimatePose
+    ? { keypoints: await estimateWith(options.estimatePose, input.videos, progress), phoneUse: [], detectedHz: [] }
     : await keypointsOfAll(input, options);
   stageSeconds.pose = (performance.now() - poseStarted) / 1000;
 
@@ -95,12 +105,13 @@ export async function processTrial(input: ProcessTrialInput, options: ProcessTri
     },
   });
   // The report has the cameras that saw the person, by name: where each one's keypoints came from.
-  const sourceOf = (name: string): Pick<CameraQuality, 'keypoints2D' | 'phoneKeypoints'> => {
+  const sourceOf = (name: string): Pick<CameraQuality, 'keypoints2D' | 'phoneKeypoints' | 'detectedHz'> => {
     if (options.estimatePose !== undefined) return { keypoints2D: 'given' };
     const index = input.cameras.findIndex((camera) => camera.name === name);
     const phone = phoneUse[index];
-    if (phone) return { keypoints2D: phone.used ? 'phone' : 'detected', phoneKeypoints: phone };
-    return { keypoints2D: input.videos[index]?.keypoints !== undefined ? 'given' : 'detected' };
+    const detected = detectedHz[index] !== undefined ? { detectedHz: detectedHz[index] } : {};
+    if (phone) return { keypoints2D: phone.used ? 'phone' : 'detected', phoneKeypoints: phone, ...detected };
+    return { keypoints2D: input.videos[index]?.keypoints !== undefined ? 'given' : 'detected', ...detected };
   };
   const cameras = reconstruction.report.cameras.map((camera) => ({ ...camera, ...sourceOf(camera.name) }));
   return {
@@ -133,7 +144,11 @@ async function estimateWith(
 async function keypointsOfAll(
   input: ProcessTrialInput,
   options: ProcessTrialOptions,
-): Promise<{ keypoints: Keypoints2D[]; phoneUse: (PhoneKeypointsUse | undefined)[] }> {
+): Promise<{
+  keypoints: Keypoints2D[];
+  phoneUse: (PhoneKeypointsUse | undefined)[];
+  detectedHz: (number | undefined)[];
+}> {
   const withoutVideo = input.videos.filter((video) => !video.keypoints && video.path === undefined);
   if (withoutVideo.length > 0) {
     const names = withoutVideo.map((video) => video.cameraName);
@@ -192,13 +207,15 @@ async function keypointsOfAll(
     given.forEach((keypoints, camera) =>
       keypoints?.personFound.forEach((found, frame) => watch.frameResult(camera, frame, found === 1)),
     );
+    const steps = toDetect.map((camera) => framesPerInferenceOf(videoInfos[camera]!, input, options));
     const detected =
       toDetect.length === 0
         ? []
         : await detectAll(
-            toDetect.map((camera) => ({
+            toDetect.map((camera, index) => ({
               video: input.videos[camera] as TrialVideo & { path: string },
               info: videoInfos[camera]!,
+              framesPerInference: steps[index],
               onFrameResult: (frame: number, personFound: boolean) => watch.frameResult(camera, frame, personFound),
             })),
             await pool(),
@@ -209,11 +226,26 @@ async function keypointsOfAll(
       const { placedFrom: _, ...placed } = read;
       return placed;
     });
+    const detectedHz = input.videos.map((_, camera) => {
+      const index = toDetect.indexOf(camera);
+      return index < 0 ? undefined : videoInfos[camera]!.fps / steps[index];
+    });
     if (toDetect.length === 0) options.onProgress?.('pose', 1, 1);
-    return { keypoints, phoneUse };
+    return { keypoints, phoneUse, detectedHz };
   } finally {
     await started?.close();
   }
+}
+
+/**
+ * Video frames from one run of the pose model to the next on a camera's video: 1 unless the trial asks for
+ * the rate its filter needs (poseRate 'filter'), at the cutoff the filter stage will use.
+ */
+function framesPerInferenceOf(info: VideoInfo, input: ProcessTrialInput, options: ProcessTrialOptions): number {
+  if (options.poseRate !== 'filter') return 1;
+  const isGait = options.isGait ?? isGaitTrialName(input.trialName);
+  const { cutoffHz, passThrough } = resolveCutoffHz(options.filterFrequency, info.fps, isGait);
+  return framesPerInference(info.fps, cutoffHz, passThrough);
 }
 
 /**
@@ -314,6 +346,8 @@ async function detectAll(
   cameras: readonly {
     video: TrialVideo & { path: string };
     info: VideoInfo;
+    /** Video frames from one run of the pose model to the next (1: every frame; framesPerInference). */
+    framesPerInference: number;
     onFrameResult: (frame: number, personFound: boolean) => void;
   }[],
   pool: PoseInference,
@@ -328,23 +362,28 @@ async function detectAll(
   const doneFrames = videos.map(() => 0);
   const detectCamera = async (camera: number): Promise<Keypoints2D> => {
     const [video, info] = [videos[camera], infos[camera]];
+    const step = cameras[camera].framesPerInference;
+    // The frames the model runs on (every step-th and the last, so the end is covered); the n-th of them is the video's frame n * step or the last.
+    const videoFrameOf = (inferred: number) => Math.min(inferred * step, info.frameCount - 1);
     const frames = decodeFrames(video.path, {
       info,
       pixelFormat: 'rgb24',
       maxWidth: POSE_INPUT_MAX_SIDE_PX,
       maxHeight: POSE_INPUT_MAX_SIDE_PX,
+      step,
+      withLastFrame: true,
     });
     try {
-      return await detectPose2D(frames, {
+      const detected = await detectPose2D(frames, {
         pool,
         imageSize: { width: info.width, height: info.height },
         fps: info.fps,
-        frameCount: info.frameCount,
+        frameCount: Math.ceil(info.frameCount / step),
         cameraName: video.cameraName,
-        onFrameResult: cameras[camera].onFrameResult,
+        onFrameResult: (inferred, personFound) => cameras[camera].onFrameResult(videoFrameOf(inferred), personFound),
         signal: options.signal,
         onProgress: (done) => {
-          doneFrames[camera] = Math.min(done, info.frameCount);
+          doneFrames[camera] = videoFrameOf(done - 1) + 1;
           options.onProgress?.(
             'pose',
             doneFrames.reduce((sum, frames) => sum + frames, 0),
@@ -352,6 +391,7 @@ async function detectAll(
           );
         },
       });
+      return step === 1 ? detected : onEveryVideoFrame(detected, info.timestampsS);
     } catch (error) {
       if (error instanceof VideoReadError)
         throw new ProcessingError('VIDEO_UNREADABLE', error.message, [video.cameraName]);

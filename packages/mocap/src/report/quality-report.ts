@@ -85,6 +85,11 @@ export interface CameraQuality {
   keypoints2D?: Keypoints2dSource;
   /** When the camera's phone sent its keypoints (issue 24): whether they were used, their coverage and check, and why not. */
   phoneKeypoints?: PhoneKeypointsUse;
+  /**
+   * When the server detected this camera's keypoints: the frames a second it ran the pose model on, the video's
+   * rate or, processed at the rate the filter needs (issue 24, pose-rate.ts), less, the frames between filled.
+   */
+  detectedHz?: number;
 }
 
 /**

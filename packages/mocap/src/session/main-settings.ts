@@ -24,6 +24,11 @@ export interface MainSettings {
   keypoints2D?: Record<string, Keypoints2dSource>;
   /** Per camera whose phone sent its keypoints (issue 24): whether they were used, and why not ('too sparse: 14 Hz, needs 24 Hz'). */
   phoneKeypoints?: Record<string, { used: boolean; reason?: string }>;
+  /**
+   * Per camera whose keypoints the server detected: the frames a second its pose model ran on, the video's rate
+   * or what the filter needs with the frames between filled (settings.poseRate, issue 24).
+   */
+  detectedHz?: Record<string, number>;
   referenceCamera: string;
   frameRateHz: number;
 }
@@ -63,6 +68,9 @@ export function buildMainSettings(input: {
       result.report.cameras.flatMap(({ name, phoneKeypoints: phone }) =>
         phone ? [[name, { used: phone.used, ...(phone.reason && { reason: phone.reason }) }]] : [],
       ),
+    ),
+    detectedHz: Object.fromEntries(
+      result.report.cameras.flatMap(({ name, detectedHz }) => (detectedHz !== undefined ? [[name, detectedHz]] : [])),
     ),
     referenceCamera: result.report.cameras[result.sync.referenceCamera]?.name ?? '',
     frameRateHz: result.keypoints.frameRateHz,

@@ -34,6 +34,7 @@ export function reconstructSessionTrial(
         workers: options.workers,
         estimatePose: options.estimatePose,
         poseModel: input.settings.poseModel,
+        poseRate: input.settings.poseRate,
         filterFrequency: input.settings.filterFrequency,
         isGait: input.isGait,
         synchronise: input.settings.synchronise,

@@ -10,6 +10,7 @@ import type { BoardSpec, CalibrationSolution } from '../calibration/camera-calib
 import type { KeypointsSource } from '../formats/keypoints-2d-files.ts';
 import type { ProcessTrialOptions } from '../pipeline/process-trial.ts';
 import type { PoseModelName } from '../pose/pose-model.ts';
+import type { PoseRate } from '../pose/pose-rate.ts';
 import type { PoseInference, PoseWorkerPool } from '../pose/pose-worker-pool.ts';
 
 export type { BoardSpec, CalibrationSolution, CameraModel, PoseModelName, PoseWorkerPool };
@@ -45,6 +46,12 @@ export interface ProcessingSettings {
   requestedPoseModel?: string;
   filterFrequency: 'default' | number;
   isGait?: boolean;
+  /**
+   * How often the pose model runs on a camera's frames (pose-rate.ts): every frame (the default, as `kinetrace
+   * process` runs), or 'filter', at the rate the trial's filter needs, the frames between filled (the server's
+   * default, issue 24).
+   */
+  poseRate?: PoseRate;
   scalingSetup: 'upright_standing_pose' | 'any_pose';
   /** Installed augmenter weights for the session's augmenter_model, if the operator provided them. */
   augmenterDir?: string;

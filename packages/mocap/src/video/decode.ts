@@ -17,6 +17,8 @@ export interface DecodeOptions {
   endFrame?: number;
   /** Return every step-th frame from startFrame (default 1). */
   step?: number;
+  /** With a step: return the range's last frame too, when the step passes it by (its end is then covered). */
+  withLastFrame?: boolean;
   /** Return only these frames (0-based display indices, increasing) instead of a range. */
   frames?: readonly number[];
   /** The probe of this file, when the caller already has it (saves one ffprobe run). */
@@ -58,14 +60,18 @@ export async function* decodeFrames(path: string, options: DecodeOptions = {}): 
   const endFrame = Math.min(info.frameCount, Math.floor(options.endFrame ?? info.frameCount));
   const step = Math.max(1, Math.floor(options.step ?? 1));
   const picked = options.frames?.filter((frame) => frame >= 0 && frame < info.frameCount);
-  const wantedCount = picked ? picked.length : Math.max(0, Math.ceil((endFrame - startFrame) / step));
+  const steppedCount = Math.max(0, Math.ceil((endFrame - startFrame) / step));
+  const lastFrameAdded = !picked && options.withLastFrame === true && (endFrame - 1 - startFrame) % step !== 0;
+  const wantedCount = picked ? picked.length : steppedCount + (lastFrameAdded ? 1 : 0);
   if (wantedCount === 0) return;
-  const indexOf = (produced: number) => (picked ? picked[produced] : startFrame + produced * step);
+  const indexOf = (produced: number) =>
+    picked ? picked[produced] : produced < steppedCount ? startFrame + produced * step : endFrame - 1;
+  const stepped = `not(mod(n-${startFrame},${step}))`;
 
   const filters = [
     picked
       ? `select='${picked.map((frame) => `eq(n,${frame})`).join('+')}'`
-      : `select='between(n,${startFrame},${endFrame - 1})*not(mod(n-${startFrame},${step}))'`,
+      : `select='between(n,${startFrame},${endFrame - 1})*${lastFrameAdded ? `max(${stepped},eq(n,${endFrame - 1}))` : stepped}'`,
     // showinfo logs each selected frame's pts_time on stderr, in output order: the real timestamps.
     'showinfo',
   ];

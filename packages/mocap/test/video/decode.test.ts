@@ -109,6 +109,15 @@ describe('video decoding of the formats phones and browsers produce', () => {
     const frames = await collect(decodeFrames(path, { pixelFormat: 'gray', startFrame: 3, endFrame: 15, step: 4 }));
     expect(frames.map((frame) => frame.index)).toEqual([3, 7, 11]);
     expect(frames.map((frame) => frame.timestampS)).toEqual([0.12, 0.28, 0.44].map((t) => expect.closeTo(t, 3)));
+    // The range's last frame too, when asked (the pose model at a lower rate covers the video's end).
+    const withLast = await collect(
+      decodeFrames(path, { pixelFormat: 'gray', startFrame: 3, endFrame: 15, step: 4, withLastFrame: true }),
+    );
+    expect(withLast.map((frame) => [frame.index, frame.timestampS])).toEqual(
+      [3, 7, 11, 14].map((index) => [index, expect.closeTo(index / 25, 3)]),
+    );
+    const onStep = await collect(decodeFrames(path, { pixelFormat: 'gray', step: 19, withLastFrame: true }));
+    expect(onStep.map((frame) => frame.index)).toEqual([0, 19]);
   });
 
   it('keeps the real timestamps of a variable-rate video (no duplicated or dropped frames)', async () => {
