@@ -7,10 +7,17 @@
  * them before), the time per stage of each, what the server adds, and the longest stall of the
  * server's event loop (its API) while each of its trials processed.
  *
+ * Then issue 24's 10 s trial from two phones at 60 fps, from the last upload to done: (a) with the server's pose
+ * on every frame, (b) with its speed-ups (the pose model at the rate the trial's filter needs, the server's
+ * default), (c) with the phones' keypoints; and the RMS difference of (b)'s and (c)'s hip, knee and ankle angles
+ * from (a)'s, beside (a) and (b) each against itself. KINETRACE_BENCH_ONLY=10s runs only that trial,
+ * KINETRACE_BENCH_ROUNDS sets the runs of each path (default 3), KINETRACE_BENCH_KEEP=<folder> keeps each 10 s
+ * trial's angles, markers and quality report there.
+ *
  * Goals: the server adds under 10 % to the engine's time (issue 9); no stall of the API over 100 ms
- * while a trial processes (issue 24).
+ * while a trial processes (issue 24); (b) under 30 s and (c) under 15 s, within 2° RMS of (a) (issue 24).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -18,7 +25,6 @@ import { Writable } from 'node:stream';
 import {
   RESULT_TAGS,
   type ProcessingStage,
-  type QualityReportView,
   type Session,
   type Subject,
   type Trial,
@@ -29,6 +35,7 @@ import { detectPoseInVideo } from '@kinetrace/mocap/pose/video-pose';
 import { readKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
 import { PoseWorkerPool } from '@kinetrace/mocap/pose/pose-worker-pool';
 import { processMovement } from '@kinetrace/mocap/session/process-movement';
+import type { QualityReport } from '@kinetrace/mocap/report/quality-report';
 import { resolveProcessingSettings } from '@kinetrace/processing/processing-settings';
 import { FLEXION_COORDINATES } from '../../../packages/mocap/test/model-fitting/pose2sim-demo-chain.ts';
 import { referencePath } from '../../../packages/mocap/test/reference-data.ts';
@@ -58,6 +65,10 @@ const STALL_RESOLUTION_MS = 10;
 const STALL_GOAL_MS = 100;
 /** Runs of each path, alternated. */
 const ROUNDS = Number(process.env.KINETRACE_BENCH_ROUNDS ?? 3);
+/** KINETRACE_BENCH_ONLY=10s runs only issue 24's 10 s trial (its session's calibration and neutral included). */
+const TEN_SECONDS_ONLY = process.env.KINETRACE_BENCH_ONLY === '10s';
+/** A folder to keep each 10 s trial's joint angles (.mot) and quality report in, for a closer look (default: none). */
+const KEEP_DIR = process.env.KINETRACE_BENCH_KEEP;
 /** The runner's trace of each processed trial ('trial processed' log lines: queue wait and seconds per step, processing-service.ts). */
 const traces = new Map<string, Record<string, number>>();
 /** The server's log at its default level (info), kept only for the traces. */
@@ -73,6 +84,8 @@ const logSink = new Writable({
     done();
   },
 });
+
+const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor((values.length - 1) / 2)];
 
 /** The machine's load averages (1, 5, 15 min), as `uptime` shows them: figures from a busy machine are noise. */
 const loadText = () =>
@@ -213,140 +226,142 @@ async function main(): Promise<void> {
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
-    for (const [name, files] of [
-      ['calibration', videos.calibration],
-      ['neutral', videos.neutral],
-    ] as const) {
-      const startS = performance.now() / 1000;
-      const { trial, totalS, stallMs } = await watchingStalls(async () =>
-        follow((await importTrial(name, files)).id, startS),
+    // The demo trial, through the server and through the engine alone (skipped with KINETRACE_BENCH_ONLY=10s).
+    if (!TEN_SECONDS_ONLY) {
+      for (const [name, files] of [
+        ['calibration', videos.calibration],
+        ['neutral', videos.neutral],
+      ] as const) {
+        const startS = performance.now() / 1000;
+        const { trial, totalS, stallMs } = await watchingStalls(async () =>
+          follow((await importTrial(name, files)).id, startS),
+        );
+        console.log(`${name}: ${trial.status} in ${totalS.toFixed(1)} s, longest API stall ${stallMs.toFixed(0)} ms`);
+        if (trial.status !== 'done') throw new Error(`${name}: ${String(trial.meta.error_msg)}`);
+      }
+
+      // The neutral's cameras and model from the server, for the engine's runs.
+      const neutral = (await get<Session>(`/sessions/${sessionId}/`)).trials.find((trial) => trial.name === 'neutral')!;
+      const fetchText = async (url: string) => (await app.inject({ method: 'GET', url })).body;
+      const cameraFiles = neutral.results.filter((result) => result.tag === RESULT_TAGS.cameraParameters);
+      const cameras = await Promise.all(
+        videos.trial.map(async (video, index) => {
+          const stem = video.name.replace(/\.mp4$/, '');
+          const result = cameraFiles.find((file) => file.meta?.camera_name === stem) ?? cameraFiles[index];
+          return { ...readKinetraceCameras(await fetchText(result.media!))[0], name: stem };
+        }),
       );
-      console.log(`${name}: ${trial.status} in ${totalS.toFixed(1)} s, longest API stall ${stallMs.toFixed(0)} ms`);
-      if (trial.status !== 'done') throw new Error(`${name}: ${String(trial.meta.error_msg)}`);
-    }
+      const scaledModelOsim = await fetchText(
+        neutral.results.find((result) => result.tag === RESULT_TAGS.opensimModel)!.media!,
+      );
+      const settings = resolveProcessingSettings(
+        (await get<Session>(`/sessions/${sessionId}/`)).meta,
+        60,
+        config.dataDir,
+      );
 
-    // The neutral's cameras and model from the server, for the engine's runs.
-    const neutral = (await get<Session>(`/sessions/${sessionId}/`)).trials.find((trial) => trial.name === 'neutral')!;
-    const fetchText = async (url: string) => (await app.inject({ method: 'GET', url })).body;
-    const cameraFiles = neutral.results.filter((result) => result.tag === RESULT_TAGS.cameraParameters);
-    const cameras = await Promise.all(
-      videos.trial.map(async (video, index) => {
-        const stem = video.name.replace(/\.mp4$/, '');
-        const result = cameraFiles.find((file) => file.meta?.camera_name === stem) ?? cameraFiles[index];
-        return { ...readKinetraceCameras(await fetchText(result.media!))[0], name: stem };
-      }),
-    );
-    const scaledModelOsim = await fetchText(
-      neutral.results.find((result) => result.tag === RESULT_TAGS.opensimModel)!.media!,
-    );
-    const settings = resolveProcessingSettings(
-      (await get<Session>(`/sessions/${sessionId}/`)).meta,
-      60,
-      config.dataDir,
-    );
-
-    /** The trial through the engine alone, as `kinetrace process` runs it. */
-    async function throughEngine(round: number) {
-      const outDir = join(root, `engine-out-${round}`);
-      mkdirSync(outDir, { recursive: true });
-      const changes: { stage: string; atS: number }[] = [];
-      const startS = performance.now() / 1000;
-      await processMovement(
-        {
-          videos: videos.trial.map((video) => ({ cameraName: video.name.replace(/\.mp4$/, ''), path: video.path })),
-          cameras,
-          scaledModelOsim,
-          subject: { heightM: DEMO_SUBJECT.height, massKg: DEMO_SUBJECT.weight },
-          settings,
-          outDir,
-          trialName: 'balance',
-        },
-        {
-          onProgress: (stage: ProcessingStage) => {
-            if (stage !== changes.at(-1)?.stage) changes.push({ stage, atS: performance.now() / 1000 - startS });
+      /** The trial through the engine alone, as `kinetrace process` runs it. */
+      async function throughEngine(round: number) {
+        const outDir = join(root, `engine-out-${round}`);
+        mkdirSync(outDir, { recursive: true });
+        const changes: { stage: string; atS: number }[] = [];
+        const startS = performance.now() / 1000;
+        await processMovement(
+          {
+            videos: videos.trial.map((video) => ({ cameraName: video.name.replace(/\.mp4$/, ''), path: video.path })),
+            cameras,
+            scaledModelOsim,
+            subject: { heightM: DEMO_SUBJECT.height, massKg: DEMO_SUBJECT.weight },
+            settings,
+            outDir,
+            trialName: 'balance',
           },
-        },
-      );
-      const totalS = performance.now() / 1000 - startS;
-      return { totalS, stages: stageSeconds(changes, totalS) };
-    }
+          {
+            onProgress: (stage: ProcessingStage) => {
+              if (stage !== changes.at(-1)?.stage) changes.push({ stage, atS: performance.now() / 1000 - startS });
+            },
+          },
+        );
+        const totalS = performance.now() / 1000 - startS;
+        return { totalS, stages: stageSeconds(changes, totalS) };
+      }
 
-    /** The trial through the server: the clock starts when the import call returns (its last video is in). */
-    async function throughServer(round: number) {
-      const imported = await importTrial(`balance_${round}`, videos.trial);
-      const run = await watchingStalls(() => follow(imported.id, performance.now() / 1000));
-      if (run.trial.status !== 'done') throw new Error(`balance: ${String(run.trial.meta.error_msg)}`);
-      return {
-        doneS: run.doneS,
-        totalS: run.totalS,
-        stallMs: run.stallMs,
-        stages: stageSeconds(run.changes, run.totalS),
-        trace: { ...traces.get(imported.id), polls: run.polls.count, pollsS: run.polls.s } as Record<string, number>,
-      };
-    }
+      /** The trial through the server: the clock starts when the import call returns (its last video is in). */
+      async function throughServer(round: number) {
+        const imported = await importTrial(`balance_${round}`, videos.trial);
+        const run = await watchingStalls(() => follow(imported.id, performance.now() / 1000));
+        if (run.trial.status !== 'done') throw new Error(`balance: ${String(run.trial.meta.error_msg)}`);
+        return {
+          doneS: run.doneS,
+          totalS: run.totalS,
+          stallMs: run.stallMs,
+          stages: stageSeconds(run.changes, run.totalS),
+          trace: { ...traces.get(imported.id), polls: run.polls.count, pollsS: run.polls.s } as Record<string, number>,
+        };
+      }
 
-    // Alternating runs, as the shared machine's load drifts; medians compared.
-    const engineRuns: Awaited<ReturnType<typeof throughEngine>>[] = [];
-    const serverRuns: Awaited<ReturnType<typeof throughServer>>[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      engineRuns.push(await throughEngine(round));
-      serverRuns.push(await throughServer(round));
-      const { trace } = serverRuns.at(-1)!;
+      // Alternating runs, as the shared machine's load drifts; medians compared.
+      const engineRuns: Awaited<ReturnType<typeof throughEngine>>[] = [];
+      const serverRuns: Awaited<ReturnType<typeof throughServer>>[] = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        engineRuns.push(await throughEngine(round));
+        serverRuns.push(await throughServer(round));
+        const { trace } = serverRuns.at(-1)!;
+        console.log(
+          `round ${round}: server done ${serverRuns.at(-1)!.doneS.toFixed(1)} s, synchronised videos ${serverRuns.at(-1)!.totalS.toFixed(1)} s (queue ${trace.queuedS?.toFixed(2)}, inputs ${trace.inputsS?.toFixed(2)}, ` +
+            `engine ${trace.engineS?.toFixed(1)}, results ${trace.resultsS?.toFixed(2)}; longest API stall ${serverRuns.at(-1)!.stallMs.toFixed(0)} ms), ` +
+            `engine alone ${engineRuns.at(-1)!.totalS.toFixed(1)} s; load ${loadText()}`,
+        );
+      }
+      const serverDoneS = median(serverRuns.map((run) => run.doneS));
+      const serverS = median(serverRuns.map((run) => run.totalS));
+      const engineS = median(engineRuns.map((run) => run.totalS));
+      // Stage times as seen by polling the trial (the quick stages after pose run within one poll) and by the engine's progress.
+      console.log('stage (median s)   server (polled)   engine');
+      const stages = new Set([...serverRuns, ...engineRuns].flatMap((run) => [...run.stages.keys()]));
+      for (const stage of stages) {
+        const of = (runs: { stages: Map<string, number> }[]) =>
+          median(runs.map((run) => run.stages.get(stage) ?? 0)).toFixed(1);
+        console.log(`${stage.padEnd(18)} ${of(serverRuns).padStart(15)}   ${of(engineRuns).padStart(6)}`);
+      }
+      console.log(`last upload -> done through the server: ${serverDoneS.toFixed(1)} s (median of ${ROUNDS})`);
       console.log(
-        `round ${round}: server done ${serverRuns.at(-1)!.doneS.toFixed(1)} s, synchronised videos ${serverRuns.at(-1)!.totalS.toFixed(1)} s (queue ${trace.queuedS?.toFixed(2)}, inputs ${trace.inputsS?.toFixed(2)}, ` +
-          `engine ${trace.engineS?.toFixed(1)}, results ${trace.resultsS?.toFixed(2)}; longest API stall ${serverRuns.at(-1)!.stallMs.toFixed(0)} ms), ` +
-          `engine alone ${engineRuns.at(-1)!.totalS.toFixed(1)} s; load ${loadText()}`,
+        `last upload -> synchronised videos ready: ${serverS.toFixed(1)} s (median of ${ROUNDS}; done waited for them before issue 24)`,
+      );
+      console.log(`the same trial through the engine, videos included: ${engineS.toFixed(1)} s (median of ${ROUNDS})`);
+      console.log(
+        `longest API stall while the trial processed: ${Math.max(...serverRuns.map((run) => run.stallMs)).toFixed(0)} ms ` +
+          `(worst of ${ROUNDS}; goal < ${STALL_GOAL_MS} ms)`,
+      );
+      // The runner's own trace of the server runs: what the server does besides the engine.
+      const traced = (key: string) => median(serverRuns.map((run) => run.trace[key] ?? Number.NaN));
+      const steps = {
+        queuedS: 'queue pickup',
+        inputsS: 'inputs (videos copied, cameras, model read)',
+        engineS: 'engine (with the last progress write)',
+        resultsS: 'results stored and registered',
+        followUpS: 'synchronised videos, after done',
+      };
+      console.log('server trace (median s)');
+      for (const [key, label] of Object.entries(steps)) console.log(`  ${label.padEnd(46)} ${traced(key).toFixed(2)}`);
+      console.log(
+        `  ${'progress writes (beside the engine)'.padEnd(46)} ${traced('progressS').toFixed(2)} (${traced('progressWrites')} writes)`,
+      );
+      console.log(
+        `  ${"this bench's status polls (beside the engine)".padEnd(46)} ${traced('pollsS').toFixed(2)} (${traced('polls')} polls)`,
+      );
+      const untraced = serverS - Object.keys(steps).reduce((sum, key) => sum + traced(key), 0);
+      console.log(`  ${'rest (job start, status reads, clock)'.padEnd(46)} ${untraced.toFixed(2)}`);
+      // The server keeps its pose pool warm between trials (pose-pool-keeper.ts); the engine alone, like the CLI, starts one per run.
+      const poolStartS = performance.now() / 1000;
+      await (await PoseWorkerPool.start({ model: settings.poseModel })).close();
+      console.log(
+        `pose pool start (paid by each engine-alone run, not by the server's warm pool): ${(performance.now() / 1000 - poolStartS).toFixed(1)} s`,
+      );
+      console.log(
+        `server overhead: ${(((serverS - engineS) / engineS) * 100).toFixed(1)} % (goal < 10 %); load ${loadText()}`,
       );
     }
-    const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor((values.length - 1) / 2)];
-    const serverDoneS = median(serverRuns.map((run) => run.doneS));
-    const serverS = median(serverRuns.map((run) => run.totalS));
-    const engineS = median(engineRuns.map((run) => run.totalS));
-    // Stage times as seen by polling the trial (the quick stages after pose run within one poll) and by the engine's progress.
-    console.log('stage (median s)   server (polled)   engine');
-    const stages = new Set([...serverRuns, ...engineRuns].flatMap((run) => [...run.stages.keys()]));
-    for (const stage of stages) {
-      const of = (runs: { stages: Map<string, number> }[]) =>
-        median(runs.map((run) => run.stages.get(stage) ?? 0)).toFixed(1);
-      console.log(`${stage.padEnd(18)} ${of(serverRuns).padStart(15)}   ${of(engineRuns).padStart(6)}`);
-    }
-    console.log(`last upload -> done through the server: ${serverDoneS.toFixed(1)} s (median of ${ROUNDS})`);
-    console.log(
-      `last upload -> synchronised videos ready: ${serverS.toFixed(1)} s (median of ${ROUNDS}; done waited for them before issue 24)`,
-    );
-    console.log(`the same trial through the engine, videos included: ${engineS.toFixed(1)} s (median of ${ROUNDS})`);
-    console.log(
-      `longest API stall while the trial processed: ${Math.max(...serverRuns.map((run) => run.stallMs)).toFixed(0)} ms ` +
-        `(worst of ${ROUNDS}; goal < ${STALL_GOAL_MS} ms)`,
-    );
-    // The runner's own trace of the server runs: what the server does besides the engine.
-    const traced = (key: string) => median(serverRuns.map((run) => run.trace[key] ?? Number.NaN));
-    const steps = {
-      queuedS: 'queue pickup',
-      inputsS: 'inputs (videos copied, cameras, model read)',
-      engineS: 'engine (with the last progress write)',
-      resultsS: 'results stored and registered',
-      followUpS: 'synchronised videos, after done',
-    };
-    console.log('server trace (median s)');
-    for (const [key, label] of Object.entries(steps)) console.log(`  ${label.padEnd(46)} ${traced(key).toFixed(2)}`);
-    console.log(
-      `  ${'progress writes (beside the engine)'.padEnd(46)} ${traced('progressS').toFixed(2)} (${traced('progressWrites')} writes)`,
-    );
-    console.log(
-      `  ${"this bench's status polls (beside the engine)".padEnd(46)} ${traced('pollsS').toFixed(2)} (${traced('polls')} polls)`,
-    );
-    const untraced = serverS - Object.keys(steps).reduce((sum, key) => sum + traced(key), 0);
-    console.log(`  ${'rest (job start, status reads, clock)'.padEnd(46)} ${untraced.toFixed(2)}`);
-    // The server keeps its pose pool warm between trials (pose-pool-keeper.ts); the engine alone, like the CLI, starts one per run.
-    const poolStartS = performance.now() / 1000;
-    await (await PoseWorkerPool.start({ model: settings.poseModel })).close();
-    console.log(
-      `pose pool start (paid by each engine-alone run, not by the server's warm pool): ${(performance.now() / 1000 - poolStartS).toFixed(1)} s`,
-    );
-    console.log(
-      `server overhead: ${(((serverS - engineS) / engineS) * 100).toFixed(1)} % (goal < 10 %); load ${loadText()}`,
-    );
 
     // Issue 24's trial: 10 s from two phones at 60 fps (the demo's cam01 and cam02 looped), in a session
     // calibrated and neutral-processed with those two cameras.
@@ -361,16 +376,62 @@ async function main(): Promise<void> {
       if (run.trial.status !== 'done') throw new Error(`two cameras, ${name}: ${String(run.trial.meta.error_msg)}`);
     }
     const tenSeconds = loopedDemoVideos(join(root, 'ten-seconds'), TEN_SECOND_TRIAL_S, 2);
-    const serverPose: (Awaited<ReturnType<typeof follow>> & { stallMs: number })[] = [];
+    const report = async (trial: Trial) =>
+      (await (
+        await app.inject({ method: 'GET', url: resultUrl(trial, RESULT_TAGS.qualityReport) })
+      ).json()) as QualityReport;
+    /** Each camera's sync offset (s, on the trial's clock) and how its keypoints were found. */
+    const camerasText = async (trial: Trial) =>
+      (await report(trial)).cameras
+        .map(
+          (camera) =>
+            `${camera.name} offset ${camera.sync.offsetS.toFixed(3)} s${camera.sync.refined ? '' : ' (not refined)'}, ` +
+            `${camera.keypoints2D}${camera.detectedHz !== undefined ? ` at ${camera.detectedHz.toFixed(0)} Hz` : ''}` +
+            `${camera.phoneKeypoints?.reason ? ` (${camera.phoneKeypoints.reason})` : ''}`,
+        )
+        .join('; ');
+    if (KEEP_DIR) mkdirSync(KEEP_DIR, { recursive: true });
+    const keep = async (trial: Trial) => {
+      if (!KEEP_DIR) return;
+      for (const [tag, suffix] of [
+        [RESULT_TAGS.ikResults, '.mot'],
+        [RESULT_TAGS.qualityReport, '_report.json'],
+        [RESULT_TAGS.markerData, '.trc'],
+      ] as const)
+        writeFileSync(
+          join(KEEP_DIR, `${trial.name}${suffix}`),
+          (await app.inject({ method: 'GET', url: resultUrl(trial, tag) })).body,
+        );
+    };
+    // (a) server-side pose on every frame, as before issue 24, and (b) with the server-side speed-ups (the server's
+    // default: the pose model at the rate the filter needs), alternated in one session (set_metadata's pose_rate).
+    type Run = Awaited<ReturnType<typeof follow>> & { stallMs: number };
+    const serverPose: Run[] = [];
+    const speedUps: Run[] = [];
+    const paths = [
+      { label: '(a) server-side pose', poseRate: 'every_frame', runs: serverPose, name: 'walk_10s' },
+      { label: '(b) server-side speed-ups', poseRate: 'filter', runs: speedUps, name: 'walk_10s_fast' },
+    ] as const;
     for (let round = 1; round <= ROUNDS; round++) {
-      const imported = await importInto(pairSession, `walk_10s_${round}`, tenSeconds);
-      const run = await watchingStalls(() => follow(imported.id, performance.now() / 1000));
-      if (run.trial.status !== 'done') throw new Error(`10 s trial: ${String(run.trial.meta.error_msg)}`);
-      serverPose.push(run);
-      console.log(
-        `10 s trial, round ${round}: (a) server-side pose: done ${run.doneS.toFixed(1)} s, synchronised videos ${run.totalS.toFixed(1)} s, longest API stall ${run.stallMs.toFixed(0)} ms; load ${loadText()}`,
-      );
+      for (const path of paths) {
+        await get(`/sessions/${pairSession}/set_metadata/?settings_pose_rate=${path.poseRate}`);
+        const imported = await importInto(pairSession, `${path.name}_${round}`, tenSeconds);
+        const run = await watchingStalls(() => follow(imported.id, performance.now() / 1000));
+        if (run.trial.status !== 'done') throw new Error(`10 s trial: ${String(run.trial.meta.error_msg)}`);
+        path.runs.push(run);
+        await keep(run.trial);
+        console.log(
+          `10 s trial, round ${round}: ${path.label}: done ${run.doneS.toFixed(1)} s, synchronised videos ${run.totalS.toFixed(1)} s, longest API stall ${run.stallMs.toFixed(0)} ms; ` +
+            `${await camerasText(run.trial)}; load ${loadText()}`,
+        );
+      }
     }
+    await get(`/sessions/${pairSession}/set_metadata/?settings_pose_rate=filter`);
+    const settings = resolveProcessingSettings(
+      (await get<Session>(`/sessions/${pairSession}/`)).meta,
+      60,
+      config.dataDir,
+    );
 
     // (c) The same videos recorded by two phones that ran our model and send their keypoints at 30 Hz
     // (made here beforehand by the engine's detector, as the phone's browser makes them); the clock starts when the last video is in.
@@ -402,12 +463,10 @@ async function main(): Promise<void> {
       });
       if (run.trial.status !== 'done') throw new Error(`10 s trial, phones: ${String(run.trial.meta.error_msg)}`);
       phoneKeypoints.push(run);
-      const report = (await (
-        await app.inject({ method: 'GET', url: resultUrl(run.trial, RESULT_TAGS.qualityReport) })
-      ).json()) as QualityReportView;
+      await keep(run.trial);
       console.log(
         `10 s trial, round ${round}: (c) phone keypoints: done ${run.doneS.toFixed(1)} s, synchronised videos ${run.totalS.toFixed(1)} s, longest API stall ${run.stallMs.toFixed(0)} ms; ` +
-          `keypoints used: ${report.cameras.map((camera) => `${camera.keypoints2D}${camera.phoneKeypoints?.reason ? ` (${camera.phoneKeypoints.reason})` : ''}`).join(', ')}; load ${loadText()}`,
+          `${await camerasText(run.trial)}; load ${loadText()}`,
       );
     }
     const motion = async (trial: Trial) =>
@@ -425,19 +484,25 @@ async function main(): Promise<void> {
     const [lagFrames, anglesFromPhones] = closest(anglesFromPhoneKeypoints, anglesFromServerPose);
     const rmsText = (comparisons: readonly CoordinateComparison[]) =>
       comparisons.map((c) => `${c.coordinate} ${c.rmsDifferenceDeg.toFixed(1)}`).join(', ');
-    // How far (a) is from itself: the floor under the (c) figure.
-    if (serverPose.length > 1) {
-      const [lag, repeated] = closest(await motion(serverPose[1].trial), anglesFromServerPose);
-      console.log(
-        `10 s trial: angles of (a) round 2 against round 1 at a lag of ${lag} frames, RMS deg: ${rmsText(repeated)}`,
-      );
-    }
+    // How far (a) and (b) are from themselves: the floor under the (b) and (c) figures.
+    if (ROUNDS > 1)
+      for (const path of paths) {
+        const [lag, repeated] = closest(await motion(path.runs[1].trial), await motion(path.runs[0].trial));
+        console.log(
+          `10 s trial: angles of ${path.label.slice(0, 3)} round 2 against round 1 at a lag of ${lag} frames, RMS deg: ${rmsText(repeated)}`,
+        );
+      }
+    const [speedUpLag, anglesFromSpeedUps] = closest(await motion(speedUps[0].trial), anglesFromServerPose);
     console.log(
       `10 s, 2 cameras, 60 fps (544 x 960): last upload -> done (c) phone keypoints ${median(phoneKeypoints.map((run) => run.doneS)).toFixed(1)} s ` +
         `(median of ${ROUNDS}; goal < 15 s), longest API stall ${Math.max(...phoneKeypoints.map((run) => run.stallMs)).toFixed(0)} ms; ` +
         `angles of (c) against (a) at a lag of ${lagFrames} frames, RMS deg (goal < 2): ${rmsText(anglesFromPhones)}`,
     );
-    console.log(`10 s, 2 cameras, 60 fps (544 x 960): (b) server-side speed-ups: none built yet, so no figure`);
+    console.log(
+      `10 s, 2 cameras, 60 fps (544 x 960): last upload -> done (b) server-side speed-ups (pose at the rate the filter needs) ${median(speedUps.map((run) => run.doneS)).toFixed(1)} s ` +
+        `(median of ${ROUNDS}; goal < 30 s), longest API stall ${Math.max(...speedUps.map((run) => run.stallMs)).toFixed(0)} ms; ` +
+        `angles of (b) against (a) at a lag of ${speedUpLag} frames, RMS deg (goal < 2): ${rmsText(anglesFromSpeedUps)}`,
+    );
     console.log(
       `10 s, 2 cameras, 60 fps (544 x 960): last upload -> done (a) server-side pose ${median(serverPose.map((run) => run.doneS)).toFixed(1)} s ` +
         `(median of ${ROUNDS}; goal for (c) phone keypoints < 15 s, (b) server-side speed-ups < 30 s), longest API stall ${Math.max(...serverPose.map((run) => run.stallMs)).toFixed(0)} ms`,
