@@ -10,12 +10,13 @@ describe("a session's settings as the engine runs them", () => {
   const installDir = mkdtempSync(join(tmpdir(), 'kinetrace-install-'));
   afterAll(() => rmSync(installDir, { recursive: true, force: true }));
 
-  it('maps the defaults: BlazePose full for hrnet, keypoint IK and the default model when nothing is installed', () => {
+  it('maps the defaults: BlazePose full for hrnet at the rate the filter needs, keypoint IK and the default model when nothing is installed', () => {
     const settings = resolveProcessingSettings({}, 60, installDir);
     expect(settings).toMatchObject({
       board: { rows: 4, cols: 5, squareSizeMm: 35, placement: 'Perpendicular' },
       poseModel: 'blazepose-full',
       requestedPoseModel: 'hrnet',
+      poseRate: 'filter',
       filterFrequency: 'default',
       scalingSetup: 'upright_standing_pose',
       requestedAugmenter: 'v0.3',
@@ -25,11 +26,11 @@ describe("a session's settings as the engine runs them", () => {
     expect(settings.modelPath).toBeUndefined();
   });
 
-  it("honours the session's board, pose model, filter (below half the framerate) and scaling setup", () => {
+  it("honours the session's board, pose model and rate, filter (below half the framerate) and scaling setup", () => {
     const settings = resolveProcessingSettings(
       {
         checkerboard: { rows: 5, cols: 7, squareSize: 40, placement: 'Lying' },
-        settings: { pose_model: 'openpose', filter_frequency: 40, scaling_setup: 'any_pose' },
+        settings: { pose_model: 'openpose', pose_rate: 'every_frame', filter_frequency: 40, scaling_setup: 'any_pose' },
       },
       60,
       installDir,
@@ -38,6 +39,7 @@ describe("a session's settings as the engine runs them", () => {
       board: { rows: 5, cols: 7, squareSizeMm: 40, placement: 'Lying' },
       poseModel: 'blazepose-lite',
       requestedPoseModel: 'openpose',
+      poseRate: 'every_frame',
       filterFrequency: 30,
       scalingSetup: 'any_pose',
     });
