@@ -38,6 +38,9 @@ export const POSE_RATES = {
   every_frame: 'Every frame',
 } as const;
 export const DEFAULT_POSE_RATE: keyof typeof POSE_RATES = 'filter';
+/** A choice's keys, as z.enum takes them. */
+export const keysOf = <T extends Record<string, string>>(options: T) =>
+  Object.keys(options) as [keyof T & string, ...(keyof T & string)[]];
 export const CHECKERBOARD_PLACEMENTS = ['Perpendicular', 'Lying'] as const;
 
 export const DEFAULT_SESSION_SETTINGS = {

@@ -8,6 +8,7 @@ import {
   CHECKERBOARD_PLACEMENTS,
   DATA_SHARING_OPTIONS,
   FRAMERATES,
+  keysOf,
   OPENSIM_MODELS,
   PHONE_KEYPOINTS_CHOICES,
   POSE_MODELS,
@@ -15,9 +16,6 @@ import {
   SCALING_SETUPS,
 } from './session-settings.ts';
 import { TRIAL_STATUSES, trialSchema } from './trials.ts';
-
-const keysOf = <T extends Record<string, string>>(options: T) =>
-  Object.keys(options) as [keyof T & string, ...(keyof T & string)[]];
 
 export const checkerboardSchema = z.object({
   rows: z.number().int(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KEYPOINT_SETS, KEYPOINTS_2D_LIMITS } from './keypoints-2d.ts';
-import { CHECKERBOARD_PLACEMENTS } from './session-settings.ts';
+import { CHECKERBOARD_PLACEMENTS, keysOf, POSE_RATES } from './session-settings.ts';
 import { followUpStageKeys, PROCESSING_STAGES, RESULT_TAGS, TRIAL_KINDS, type ProcessingStage } from './processing.ts';
 
 /**
@@ -144,6 +144,8 @@ export const wireSettingsSchema = z.object({
   poseModel: z.enum(['blazepose-lite', 'blazepose-full', 'blazepose-heavy']),
   requestedPoseModel: z.string().optional(),
   filterFrequency: z.union([z.literal('default'), z.number().positive()]),
+  /** How often the worker runs the pose model (a worker that dropped it would infer every frame). */
+  poseRate: z.enum(keysOf(POSE_RATES)).optional(),
   scalingSetup: z.enum(['upright_standing_pose', 'any_pose']),
   requestedAugmenter: z.string().optional(),
   /** The server has the requested augmenter weights installed: the worker must have them too. */
