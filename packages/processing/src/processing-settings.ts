@@ -84,8 +84,8 @@ export function boardOf(meta: SessionMeta): BoardSpec {
 /**
  * The session's settings (spec §3) as the engine takes them. `framerate` is the trial's recording
  * rate: the filter frequency is kept below half of it (spec §5). The pose model runs at the rate the
- * trial's filter needs unless the session asks for every frame (pose_rate, issue 24): the bench
- * (apps/server/bench/processing.bench.ts) measures it faster at the same joint angles.
+ * trial's filter needs unless the session asks for every frame (pose_rate, issue 24): about half the pose
+ * time, its angles as far from four cameras' as those of another tracking of every frame (packages/mocap/docs/pose.md).
  */
 export function resolveProcessingSettings(
   meta: SessionMeta,

@@ -243,9 +243,14 @@ async function keypointsOfAll(
  */
 function framesPerInferenceOf(info: VideoInfo, input: ProcessTrialInput, options: ProcessTrialOptions): number {
   if (options.poseRate !== 'filter') return 1;
-  const isGait = options.isGait ?? isGaitTrialName(input.trialName);
-  const { cutoffHz, passThrough } = resolveCutoffHz(options.filterFrequency, info.fps, isGait);
+  const { cutoffHz, passThrough } = filterOf(info, input, options);
   return framesPerInference(info.fps, cutoffHz, passThrough);
+}
+
+/** The low-pass filter the filter stage will run on a camera's keypoints (its cutoff, or none applied). */
+function filterOf(info: VideoInfo, input: ProcessTrialInput, options: ProcessTrialOptions) {
+  const isGait = options.isGait ?? isGaitTrialName(input.trialName);
+  return resolveCutoffHz(options.filterFrequency, info.fps, isGait);
 }
 
 /**
@@ -262,8 +267,7 @@ async function checkPhoneKeypoints(
   options: ProcessTrialOptions,
   pool: () => Promise<PoseInference>,
 ): Promise<PhoneKeypointsUse> {
-  const isGait = options.isGait ?? isGaitTrialName(input.trialName);
-  const { cutoffHz } = resolveCutoffHz(options.filterFrequency, info.fps, isGait);
+  const { cutoffHz } = filterOf(info, input, options);
   const firstS = info.timestampsS[0] ?? 0;
   const frameS = info.fps > 0 ? 1 / info.fps : 0;
   const durationS = info.frameCount > 0 ? info.timestampsS[info.frameCount - 1] - firstS + frameS : 0;

@@ -1,3 +1,4 @@
+import type { POSE_RATES } from '@kinetrace/contracts';
 import { placeOnVideoFrames } from './phone-keypoints.ts';
 import { KEYPOINT_VALUES, type Keypoints2D } from './types.ts';
 
@@ -8,7 +9,7 @@ import { KEYPOINT_VALUES, type Keypoints2D } from './types.ts';
  * at twice the cutoff represent what it keeps (the sampling theorem, as phoneKeypointsDensity asks of a
  * phone's): a 60 fps gait trial (12 Hz) needs 24 Hz, so every other frame, half the pose time.
  */
-export type PoseRate = 'every_frame' | 'filter';
+export type PoseRate = keyof typeof POSE_RATES;
 
 /**
  * Video frames from one inference to the next for a filter at `cutoffHz` (1: every frame): the largest whole
