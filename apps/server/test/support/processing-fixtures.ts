@@ -134,6 +134,9 @@ export function loopedDemoVideos(directory: string, seconds: number, count: numb
       referencePath(`${POSE2SIM_DEMO}/videos/${camera}.mp4`),
       '-t',
       String(seconds),
+      // Video alone: a camera's audio track runs past its video (cam02's by 75 ms), and each loop would then
+      // repeat its last frame to cover it, so that camera fell 4-5 frames further behind the others per loop.
+      '-an',
       '-vf',
       `scale=${width}:${height}`,
       ...encodeArgs,
