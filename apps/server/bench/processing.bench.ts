@@ -28,10 +28,12 @@ import { compareMotions, type CoordinateComparison } from '@kinetrace/mocap/ik/c
 import { detectPoseInVideo } from '@kinetrace/mocap/pose/video-pose';
 import { readKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
 import { PoseWorkerPool } from '@kinetrace/mocap/pose/pose-worker-pool';
+import { probeVideo } from '@kinetrace/mocap/video/probe';
 import { processMovement } from '@kinetrace/mocap/session/process-movement';
 import type { QualityReport } from '@kinetrace/mocap/report/quality-report';
 import { resolveProcessingSettings } from '@kinetrace/processing/processing-settings';
 import { FLEXION_COORDINATES } from '../../../packages/mocap/test/model-fitting/pose2sim-demo-chain.ts';
+import { POSE2SIM_DEMO } from '../../../packages/mocap/test/calibration/pose2sim-reference.ts';
 import { referencePath } from '../../../packages/mocap/test/reference-data.ts';
 import { buildApp } from '../src/app.ts';
 import { openBackends } from '../src/backends.ts';
@@ -488,6 +490,13 @@ async function main(): Promise<void> {
           `10 s trial: angles of ${path.label.slice(0, 3)} round 2 against round 1 (determinism, not a noise floor) at a lag of ${lag} frames, RMS deg: ${rmsText(repeated)}`,
         );
       }
+    // The yardstick for those figures: the trial repeats the demo's frames, so (a) against itself one loop later
+    // compares the same frames, re-encoded and entered by the tracker from another place.
+    const loopFrames = (await probeVideo(referencePath(`${POSE2SIM_DEMO}/videos/cam01.mp4`))).frameCount;
+    console.log(
+      `10 s trial: angles of (a) one loop against the next (the same ${loopFrames} frames: the two-camera chain's own spread), RMS deg: ` +
+        rmsText(compareMotions(anglesFromServerPose, anglesFromServerPose, FLEXION_COORDINATES, loopFrames)),
+    );
     const [speedUpLag, anglesFromSpeedUps] = closest(await motion(speedUps[0].trial), anglesFromServerPose);
     console.log(
       `10 s, 2 cameras, 60 fps (544 x 960): last upload -> done (c) phone keypoints ${median(phoneKeypoints.map((run) => run.doneS)).toFixed(1)} s ` +
