@@ -167,7 +167,12 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
       const session = await newSession();
       expect(session.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(session.qrcode).toMatch(/^data:image\/png;base64,/);
-      expect(session.meta.settings).toMatchObject({ framerate: 60, filter_frequency: 'default', pose_model: 'hrnet' });
+      expect(session.meta.settings).toMatchObject({
+        framerate: 60,
+        filter_frequency: 'default',
+        pose_model: 'hrnet',
+        pose_rate: 'filter',
+      });
       expect(session).toMatchObject({
         user: owner.userId,
         public: false,
@@ -237,7 +242,7 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
         warnings: [],
       });
       const neutral = await set(
-        'settings_data_sharing=Share%20no%20data&settings_scaling_setup=any_pose&settings_pose_model=openpose&settings_framerate=120&settings_session_name=knee_study&settings_openSimModel=LaiUhlrich2022_shoulder&settings_augmenter_model=v0.2&settings_filter_frequency=80',
+        'settings_data_sharing=Share%20no%20data&settings_scaling_setup=any_pose&settings_pose_model=openpose&settings_framerate=120&settings_session_name=knee_study&settings_openSimModel=LaiUhlrich2022_shoulder&settings_augmenter_model=v0.2&settings_filter_frequency=80&settings_pose_rate=every_frame',
       );
       expect(neutral.warnings).toEqual([messages.filterFrequencyTooLarge(60)]);
       expect(neutral.meta).toMatchObject({
@@ -248,6 +253,7 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
           framerate: 120,
           filter_frequency: 60,
           augmenter_model: 'v0.2',
+          pose_rate: 'every_frame',
           // The second model the web app offers: processing resolves it from these settings (processing-settings.test.ts).
           openSimModel: 'LaiUhlrich2022_shoulder',
         },
@@ -259,9 +265,15 @@ describe.each(backends)('sessions, subjects and trials on %s', (backend) => {
       const lowered = await set('settings_framerate=60');
       expect(lowered.meta.settings.filter_frequency).toBe(30);
       expect(lowered.warnings).toEqual([messages.filterFrequencyTooLarge(30)]);
-      const invalid = await get(`/api/sessions/${session.id}/set_metadata/?settings_framerate=50&cb_rows=x`);
+      const invalid = await get(
+        `/api/sessions/${session.id}/set_metadata/?settings_framerate=50&cb_rows=x&settings_pose_rate=sometimes`,
+      );
       expect(invalid.statusCode).toBe(400);
-      expect(Object.keys(invalid.json() as object).sort()).toEqual(['cb_rows', 'settings_framerate']);
+      expect(Object.keys(invalid.json() as object).sort()).toEqual([
+        'cb_rows',
+        'settings_framerate',
+        'settings_pose_rate',
+      ]);
     });
 
     it('renames with the character rule and sets a subject of the caller only', async () => {

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RESULT_TAGS, type Session } from '@kinetrace/contracts';
+import { POSE_RATES, RESULT_TAGS, type Session } from '@kinetrace/contracts';
 import { writeKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
 import type { MainSettings } from '@kinetrace/mocap/session/main-settings';
 import { chooseAugmenter, chooseModel } from '@kinetrace/mocap/session/model-choice';
@@ -168,6 +168,44 @@ describe('what processing runs and how good its results are, where the user look
     await dialog.getByRole('combobox', { name: 'Marker augmenter' }).click();
     await screenshot(page, 'advanced-settings-choices');
     await page.keyboard.press('Escape');
+  });
+
+  it('the pose detection rate chosen in Advanced Settings, with what each rate costs, is saved on the session', async () => {
+    const { server, token } = running;
+    await callApi(server.baseUrl, token, '/subjects/', {
+      name: 'Walker',
+      weight: 69,
+      height: 1.72,
+      birth_year: 1990,
+      subject_tags: ['unimpaired'],
+      terms: true,
+    });
+    await page.goto(`/${session.id}/neutral`);
+    await page.getByRole('button', { name: 'Advanced Settings' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Advanced Settings' });
+    const rate = dialog.getByRole('combobox', { name: 'Pose detection rate' });
+    // The server's default until the user chooses.
+    await expect(rate.inputValue()).resolves.toBe(POSE_RATES.filter);
+    await dialog.getByText('about half the pose time. Every frame: each frame detected, slower.').waitFor();
+    await rate.click();
+    await expect(page.getByRole('option').allTextContents()).resolves.toEqual(Object.values(POSE_RATES));
+    await page.getByRole('option', { name: POSE_RATES.every_frame, exact: true }).click();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+
+    // The settings are saved on the session once the neutral is recorded or imported.
+    await page.getByRole('combobox', { name: 'Subject' }).click();
+    await page.getByRole('option', { name: /Walker/ }).click();
+    await page.getByRole('checkbox', { name: /agrees/ }).check();
+    await page.getByRole('combobox', { name: 'Data sharing' }).click();
+    await page.getByRole('option', { name: 'Share processed data', exact: true }).click();
+    await page.getByRole('button', { name: 'Import neutral videos' }).click();
+    const importing = page.getByRole('dialog', { name: 'Import neutral videos' });
+    await importing.waitFor();
+    const stored = await callApi<Session>(server.baseUrl, token, `/sessions/${session.id}/`);
+    expect(stored.meta.settings?.pose_rate).toBe('every_frame');
+    await page.keyboard.press('Escape');
+    await importing.waitFor({ state: 'detached' });
   });
 
   it('an opened trial shows its quality report as traffic lights with advice, and its settings in words', async () => {

@@ -31,7 +31,7 @@ export const PHONE_KEYPOINTS_CHOICES = {
  * How often the server runs the pose model on a movement or neutral trial's frames (issue 24): 'filter' (the
  * server's default) at the rate the trial's low-pass filter needs, twice its cutoff (every other frame of a
  * 60 fps gait trial, whose cutoff is 12 Hz), the frames between filled from those around them; 'every_frame' on
- * each frame, as before. Only the API sets it (set_metadata's settings_pose_rate).
+ * each frame, as before. Set in Advanced Settings or through the API (set_metadata's settings_pose_rate).
  */
 export const POSE_RATES = {
   filter: 'As the filter needs (twice its cutoff)',
@@ -51,6 +51,7 @@ export const DEFAULT_SESSION_SETTINGS = {
   augmenter_model: 'v0.3',
   filter_frequency: 'default',
   phone_keypoints: 'on',
+  pose_rate: DEFAULT_POSE_RATE,
 } as const;
 
 export interface FilterFrequencyDecision {

@@ -4,6 +4,7 @@ import {
   OPENSIM_MODELS,
   PHONE_KEYPOINTS_CHOICES,
   POSE_MODELS,
+  POSE_RATES,
   SCALING_SETUPS,
   clampFilterFrequency,
   type SettingChoices,
@@ -22,6 +23,7 @@ export interface AdvancedSettings {
   /** 'default' or Hz, as typed. */
   filter_frequency: string;
   phone_keypoints: keyof typeof PHONE_KEYPOINTS_CHOICES;
+  pose_rate: keyof typeof POSE_RATES;
 }
 
 type SettingChoice = SettingChoices[keyof SettingChoices][number];
@@ -47,7 +49,7 @@ function runsLine(choices: readonly SettingChoice[] | undefined, value: string):
  * §2.11 Advanced Settings: scaling setup, pose model, frame rate (only those the server records at),
  * musculoskeletal model, marker augmenter and filter frequency, clamped to half the frame rate (§5).
  * The pose model, model and augmenter say what each choice runs on this server (`choices`, issue 21); phone
- * keypoints (issue 24) say when the server takes none.
+ * keypoints (issue 24) say when the server takes none; the pose detection rate (issue 24) what each rate costs.
  */
 export function AdvancedSettingsDialog({
   settings,
@@ -139,6 +141,14 @@ export function AdvancedSettingsDialog({
           }
           value={draft.phone_keypoints}
           onChange={(value) => value && set({ phone_keypoints: value as AdvancedSettings['phone_keypoints'] })}
+          allowDeselect={false}
+        />
+        <Select
+          label="Pose detection rate"
+          data={optionsOf(POSE_RATES)}
+          description="How often the pose model runs on each camera's frames. As the filter needs (the default): at twice the filter's cutoff, every other frame of a 60 fps gait trial, the frames between filled from those around them; about half the pose time. Every frame: each frame detected, slower."
+          value={draft.pose_rate}
+          onChange={(value) => value && set({ pose_rate: value as AdvancedSettings['pose_rate'] })}
           allowDeselect={false}
         />
         <Group justify="flex-end">

@@ -166,6 +166,7 @@ export function NeutralScreen() {
       settings_augmenter_model: settings.augmenter_model,
       settings_filter_frequency: settings.filter_frequency,
       settings_phone_keypoints: settings.phone_keypoints,
+      settings_pose_rate: settings.pose_rate,
     });
     for (const warning of warnings) toast.warning(warning);
     await setSessionSubject(sessionId, subject.id);
