@@ -1,8 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { keysOf, POSE_RATES } from '@kinetrace/contracts';
 import type { FilterFrequencySetting } from '../filter/cutoff.ts';
 import { isModelName, type ModelName } from '../default-model/named-models.ts';
 import { POSE_MODEL_NAMES, type PoseModelName } from '../pose/pose-model.ts';
+import type { PoseRate } from '../pose/pose-rate.ts';
 import { ProcessingError } from './processing-error.ts';
 
 /**
@@ -13,6 +15,8 @@ import { ProcessingError } from './processing-error.ts';
 export interface FolderSettings {
   filterFrequency: FilterFrequencySetting;
   poseModel?: PoseModelName;
+  /** How often the pose model runs on a camera's frames (pose-rate.ts): every frame unless 'filter' is asked for. */
+  poseRate?: PoseRate;
   /** 'gait' gets the 12 Hz default cutoff; by default decided from each trial's name. */
   movement?: 'gait' | 'other';
   board: { rows: number; cols: number; squareSizeMm: number; placement: 'Perpendicular' | 'Lying' };
@@ -78,6 +82,12 @@ export function parseFolderSettings(raw: unknown, source = 'settings.json', fold
     if (!(POSE_MODEL_NAMES as readonly unknown[]).includes(input.poseModel))
       throw invalid(`"poseModel" must be one of ${POSE_MODEL_NAMES.join(', ')}`);
     settings.poseModel = input.poseModel as PoseModelName;
+  }
+  if (input.poseRate !== undefined) {
+    const rates = keysOf(POSE_RATES);
+    if (!(rates as readonly unknown[]).includes(input.poseRate))
+      throw invalid(`"poseRate" must be one of ${rates.map((rate) => `"${rate}"`).join(', ')}`);
+    settings.poseRate = input.poseRate as PoseRate;
   }
   if (input.movement !== undefined) {
     if (input.movement !== 'gait' && input.movement !== 'other') throw invalid('"movement" must be "gait" or "other"');

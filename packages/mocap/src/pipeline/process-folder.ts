@@ -158,6 +158,7 @@ function processingSettings(
     // A text that is not a number goes through as NaN: the cutoff rule then warns and uses the default.
     filterFrequency: filter === 'default' || typeof filter === 'number' ? filter : Number(filter),
     isGait: settings.movement === undefined ? undefined : settings.movement === 'gait',
+    poseRate: settings.poseRate,
     scalingSetup: settings.scalingSetup,
     modelPath: settings.modelPath,
     requestedModel: settings.modelName,
@@ -219,6 +220,7 @@ async function keypointsOnly(
         estimatePose: run.estimatePose,
         filterFrequency: options.filterFrequency ?? settings.filterFrequency,
         isGait: settings.movement === undefined ? undefined : settings.movement === 'gait',
+        poseRate: settings.poseRate,
         synchronise: settings.synchronise,
         maxSyncLagS: settings.maxSyncLagS,
         minConfidence: settings.minConfidence,

@@ -1,8 +1,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readTrc } from '../../src/formats/trc.ts';
+import { parseFolderSettings } from '../../src/pipeline/folder-settings.ts';
 import { NO_NEUTRAL_WARNING, processFolder, type ProcessedTrial } from '../../src/pipeline/process-folder.ts';
 import { processTrial } from '../../src/pipeline/process-trial.ts';
 import type { SessionStage } from '../../src/session/types.ts';
@@ -16,6 +17,17 @@ const poseFolder =
   'pose2sim_demo/history_reference_outputs/a948c205cfe4ea5c22d6941929e8efaba591a59d/Pose2Sim/S00_Demo_Session/S00_P00_SingleParticipant/S00_P00_T01_BalancingTrial/pose-associated';
 const cameraNames = ['cam01', 'cam02', 'cam03', 'cam04'];
 const path = (trial: ProcessedTrial, tag: string) => trial.files.find((file) => file.tag === tag)!.path;
+
+describe('settings.json', () => {
+  it('takes the pose rate, every frame unless it asks for the rate the filter needs, and names the field of a bad one', () => {
+    expect(parseFolderSettings({}).poseRate).toBeUndefined();
+    expect(parseFolderSettings({ poseRate: 'every_frame' }).poseRate).toBe('every_frame');
+    expect(parseFolderSettings({ poseRate: 'filter' }).poseRate).toBe('filter');
+    expect(() => parseFolderSettings({ poseRate: 'half' })).toThrow(
+      'settings.json: "poseRate" must be one of "filter", "every_frame"',
+    );
+  });
+});
 
 describeWithData(
   'processing a folder (Pose2Sim demo videos and calibration, OpenPose keypoints for speed)',
@@ -92,6 +104,17 @@ describeWithData(
       expect(trials[0].report.filter).toEqual({ cutoffHz: 6, applied: true });
       expect(trials[0].report.cameras.every((camera) => camera.sync.lagS === 0)).toBe(true);
     });
+
+    it("runs the pose model at the rate settings.json's poseRate asks: every other frame of 60 fps at a 12 Hz filter", async () => {
+      const folder = makeFolder('Balancing-filter-rate', 'flat', { poseRate: 'filter', filterFrequency: 12 });
+      for (const camera of ['cam03', 'cam04']) rmSync(join(folder, 'videos', `${camera}.mp4`));
+      const [trial] = await processFolder(folder, { workers: 2 });
+      // Every frame (60 Hz) without it: the command line's default.
+      expect(trial.report.cameras.map((camera) => [camera.name, camera.detectedHz])).toEqual([
+        ['cam01', 30],
+        ['cam02', 30],
+      ]);
+    }, 300_000);
 
     it('says what is missing: calibration, videos, readable videos', async () => {
       const noCalibration = makeFolder('no-calibration', 'flat');
