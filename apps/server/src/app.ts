@@ -189,6 +189,8 @@ export async function buildApp(
     queue,
     repository: processingRepository,
     lensFor: lensCalibrations.lensFor,
+    // Remote workers detect a trial's videos when they lease it: the server runs no pose model (issue 24).
+    detectOnArrival: !remoteWorkers,
     sessionService,
     dataDir: config.dataDir,
     // Remote workers' leases outlive a restart of the server.

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   processingMessages,
@@ -11,6 +12,8 @@ import {
   type Subject,
   type Trial,
 } from '@kinetrace/contracts';
+import { schema } from '@kinetrace/db';
+import { readTrc } from '@kinetrace/mocap/formats/trc';
 import { detectPoseInVideo } from '@kinetrace/mocap/pose/video-pose';
 import { describeWithData } from '../../../packages/mocap/test/reference-data.ts';
 import { pairPhones, phoneKeypointsFile } from './support/fake-phone.ts';
@@ -324,6 +327,76 @@ describeWithData(
             const why = shifted.settings.phoneKeypoints?.[shifted.camera].reason;
             expect(why).toMatch(/^disagreed with the server's check: median \d+ px \(at most \d+ px\)$/);
             expect(shifted.phoneCamera.phoneKeypoints!.reason).toBe(why);
+          },
+        );
+
+      if (onlyOn('pglite'))
+        it(
+          "detects a recorded trial's first videos while the last is still arriving, and its 3D result is the one without (issue 24)",
+          { timeout: 2 * PROCESSING_TIMEOUT_MS },
+          async () => {
+            const baseUrl = (await test.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
+            const { phones } = await pairPhones(test, baseUrl, sessionId, DEMO_CAMERAS.length, 'arrival');
+            await Promise.all(phones.map((phone) => phone.state()));
+            const recorded = await api.call('GET', `/sessions/${sessionId}/record/?name=walk_arrival`);
+            expect(recorded.statusCode, recorded.body).toBe(200);
+            const trialId = (recorded.json() as { id: string }).id;
+            const orders = await Promise.all(phones.map((phone) => phone.state()));
+            for (const [index, phone] of phones.entries()) phone.firstFrameMs = orders[index].recording!.start_at_ms;
+            await api.call('GET', `/sessions/${sessionId}/stop/`);
+            const { db } = test.backends.database;
+            const videoRows = () => db.select().from(schema.trialVideos).where(eq(schema.trialVideos.trialId, trialId));
+
+            // The phones upload one after the other; all but the last one's video is detected before the last is in.
+            for (const [index, phone] of phones.slice(0, -1).entries())
+              expect((await phone.upload(trialId, readFileSync(videos.trial[index].path))).status).toBe(204);
+            const deadline = Date.now() + PROCESSING_TIMEOUT_MS;
+            while ((await videoRows()).some((video) => !video.parameters.detected_on_arrival)) {
+              if (Date.now() > deadline) throw new Error('the first videos were not detected on arrival');
+              await new Promise((resolve) => setTimeout(resolve, 500));
+            }
+            expect((await api.trial(trialId)).status).toBe('uploading');
+            const last = phones.length - 1;
+            expect((await phones[last].upload(trialId, readFileSync(videos.trial[last].path))).status).toBe(204);
+            const processed = async () => {
+              const done = await api.waitFor(trialId);
+              expect(done.status, String(done.meta.error_msg)).toBe('done');
+              const file = async (tag: string) => {
+                const result = done.results.find((candidate) => candidate.tag === tag)!;
+                return (await test.app.inject({ method: 'GET', url: result.media! })).body;
+              };
+              return {
+                report: JSON.parse(await file(RESULT_TAGS.qualityReport)) as QualityReportView,
+                settings: JSON.parse(await file(RESULT_TAGS.mainSettings)) as MainSettingsView,
+                markers: readTrc(await file(RESULT_TAGS.markerData)),
+              };
+            };
+            const early = await processed();
+            const earlyCameras = phones.slice(0, -1).map((phone) => phone.deviceId);
+            expect(early.settings.detectedOnArrival).toEqual(earlyCameras);
+            for (const camera of early.report.cameras) {
+              expect(camera.keypoints2D).toBe('detected');
+              expect(camera.detectedOnArrival).toBe(earlyCameras.includes(camera.name) || undefined);
+            }
+
+            // The same trial with its cameras all detected by processing, as without detection on arrival.
+            await api.waitFor(trialId, (trial) => trial.meta.follow_up === undefined);
+            await db
+              .update(schema.trialVideos)
+              .set({ parameters: sql`${schema.trialVideos.parameters} - 'detected_on_arrival'` })
+              .where(eq(schema.trialVideos.trialId, trialId));
+            expect((await api.call('POST', `/trials/${trialId}/reprocess/`)).statusCode).toBe(200);
+            const whole = await processed();
+            expect(whole.settings.detectedOnArrival).toEqual([]);
+            expect(whole.markers.markerNames).toEqual(early.markers.markerNames);
+            expect(Array.from(whole.markers.timesS)).toEqual(Array.from(early.markers.timesS));
+            const differenceM = whole.markers.positionsM.reduce(
+              (most, value, index) => Math.max(most, Math.abs(value - early.markers.positionsM[index]) || 0),
+              0,
+            );
+            expect(differenceM).toBeLessThan(0.001);
+            const missing = (positionsM: Float64Array) => Array.from(positionsM, (value) => Number.isNaN(value));
+            expect(missing(whole.markers.positionsM)).toEqual(missing(early.markers.positionsM));
           },
         );
 

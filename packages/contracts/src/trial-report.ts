@@ -33,6 +33,8 @@ export const mainSettingsSchema = z.object({
   phoneKeypoints: z.record(z.string(), z.object({ used: z.boolean(), reason: z.string().optional() })).optional(),
   /** Per camera whose keypoints the server detected: the frames a second its pose model ran on (issue 24). */
   detectedHz: z.record(z.string(), z.number()).optional(),
+  /** The cameras whose keypoints the server detected as their videos arrived, before the trial's last (issue 24). */
+  detectedOnArrival: z.array(z.string()).optional(),
   referenceCamera: z.string(),
   frameRateHz: z.number(),
 });
@@ -101,6 +103,8 @@ export const qualityReportSchema = z.object({
        * rate, or what the trial's filter needs, the frames between filled; issue 24). Absent from reports written before.
        */
       detectedHz: z.number().optional(),
+      /** The server detected them as the camera's video arrived, before the trial's last video (issue 24). */
+      detectedOnArrival: z.boolean().optional(),
       /** `count` is the number of its 2D keypoints that went into the 3D points (keypoints contributed). */
       reprojectionErrorPx: errorStatisticsSchema.nullable(),
     }),

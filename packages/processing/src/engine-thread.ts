@@ -1,14 +1,26 @@
 import { Worker } from 'node:worker_threads';
 import type { FollowUpStage } from '@kinetrace/contracts';
+import type { CameraDetection } from '@kinetrace/mocap/formats/keypoints-2d-files';
 import type { PoseEstimate, PoseRequest } from '@kinetrace/mocap/pose/pose-model';
 import type { PoseInference } from '@kinetrace/mocap/pose/pose-worker-pool';
 import type { SessionProgress } from '@kinetrace/mocap/session/types';
+import type { ArrivingTrial } from './detect-on-arrival.ts';
 import type { ResultFile, TrialInputs } from './trial-io.ts';
 import { EngineUserError } from './user-errors.ts';
 
-/** To an engine thread (engine-worker.ts): a trial to run (`poolSize` when its frames go to the parent's pose pool), or the pool's answer for one frame. */
+/**
+ * To an engine thread (engine-worker.ts): a trial to run (`poolSize` when its frames go to the parent's pose pool),
+ * one camera of a trial to detect as its video arrives (detect-on-arrival.ts), or the pool's answer for one frame.
+ */
 export type EngineThreadRequest =
   | { kind: 'run'; inputs: TrialInputs; outDir: string; poolSize?: number }
+  | {
+      kind: 'detect';
+      video: { cameraName: string; path: string };
+      trial: ArrivingTrial;
+      outPath: string;
+      poolSize: number;
+    }
   | { kind: 'estimate'; id: number; estimate: PoseEstimate }
   | { kind: 'estimate-failed'; id: number; message: string };
 
@@ -28,6 +40,7 @@ export type EngineThreadMessage =
   | { kind: 'infer'; id: number; width: number; height: number; data: Uint8Array; request: PoseRequest }
   | { kind: 'progress'; stage: Parameters<SessionProgress>[0]; fraction: number }
   | { kind: 'done'; files: ResultFile[]; followUp?: FollowUpStage }
+  | { kind: 'detected'; detection: CameraDetection }
   | ({ kind: 'failed' } & EngineFailure)
   | { kind: 'follow-up-progress'; fraction: number }
   | { kind: 'follow-up-done'; files: ResultFile[] }
@@ -91,6 +104,30 @@ export class EngineThreads {
     return ended;
   }
 
+  /**
+   * Detects one camera of a trial in a thread, its frames to `pool` (detectOnArrival): how they were made, once
+   * the keypoints are written to `outPath`. Rejects when the detection failed, `signal` ended it or the thread
+   * stopped; only a detection that ended well leaves its thread for the next run.
+   */
+  async detect(
+    request: Omit<Extract<EngineThreadRequest, { kind: 'detect' }>, 'kind' | 'poolSize'>,
+    pool: PoseInference,
+    signal: AbortSignal,
+  ): Promise<CameraDetection> {
+    signal.throwIfAborted();
+    const kept = this.idle.pop() ?? this.start();
+    clearTimeout(kept.idleTimer);
+    kept.worker.ref();
+    try {
+      const detection = await detectOn(kept.worker, { kind: 'detect', ...request, poolSize: pool.size }, pool, signal);
+      this.keep(kept);
+      return detection;
+    } catch (error) {
+      void kept.worker.terminate();
+      throw error;
+    }
+  }
+
   /** Stops the idle threads; runs under way stop theirs when they end. */
   async close(): Promise<void> {
     this.closed = true;
@@ -121,6 +158,48 @@ export class EngineThreads {
     if (index >= 0) this.idle.splice(index, 1);
     await kept.worker.terminate();
   }
+}
+
+/** One detection on `worker`: its frames to `pool`, its answer, or its failure (the thread then not to be used again). */
+function detectOn(
+  worker: Worker,
+  request: Extract<EngineThreadRequest, { kind: 'detect' }>,
+  pool: PoseInference,
+  signal: AbortSignal,
+): Promise<CameraDetection> {
+  return new Promise((resolve, reject) => {
+    const stopListening = () => {
+      signal.removeEventListener('abort', onAbort);
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+    };
+    const fail = (error: Error) => {
+      stopListening();
+      reject(error);
+    };
+    const onAbort = () => fail(signal.reason as Error);
+    const onError = (error: Error) => fail(error);
+    const onExit = (code: number) => fail(new Error(`the engine thread stopped (exit code ${code})`));
+    const onMessage = (message: EngineThreadMessage) => {
+      if (message.kind === 'infer')
+        pool.infer(message, message.request).then(
+          (estimate) =>
+            worker.postMessage({ kind: 'estimate', id: message.id, estimate } satisfies EngineThreadRequest),
+          (error: unknown) =>
+            worker.postMessage({
+              kind: 'estimate-failed',
+              id: message.id,
+              message: error instanceof Error ? error.message : String(error),
+            } satisfies EngineThreadRequest),
+        );
+      else if (message.kind === 'detected') {
+        stopListening();
+        resolve(message.detection);
+      } else if (message.kind === 'failed') fail(errorOf(message));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    worker.postMessage(request);
+  });
 }
 
 /** The error a thread's failure stands for: the user's, or ours with the original's name and stack. */

@@ -13,6 +13,7 @@ import { lowerThreadPriority } from '@kinetrace/mocap/runtime/thread-priority';
 import type { CameraModel, MovementResultsFirst, RunOptions } from '@kinetrace/mocap/session/types';
 import type { EngineFailure, EngineThreadMessage, EngineThreadRequest } from './engine-thread.ts';
 import type { ResultFile, TrialInputs } from './trial-io.ts';
+import { detectOnArrival } from './detect-on-arrival.ts';
 import { userMessageOf } from './user-errors.ts';
 
 /**
@@ -86,8 +87,24 @@ async function run({ inputs, outDir, poolSize }: Extract<EngineThreadRequest, { 
   await syncVideosFollowUp(inputs, results.writeSyncVideos);
 }
 
+/** One camera detected as its video arrived (detect-on-arrival.ts), its frames to the parent's pool. */
+async function detect({
+  video,
+  trial,
+  outPath,
+  poolSize,
+}: Extract<EngineThreadRequest, { kind: 'detect' }>): Promise<void> {
+  try {
+    post({ kind: 'detected', detection: await detectOnArrival(video, trial, poolOfParent(poolSize), outPath) });
+  } catch (error) {
+    const { name, message, stack } = error instanceof Error ? error : new Error(String(error));
+    post({ kind: 'failed', name, message, stack });
+  }
+}
+
 port.on('message', (request: EngineThreadRequest) => {
   if (request.kind === 'run') return void run(request);
+  if (request.kind === 'detect') return void detect(request);
   const pending = waiting.get(request.id);
   waiting.delete(request.id);
   if (request.kind === 'estimate') pending?.resolve(request.estimate);

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KeypointSetName } from '@kinetrace/contracts';
-import type { KeypointsSource } from '@kinetrace/mocap/formats/keypoints-2d-files';
+import type { CameraDetection, KeypointsSource } from '@kinetrace/mocap/formats/keypoints-2d-files';
 
 /**
  * A camera's 2D keypoints made elsewhere (imported with its video, issue 24) as files to put in a work
@@ -16,6 +16,8 @@ export interface KeypointsFiles<File> {
   keypointSet?: KeypointSetName;
   /** Found by the camera's phone (issue 24): the engine checks them before it uses them. */
   fromPhone?: boolean;
+  /** The server's own detection, made as the video arrived (detect-on-arrival.ts): the engine uses it only if made as it detects. */
+  detectedWith?: CameraDetection;
   /** The OpenPose files in frame order (the engine reads them in name order), each with its name; the one Kinetrace file. */
   files: (File & { fileName: string })[];
 }
@@ -26,6 +28,7 @@ export function keypointsSourceIn(workDir: string, keypoints: Omit<KeypointsFile
     path: join(workDir, keypoints.name),
     ...(keypoints.keypointSet && { keypointSet: keypoints.keypointSet }),
     ...(keypoints.fromPhone && { fromPhone: true }),
+    ...(keypoints.detectedWith && { detectedWith: keypoints.detectedWith }),
   };
 }
 

@@ -30,7 +30,7 @@ export class PosePoolKeeper {
 
   /** Runs `work` with a pool of `model`: the kept one, or one for this run only (after close, or while another model's is busy). */
   async use<T>(model: PoseModelName, work: (pool: PoseWorkerPool) => Promise<T>): Promise<T> {
-    if (this.stopped || (this.kept && this.kept.model !== model && this.kept.users > 0)) {
+    if (!this.keeps(model)) {
       const pool = await this.start({ model, lowerPriority: true });
       try {
         return await work(pool);
@@ -58,6 +58,11 @@ export class PosePoolKeeper {
         kept.idleTimer.unref();
       }
     }
+  }
+
+  /** Whether use(model) runs on the kept pool (or starts it), not on a pool of its own beside another model's busy one. */
+  keeps(model: PoseModelName): boolean {
+    return !this.stopped && !(this.kept && this.kept.model !== model && this.kept.users > 0);
   }
 
   /** Whether a pool is kept warm now (for tests and the log). */

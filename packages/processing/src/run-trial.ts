@@ -99,9 +99,13 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
       await mkdir(outDir, { recursive: true });
       return timed('engineS', async () => {
         // A trial whose every camera came with its 2D keypoints (issue 24) detects nothing: no pose workers to start.
-        // A phone's keypoints are checked against a sample the pose model detects, so they need them too.
+        // A phone's keypoints are checked against a sample the pose model detects, so they need them too, and
+        // keypoints detected on arrival are detected again when the trial's settings changed since.
         const detects =
-          read.kind !== 'calibration' && read.videos.some((video) => !video.keypoints || video.keypoints.fromPhone);
+          read.kind !== 'calibration' &&
+          read.videos.some(
+            (video) => !video.keypoints || video.keypoints.fromPhone || video.keypoints.detectedWith !== undefined,
+          );
         const engine = {
           onProgress: progress.report,
           onFollowUpProgress: (fraction: number) => followUpProgress.report('sync_videos', fraction),

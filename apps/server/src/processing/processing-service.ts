@@ -18,10 +18,11 @@ import { HEARTBEAT_MS, interruptedJobRecovery } from '../jobs/interrupted-jobs.t
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { SessionsRepository } from '../repositories/sessions-repository.ts';
 import type { SubjectsRepository } from '../repositories/subjects-repository.ts';
-import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
+import type { TrialRow, TrialsRepository, TrialVideoRow } from '../repositories/trials-repository.ts';
 import type { AuthContext } from '../services/auth-service.ts';
 import type { SessionService } from '../services/session-service.ts';
 import type { FileStore } from '../storage/file-store.ts';
+import { createDetectionsOnArrival } from './detections-on-arrival.ts';
 import type { ProcessingRepository } from './processing-repository.ts';
 import { createServerTrialIO, type Attempt, type ServerTrialIODeps } from './server-trial-io.ts';
 
@@ -74,6 +75,8 @@ export interface ProcessingServiceDeps {
   staleAfterMs: number;
   /** The owner's lens calibration of a device model, when lens calibrations are kept. */
   lensFor?: ServerTrialIODeps['lensFor'];
+  /** Whether this server detects a trial's videos as they arrive (detections-on-arrival.ts): when it runs trials itself. */
+  detectOnArrival: boolean;
   log: { info(object: object, message: string): void; error(object: object, message: string): void };
   now: () => Date;
 }
@@ -99,6 +102,16 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
   const running = new Set<string>();
   const poses = new PosePoolKeeper(POSE_POOL_IDLE_MS);
   const engines = new EngineThreads(ENGINE_THREAD_IDLE_MS);
+  const arrivals = createDetectionsOnArrival({
+    trials,
+    sessions,
+    files: deps.files,
+    poses,
+    engines,
+    workRoot: join(deps.dataDir, 'work'),
+    installDir: deps.dataDir,
+    log,
+  });
 
   const progressAt = (stage: ProcessingProgress['stage'], expectedS?: number): ProcessingProgress => ({
     stage,
@@ -201,6 +214,7 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
         installDir: deps.dataDir,
         lensFor: deps.lensFor,
         logFailure,
+        detectionsOnArrivalEnded: arrivals.ended,
       },
       attempt,
     );
@@ -345,6 +359,10 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
 
   return {
     enqueue,
+    /** A video of a trial that waits for others is in: its keypoints are detected now, when this server runs trials. */
+    videoArrived(trial: TrialRow, video: TrialVideoRow): void {
+      if (deps.detectOnArrival) arrivals.start(trial, video);
+    },
     runJob,
     beginAttempt,
     resumeAttempt,
@@ -361,6 +379,7 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
     /** Stops recovery and gives the pose model's and the engine's memory back (once a still-running attempt ends). */
     async stop(): Promise<void> {
       recovery.stop();
+      arrivals.stop();
       await Promise.all([poses.close(), engines.close()]);
     },
 

@@ -13,8 +13,14 @@ import {
   type ProcessingStage,
 } from '@kinetrace/contracts';
 import { readKinetraceCameras } from '@kinetrace/mocap/camera/formats/kinetrace-json';
-import type { KeypointsSource } from '@kinetrace/mocap/formats/keypoints-2d-files';
-import type { CameraModel, LensIntrinsics, SessionVideo, Subject } from '@kinetrace/mocap/session/types';
+import type { CameraDetection, KeypointsSource } from '@kinetrace/mocap/formats/keypoints-2d-files';
+import type {
+  CameraModel,
+  LensIntrinsics,
+  ProcessingSettings,
+  SessionVideo,
+  Subject,
+} from '@kinetrace/mocap/session/types';
 import { placeKeypoints, type KeypointsFiles } from '@kinetrace/processing/keypoints-files';
 import { resolveProcessingSettings, boardOf } from '@kinetrace/processing/processing-settings';
 import { resultFileNames } from '@kinetrace/processing/result-names';
@@ -44,6 +50,8 @@ export interface ServerTrialIODeps {
   logFailure: (trialId: string, failure: TrialFailure) => void;
   /** The owner's lens calibration of a device model, when lens calibrations are kept. */
   lensFor?: (userId: number, deviceModel: string) => Promise<LensIntrinsics | undefined>;
+  /** Once the detections of the trial's videos begun on their arrival have ended (detections-on-arrival.ts). */
+  detectionsOnArrivalEnded?: (trialId: string) => Promise<void>;
 }
 
 /** Where a stored video goes for the engine: the path (or link) the engine's input names. */
@@ -72,6 +80,35 @@ export function importedKeypointsOf(video: TrialVideoRow): StoredKeypoints | und
     // Stored under their frame numbers, zero-padded: name order is frame order.
     files: stored.keys.map((storageKey) => ({ storageKey, fileName: basename(storageKey) })),
   };
+}
+
+/**
+ * The keypoints the server detected in a video as it arrived (processing/detections-on-arrival.ts), if any: the
+ * engine's keypoints JSON, with how they were made, which the engine checks against how it detects.
+ */
+export function detectedOnArrivalOf(video: TrialVideoRow): StoredKeypoints | undefined {
+  const stored = video.parameters.detected_on_arrival as { key?: unknown; detection?: CameraDetection } | undefined;
+  if (typeof stored?.key !== 'string' || !stored.detection) return undefined;
+  return {
+    layout: 'kinetrace',
+    name: `${workFileName(`${video.deviceId}_detected`)}.json`,
+    detectedWith: stored.detection,
+    files: [{ storageKey: stored.key, fileName: basename(stored.key) }],
+  };
+}
+
+/** The engine's settings for a trial: its session's, the filter kept below half of its recording rate. */
+export async function trialSettingsOf(
+  trials: TrialsRepository,
+  trial: TrialRow,
+  session: SessionRowDb,
+  installDir: string,
+): Promise<ProcessingSettings> {
+  const recorded = (trial.meta as { framerate?: unknown }).framerate;
+  const [video] = await trials.videosOf(trial.id);
+  const framerate =
+    typeof recorded === 'number' ? recorded : typeof video?.parameters.fps === 'number' ? video.parameters.fps : 30;
+  return resolveProcessingSettings(sessionMetaSchema.parse(session.meta), framerate, installDir);
 }
 
 /** A result file stored under the attempt: its tag, its name there (resultFileNames), its camera. */
@@ -130,7 +167,7 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
         const cameraName = cameraNameOf(video);
         if (!video.storageKey) throw new Error(`The stored video of ${video.deviceId} is missing`);
         const fileName = workFileName(`${video.deviceId}.${video.storageKey.split('.').at(-1)}`);
-        const imported = placeKeypoints && importedKeypointsOf(video);
+        const imported = placeKeypoints && (importedKeypointsOf(video) ?? detectedOnArrivalOf(video));
         const keypoints = imported && (await placeKeypoints(imported, index));
         return {
           cameraName,
@@ -229,13 +266,6 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
     return { massKg: subject.weightKg, heightM: subject.heightM };
   }
 
-  const framerateOf = async () => {
-    const recorded = (trial.meta as { framerate?: unknown }).framerate;
-    if (typeof recorded === 'number') return recorded;
-    const [video] = await trials.videosOf(trial.id);
-    return typeof video?.parameters.fps === 'number' ? video.parameters.fps : 30;
-  };
-
   /** Under this attempt's folder: results of a retry never overwrite the files of the results they replace. */
   const resultKey = (tag: string, name: string) =>
     `${trialFilesPrefix(trial.sessionId, trial.id)}/results/${attempt.id.replace(/[^A-Za-z0-9_-]+/g, '_')}/${tag}/${name}`;
@@ -300,10 +330,11 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
     const kind = trialKindOf(trial.name);
     if (kind === 'calibration')
       return { kind, videos: await withLenses(await placeVideos(place)), board: boardOf(meta) };
-    const settings = resolveProcessingSettings(meta, await framerateOf(), deps.installDir);
+    const settings = await trialSettingsOf(trials, trial, session, deps.installDir);
     if (kind === 'neutral') {
       const calibration = await newestDone('calibration');
       if (!calibration) throw new TrialInputError(processingMessages.calibrationMissing);
+      await deps.detectionsOnArrivalEnded?.(trial.id);
       const videos = (await placeVideos(place, placeKeypoints)).map(({ deviceModel: _, ...video }) => video);
       const cameras = await camerasFor(calibration, videos);
       return {
@@ -321,6 +352,7 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
     if (!neutral) throw new TrialInputError(processingMessages.neutralMissing);
     const model = (await trials.resultsOf(neutral.id)).find((result) => result.tag === RESULT_TAGS.opensimModel);
     if (!model) throw new TrialInputError(processingMessages.neutralMissing);
+    await deps.detectionsOnArrivalEnded?.(trial.id);
     const videos = (await placeVideos(place, placeKeypoints)).map(({ deviceModel: _, ...video }) => video);
     const cameras = await camerasFor(neutral, videos);
     return {

@@ -62,6 +62,15 @@ export function createTrialsRepository(db: Database) {
       const [row] = await db.insert(trialVideos).values(video).onConflictDoNothing().returning();
       return row;
     },
+    /** Adds `parameters` to a stored video's (in one statement: nothing else written meanwhile is lost); false when the video is gone. */
+    async addVideoParameters(videoId: number, parameters: Record<string, unknown>): Promise<boolean> {
+      const rows = await db
+        .update(trialVideos)
+        .set({ parameters: sql`${trialVideos.parameters} || ${JSON.stringify(parameters)}::jsonb` })
+        .where(eq(trialVideos.id, videoId))
+        .returning({ id: trialVideos.id });
+      return rows.length > 0;
+    },
     async videosOf(trialId: string): Promise<TrialVideoRow[]> {
       return db.select().from(trialVideos).where(eq(trialVideos.trialId, trialId)).orderBy(asc(trialVideos.id));
     },

@@ -4,7 +4,7 @@ import { probeVideo } from '@kinetrace/mocap/video/probe';
 import { runProcess } from '@kinetrace/mocap/video/run-process';
 import type { VideoInfo } from '@kinetrace/mocap/video/types';
 import { messages, VIDEO_MAX_FRAME_PIXELS, type KeypointSetName } from '@kinetrace/contracts';
-import type { TrialRow, TrialsRepository } from '../repositories/trials-repository.ts';
+import type { TrialRow, TrialsRepository, TrialVideoRow } from '../repositories/trials-repository.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import { trialFilesPrefix } from './storage-keys.ts';
 import type { CameraKeypoints } from './keypoints-intake.ts';
@@ -75,21 +75,27 @@ async function probeWholeVideo(path: string): Promise<VideoInfo> {
 export function createVideoIntake(deps: {
   trials: TrialsRepository;
   files: FileStore;
-  /** Where a trial goes once its videos are in (processing/processing-service.ts). */
-  processing: { enqueue(trial: TrialRow): Promise<void> };
+  /**
+   * Where a trial goes once its videos are in (processing/processing-service.ts), and where a recorded trial's
+   * video goes while it waits for the others (its keypoints detected meanwhile, issue 24).
+   */
+  processing: { enqueue(trial: TrialRow): Promise<void>; videoArrived?(trial: TrialRow, video: TrialVideoRow): void };
   /** Where a refused video's internals (server paths, ffprobe's output) go: never to the trial's readers. */
   log: { warn(details: object, message: string): void };
   now: () => Date;
 }) {
   const { trials, files, processing } = deps;
 
-  async function handOffWhenComplete(trial: TrialRow): Promise<void> {
+  /** Hands the trial to processing when every expected video is in; answers whether it did. */
+  async function handOffWhenComplete(trial: TrialRow): Promise<boolean> {
     const expected = recordingMetaOf(trial).expected_devices ?? [];
     const videos = await trials.videosOf(trial.id);
     const uploaded = new Set(videos.map((video) => video.deviceId));
     if (trial.status === 'uploading' && expected.length > 0 && expected.every((device) => uploaded.has(device))) {
       await startProcessing(trial);
+      return true;
     }
+    return false;
   }
 
   const startProcessing = (trial: TrialRow) => processing.enqueue(trial);
@@ -178,7 +184,11 @@ export function createVideoIntake(deps: {
       });
       if (!row) return { stored: false, reason: 'duplicate', message: messages.videoAlreadyUploaded };
       const current = await trials.findById(trial.id);
-      if (current) await handOffWhenComplete(current);
+      const handedOff = current ? await handOffWhenComplete(current) : false;
+      // A recorded trial waiting for its other phones: this video's keypoints can be detected meanwhile (issue 24),
+      // unless it came with some. An import's videos arrive together: nothing to gain there.
+      if (current?.status === 'uploading' && !handedOff && !keypoints && current.meta.imported !== true)
+        processing.videoArrived?.(current, row);
       return { stored: true, info };
     },
 

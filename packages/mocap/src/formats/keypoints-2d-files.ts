@@ -7,6 +7,7 @@ import { type FollowedPeople, followSubject2D } from '../people/follow-subject-2
 import { ProcessingError } from '../pipeline/processing-error.ts';
 import { keypointSetOfSize, keypointSetSize, videoKeypointsFromSet } from '../pose/keypoint-sets.ts';
 import { VIDEO_KEYPOINTS } from '../pose/keypoints.ts';
+import type { PoseModelName } from '../pose/pose-model.ts';
 import { type PhoneFrames, placeOnVideoFrames } from '../pose/phone-keypoints.ts';
 import { KEYPOINT_VALUES, type Keypoints2D, noKeypoints } from '../pose/types.ts';
 
@@ -27,6 +28,20 @@ export interface KeypointsSource {
    * video's first frame; checked before use (processTrial), and placed on the video's frames by those times.
    */
   fromPhone?: boolean;
+  /**
+   * The server's own detection of the camera's video, made as the video arrived (issue 24; the engine's
+   * keypoints JSON, detectCameraKeypoints): processTrial uses it only when this is how the trial detects.
+   */
+  detectedWith?: CameraDetection;
+}
+
+/** How a camera's keypoints were detected: what else they depend on is only its video. */
+export interface CameraDetection {
+  poseModel: PoseModelName;
+  /** Video frames from one run of the pose model to the next (framesPerInferenceOf). */
+  framesPerInference: number;
+  /** The pose pool's workers: the frames kept in flight, so the regions the person is tracked in (track-person.ts). */
+  poolSize: number;
 }
 
 /** Where the frames' times and the image size come from. */

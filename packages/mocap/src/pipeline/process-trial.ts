@@ -1,5 +1,5 @@
 import type { CameraModel } from '../camera/camera.ts';
-import { readKeypoints2D } from '../formats/keypoints-2d-files.ts';
+import { type CameraDetection, readKeypoints2D } from '../formats/keypoints-2d-files.ts';
 import { detectPose2D } from '../pose/detect-pose.ts';
 import { NoPersonFoundError } from '../pose/errors.ts';
 import { VIDEO_KEYPOINTS } from '../pose/keypoints.ts';
@@ -12,7 +12,7 @@ import {
   phoneKeypointsDensity,
 } from '../pose/phone-keypoints.ts';
 import { framesPerInference, onEveryVideoFrame, type PoseRate } from '../pose/pose-rate.ts';
-import { PoseWorkerPool, type PoseInference } from '../pose/pose-worker-pool.ts';
+import { PoseWorkerPool, poolSizeOf, type PoseInference } from '../pose/pose-worker-pool.ts';
 import { KEYPOINT_VALUES, type Keypoints2D, noKeypoints } from '../pose/types.ts';
 import { isGaitTrialName, resolveCutoffHz } from '../filter/cutoff.ts';
 import type { CameraQuality } from '../report/quality-report.ts';
@@ -86,8 +86,14 @@ export async function processTrial(input: ProcessTrialInput, options: ProcessTri
     keypoints: keypoints2D,
     phoneUse,
     detectedHz,
+    onArrival,
   } = options.estimatePose
-    ? { keypoints: await estimateWith(options.estimatePose, input.videos, progress), phoneUse: [], detectedHz: [] }
+    ? {
+        keypoints: await estimateWith(options.estimatePose, input.videos, progress),
+        phoneUse: [],
+        detectedHz: [],
+        onArrival: [],
+      }
     : await keypointsOfAll(input, options);
   stageSeconds.pose = (performance.now() - poseStarted) / 1000;
 
@@ -105,13 +111,17 @@ export async function processTrial(input: ProcessTrialInput, options: ProcessTri
     },
   });
   // The report has the cameras that saw the person, by name: where each one's keypoints came from.
-  const sourceOf = (name: string): Pick<CameraQuality, 'keypoints2D' | 'phoneKeypoints' | 'detectedHz'> => {
+  const sourceOf = (
+    name: string,
+  ): Pick<CameraQuality, 'keypoints2D' | 'phoneKeypoints' | 'detectedHz' | 'detectedOnArrival'> => {
     if (options.estimatePose !== undefined) return { keypoints2D: 'given' };
     const index = input.cameras.findIndex((camera) => camera.name === name);
     const phone = phoneUse[index];
     const detected = detectedHz[index] !== undefined ? { detectedHz: detectedHz[index] } : {};
     if (phone) return { keypoints2D: phone.used ? 'phone' : 'detected', phoneKeypoints: phone, ...detected };
-    return { keypoints2D: input.videos[index]?.keypoints !== undefined ? 'given' : 'detected', ...detected };
+    if (onArrival[index]) return { keypoints2D: 'detected', ...detected, detectedOnArrival: true };
+    const given = input.videos[index]?.keypoints !== undefined && detectedHz[index] === undefined;
+    return { keypoints2D: given ? 'given' : 'detected', ...detected };
   };
   const cameras = reconstruction.report.cameras.map((camera) => ({ ...camera, ...sourceOf(camera.name) }));
   return {
@@ -139,7 +149,9 @@ async function estimateWith(
  * Each camera's 2D keypoints: read from the keypoints given for it (on its video's frame times, when
  * it has a video), else detected in its video. A phone's keypoints (issue 24) are used only when they
  * pass checkPhoneKeypoints; otherwise that camera is detected too. `phoneUse` says, per camera with a
- * phone's keypoints, whether they were used and why not.
+ * phone's keypoints, whether they were used and why not. Keypoints the server detected as the video
+ * arrived (`detectedWith`) are used only when made as this trial detects (detectedOnArrival), else, or
+ * when they cannot be read, the camera is detected here; `onArrival` says which were used.
  */
 async function keypointsOfAll(
   input: ProcessTrialInput,
@@ -148,6 +160,7 @@ async function keypointsOfAll(
   keypoints: Keypoints2D[];
   phoneUse: (PhoneKeypointsUse | undefined)[];
   detectedHz: (number | undefined)[];
+  onArrival: boolean[];
 }> {
   const withoutVideo = input.videos.filter((video) => !video.keypoints && video.path === undefined);
   if (withoutVideo.length > 0) {
@@ -161,14 +174,16 @@ async function keypointsOfAll(
   const videoInfos = await probeAll(input.videos);
   // The given keypoints first: a file that cannot be read stops the trial before the long detection.
   const given: (Awaited<ReturnType<typeof readKeypoints2D>> | undefined)[] = [];
-  for (const [camera, video] of input.videos.entries())
+  const onArrival: boolean[] = [];
+  for (const [camera, video] of input.videos.entries()) {
+    const clock = { video: videoInfos[camera], imageSize: input.cameras[camera].imageSize };
+    const early = video.keypoints?.detectedWith && (await detectedOnArrival(video, clock, input.trialName, options));
+    onArrival.push(early !== undefined);
     given.push(
       video.keypoints &&
-        (await readKeypoints2D(video.keypoints, video.cameraName, {
-          video: videoInfos[camera],
-          imageSize: input.cameras[camera].imageSize,
-        })),
+        (video.keypoints.detectedWith ? early : await readKeypoints2D(video.keypoints, video.cameraName, clock)),
     );
+  }
   let started: PoseWorkerPool | undefined;
   const pool = async () =>
     options.pool ??
@@ -207,7 +222,7 @@ async function keypointsOfAll(
     given.forEach((keypoints, camera) =>
       keypoints?.personFound.forEach((found, frame) => watch.frameResult(camera, frame, found === 1)),
     );
-    const steps = toDetect.map((camera) => framesPerInferenceOf(videoInfos[camera]!, input, options));
+    const steps = toDetect.map((camera) => framesPerInferenceOf(videoInfos[camera]!, input.trialName, options));
     const detected =
       toDetect.length === 0
         ? []
@@ -228,29 +243,81 @@ async function keypointsOfAll(
     });
     const detectedHz = input.videos.map((_, camera) => {
       const index = toDetect.indexOf(camera);
+      if (onArrival[camera])
+        return videoInfos[camera]!.fps / input.videos[camera].keypoints!.detectedWith!.framesPerInference;
       return index < 0 ? undefined : videoInfos[camera]!.fps / steps[index];
     });
     if (toDetect.length === 0) options.onProgress?.('pose', 1, 1);
-    return { keypoints, phoneUse, detectedHz };
+    return { keypoints, phoneUse, detectedHz, onArrival };
   } finally {
     await started?.close();
   }
 }
 
+/** What decides how a trial detects its cameras, besides each video (processTrial's options). */
+export type DetectionChoices = Pick<
+  ProcessTrialOptions,
+  'poseModel' | 'poseRate' | 'filterFrequency' | 'isGait' | 'pool' | 'workers'
+>;
+
 /**
  * Video frames from one run of the pose model to the next on a camera's video: 1 unless the trial asks for
  * the rate its filter needs (poseRate 'filter'), at the cutoff the filter stage will use.
  */
-function framesPerInferenceOf(info: VideoInfo, input: ProcessTrialInput, options: ProcessTrialOptions): number {
+export function framesPerInferenceOf(
+  info: Pick<VideoInfo, 'fps'>,
+  trialName: string,
+  options: DetectionChoices,
+): number {
   if (options.poseRate !== 'filter') return 1;
-  const { cutoffHz, passThrough } = filterOf(info, input, options);
+  const { cutoffHz, passThrough } = filterOf(info, trialName, options);
   return framesPerInference(info.fps, cutoffHz, passThrough);
 }
 
 /** The low-pass filter the filter stage will run on a camera's keypoints (its cutoff, or none applied). */
-function filterOf(info: VideoInfo, input: ProcessTrialInput, options: ProcessTrialOptions) {
-  const isGait = options.isGait ?? isGaitTrialName(input.trialName);
+function filterOf(info: Pick<VideoInfo, 'fps'>, trialName: string, options: DetectionChoices) {
+  const isGait = options.isGait ?? isGaitTrialName(trialName);
   return resolveCutoffHz(options.filterFrequency, info.fps, isGait);
+}
+
+/** How a trial with these options detects a camera of `info` (what keypoints detected on arrival must match). */
+export function cameraDetectionOf(
+  info: Pick<VideoInfo, 'fps'>,
+  trialName: string,
+  options: DetectionChoices,
+): CameraDetection {
+  return {
+    poseModel: options.poseModel ?? DEFAULT_POSE_MODEL,
+    framesPerInference: framesPerInferenceOf(info, trialName, options),
+    poolSize: options.pool?.size ?? poolSizeOf(options.workers),
+  };
+}
+
+/**
+ * A camera's keypoints detected by the server as its video arrived (issue 24), when they were made as this
+ * trial detects (same model, frames per inference and pool size: detectCameraKeypoints on the same video then gives
+ * the same keypoints) and read back whole; else undefined, and the camera is detected as if they were not there.
+ */
+async function detectedOnArrival(
+  video: TrialVideo,
+  clock: Parameters<typeof readKeypoints2D>[2],
+  trialName: string,
+  options: DetectionChoices,
+): Promise<Keypoints2D | undefined> {
+  const made = video.keypoints?.detectedWith;
+  if (!made || !clock.video) return undefined;
+  const now = cameraDetectionOf(clock.video, trialName, options);
+  if (
+    made.poseModel !== now.poseModel ||
+    made.framesPerInference !== now.framesPerInference ||
+    made.poolSize !== now.poolSize
+  )
+    return undefined;
+  try {
+    return await readKeypoints2D(video.keypoints!, video.cameraName, clock);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -267,7 +334,7 @@ async function checkPhoneKeypoints(
   options: ProcessTrialOptions,
   pool: () => Promise<PoseInference>,
 ): Promise<PhoneKeypointsUse> {
-  const { cutoffHz } = filterOf(info, input, options);
+  const { cutoffHz } = filterOf(info, input.trialName, options);
   const firstS = info.timestampsS[0] ?? 0;
   const frameS = info.fps > 0 ? 1 / info.fps : 0;
   const durationS = info.frameCount > 0 ? info.timestampsS[info.frameCount - 1] - firstS + frameS : 0;
@@ -346,66 +413,94 @@ async function probeAll(videos: readonly TrialVideo[]): Promise<(VideoInfo | und
   return infos;
 }
 
+/** What one camera's detection needs besides its video and the pose pool. */
+export interface CameraDetectionOptions {
+  /** Video frames from one run of the pose model to the next (1: every frame; framesPerInferenceOf). */
+  framesPerInference: number;
+  /** Each video frame the model ran on, and whether it found the person there. */
+  onFrameResult?: (frame: number, personFound: boolean) => void;
+  /** The video frames done so far. */
+  onProgress?: (doneFrames: number) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * One camera's 2D keypoints detected in its video, as processTrial detects each camera: its frames decoded at the
+ * model's input size, the model run on every `framesPerInference`-th (and the last) with the person tracked
+ * through them, the frames between filled. A camera tracks its person over its own frames in order, so its
+ * keypoints depend only on its video, the model, the pool's size and the frames per inference: the server
+ * detects a trial's first videos this way while the last is still arriving (issue 24), and processTrial uses
+ * them (KeypointsSource.detectedWith). A camera where nobody is found gives an empty series.
+ */
+export async function detectCameraKeypoints(
+  video: { cameraName: string; path: string },
+  info: VideoInfo,
+  pool: PoseInference,
+  options: CameraDetectionOptions,
+): Promise<Keypoints2D> {
+  const step = options.framesPerInference;
+  // The frames the model runs on (every step-th and the last, so the end is covered); the n-th of them is the video's frame n * step or the last.
+  const videoFrameOf = (inferred: number) => Math.min(inferred * step, info.frameCount - 1);
+  const frames = decodeFrames(video.path, {
+    info,
+    pixelFormat: 'rgb24',
+    maxWidth: POSE_INPUT_MAX_SIDE_PX,
+    maxHeight: POSE_INPUT_MAX_SIDE_PX,
+    step,
+    withLastFrame: true,
+  });
+  try {
+    const detected = await detectPose2D(frames, {
+      pool,
+      imageSize: { width: info.width, height: info.height },
+      fps: info.fps,
+      frameCount: Math.ceil(info.frameCount / step),
+      cameraName: video.cameraName,
+      onFrameResult: (inferred, personFound) => options.onFrameResult?.(videoFrameOf(inferred), personFound),
+      signal: options.signal,
+      onProgress: (done) => options.onProgress?.(videoFrameOf(done - 1) + 1),
+    });
+    return step === 1 ? detected : onEveryVideoFrame(detected, info.timestampsS);
+  } catch (error) {
+    if (error instanceof VideoReadError)
+      throw new ProcessingError('VIDEO_UNREADABLE', error.message, [video.cameraName]);
+    if (!(error instanceof NoPersonFoundError)) throw error;
+    // Nobody in this camera: keep it as an empty series; reconstruction decides whether the others suffice.
+    return emptyKeypoints(info);
+  }
+}
+
 async function detectAll(
   cameras: readonly {
     video: TrialVideo & { path: string };
     info: VideoInfo;
-    /** Video frames from one run of the pose model to the next (1: every frame; framesPerInference). */
     framesPerInference: number;
     onFrameResult: (frame: number, personFound: boolean) => void;
   }[],
   pool: PoseInference,
   options: ProcessTrialOptions & { signal: AbortSignal },
 ): Promise<Keypoints2D[]> {
-  const videos = cameras.map(({ video }) => video);
-  const infos = cameras.map(({ info }) => info);
-  const totalFrames = infos.reduce((sum, info) => sum + info.frameCount, 0);
+  const totalFrames = cameras.reduce((sum, { info }) => sum + info.frameCount, 0);
   // Every camera at once: the pool's workers take frames from whichever camera has one ready, so one
   // camera's decoder starting up or its last frames draining leave no worker idle. Each camera tracks
   // its person over its own frames in order, so its keypoints do not depend on the others' timing.
-  const doneFrames = videos.map(() => 0);
-  const detectCamera = async (camera: number): Promise<Keypoints2D> => {
-    const [video, info] = [videos[camera], infos[camera]];
-    const step = cameras[camera].framesPerInference;
-    // The frames the model runs on (every step-th and the last, so the end is covered); the n-th of them is the video's frame n * step or the last.
-    const videoFrameOf = (inferred: number) => Math.min(inferred * step, info.frameCount - 1);
-    const frames = decodeFrames(video.path, {
-      info,
-      pixelFormat: 'rgb24',
-      maxWidth: POSE_INPUT_MAX_SIDE_PX,
-      maxHeight: POSE_INPUT_MAX_SIDE_PX,
-      step,
-      withLastFrame: true,
+  const doneFrames = cameras.map(() => 0);
+  const detectCamera = ({ video, info, framesPerInference, onFrameResult }: (typeof cameras)[number], camera: number) =>
+    detectCameraKeypoints(video, info, pool, {
+      framesPerInference,
+      onFrameResult,
+      signal: options.signal,
+      onProgress: (done) => {
+        doneFrames[camera] = done;
+        options.onProgress?.(
+          'pose',
+          doneFrames.reduce((sum, frames) => sum + frames, 0),
+          totalFrames,
+        );
+      },
     });
-    try {
-      const detected = await detectPose2D(frames, {
-        pool,
-        imageSize: { width: info.width, height: info.height },
-        fps: info.fps,
-        frameCount: Math.ceil(info.frameCount / step),
-        cameraName: video.cameraName,
-        onFrameResult: (inferred, personFound) => cameras[camera].onFrameResult(videoFrameOf(inferred), personFound),
-        signal: options.signal,
-        onProgress: (done) => {
-          doneFrames[camera] = videoFrameOf(done - 1) + 1;
-          options.onProgress?.(
-            'pose',
-            doneFrames.reduce((sum, frames) => sum + frames, 0),
-            totalFrames,
-          );
-        },
-      });
-      return step === 1 ? detected : onEveryVideoFrame(detected, info.timestampsS);
-    } catch (error) {
-      if (error instanceof VideoReadError)
-        throw new ProcessingError('VIDEO_UNREADABLE', error.message, [video.cameraName]);
-      if (!(error instanceof NoPersonFoundError)) throw error;
-      // Nobody in this camera: keep it as an empty series; reconstruction decides whether the others suffice.
-      return emptyKeypoints(info);
-    }
-  };
   // Settled, not raced: the pool closes only once no camera uses it any more.
-  const settled = await Promise.allSettled(videos.map((_, camera) => detectCamera(camera)));
+  const settled = await Promise.allSettled(cameras.map(detectCamera));
   const failed = settled.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
   return settled.map((result) => (result as PromiseFulfilledResult<Keypoints2D>).value);

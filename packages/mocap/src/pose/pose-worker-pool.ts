@@ -31,6 +31,9 @@ export interface PoseWorkerPoolOptions {
  * than the pool's own passes its frames through a stand-in with these two (packages/processing's
  * engine thread).
  */
+/** The workers a pool started with `workers` (default: one per core) has. */
+export const poolSizeOf = (workers?: number) => Math.max(1, Math.floor(workers ?? availableParallelism()));
+
 export type PoseInference = Pick<PoseWorkerPool, 'size' | 'infer'>;
 
 /**
@@ -59,7 +62,7 @@ export class PoseWorkerPool {
   }
 
   static async start(options: PoseWorkerPoolOptions): Promise<PoseWorkerPool> {
-    const count = Math.max(1, Math.floor(options.workers ?? availableParallelism()));
+    const count = poolSizeOf(options.workers);
     const entry = new URL('./pose-worker.mjs', import.meta.url);
     const members = Array.from({ length: count }, () => ({
       worker: new Worker(entry, {

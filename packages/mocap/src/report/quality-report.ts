@@ -90,6 +90,8 @@ export interface CameraQuality {
    * rate or, processed at the rate the filter needs (issue 24, pose-rate.ts), less, the frames between filled.
    */
   detectedHz?: number;
+  /** The server detected them as the camera's video arrived, before the trial's last video (issue 24). */
+  detectedOnArrival?: boolean;
 }
 
 /**

@@ -29,6 +29,8 @@ export interface MainSettings {
    * or what the filter needs with the frames between filled (settings.poseRate, issue 24).
    */
   detectedHz?: Record<string, number>;
+  /** The cameras whose keypoints the server detected as their videos arrived, before the trial's last video (issue 24). */
+  detectedOnArrival?: string[];
   referenceCamera: string;
   frameRateHz: number;
 }
@@ -71,6 +73,9 @@ export function buildMainSettings(input: {
     ),
     detectedHz: Object.fromEntries(
       result.report.cameras.flatMap(({ name, detectedHz }) => (detectedHz !== undefined ? [[name, detectedHz]] : [])),
+    ),
+    detectedOnArrival: result.report.cameras.flatMap(({ name, detectedOnArrival }) =>
+      detectedOnArrival ? [name] : [],
     ),
     referenceCamera: result.report.cameras[result.sync.referenceCamera]?.name ?? '',
     frameRateHz: result.keypoints.frameRateHz,
