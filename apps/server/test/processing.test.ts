@@ -376,17 +376,30 @@ describeWithData(
             expect(early.settings.detectedOnArrival).toEqual(earlyCameras);
             for (const camera of early.report.cameras) {
               expect(camera.keypoints2D).toBe('detected');
+              expect(camera.detectedHz).toBeCloseTo(30, 2); // a gait trial at 60 fps: the pose model at 30 Hz
               expect(camera.detectedOnArrival).toBe(earlyCameras.includes(camera.name) || undefined);
             }
 
+            // The session's pose rate changed since: the keypoints detected on arrival are not how processing detects now.
+            const reprocessed = async () => {
+              await api.waitFor(trialId, (trial) => trial.meta.follow_up === undefined);
+              expect((await api.call('POST', `/trials/${trialId}/reprocess/`)).statusCode).toBe(200);
+              return processed();
+            };
+            const setPoseRate = (rate: string) =>
+              api.call('GET', `/sessions/${sessionId}/set_metadata/?settings_pose_rate=${rate}`);
+            await setPoseRate('every_frame');
+            const changed = await reprocessed();
+            expect(changed.settings.detectedOnArrival).toEqual([]);
+            for (const camera of changed.report.cameras) expect(camera.detectedHz).toBeCloseTo(60, 2);
+            await setPoseRate('filter');
+
             // The same trial with its cameras all detected by processing, as without detection on arrival.
-            await api.waitFor(trialId, (trial) => trial.meta.follow_up === undefined);
             await db
               .update(schema.trialVideos)
               .set({ parameters: sql`${schema.trialVideos.parameters} - 'detected_on_arrival'` })
               .where(eq(schema.trialVideos.trialId, trialId));
-            expect((await api.call('POST', `/trials/${trialId}/reprocess/`)).statusCode).toBe(200);
-            const whole = await processed();
+            const whole = await reprocessed();
             expect(whole.settings.detectedOnArrival).toEqual([]);
             expect(whole.markers.markerNames).toEqual(early.markers.markerNames);
             expect(Array.from(whole.markers.timesS)).toEqual(Array.from(early.markers.timesS));

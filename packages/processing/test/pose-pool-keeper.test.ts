@@ -63,4 +63,19 @@ describe('PosePoolKeeper: one pose pool kept warm between trials', () => {
     await keeper.use('blazepose-full', async () => undefined);
     expect(started.map(({ closed }) => closed)).toEqual([true, true]);
   });
+
+  it("says whether a model's run would share the kept pool, not start one beside another model's busy one", async () => {
+    const { start } = fakePools();
+    const keeper = new PosePoolKeeper(60_000, start);
+    expect(keeper.keeps('blazepose-lite')).toBe(true);
+    let finish!: () => void;
+    const running = keeper.use('blazepose-full', () => new Promise<void>((resolve) => (finish = resolve)));
+    await sleep(0);
+    expect([keeper.keeps('blazepose-full'), keeper.keeps('blazepose-lite')]).toEqual([true, false]);
+    finish();
+    await running;
+    expect(keeper.keeps('blazepose-lite')).toBe(true);
+    await keeper.close();
+    expect(keeper.keeps('blazepose-full')).toBe(false);
+  });
 });
