@@ -140,6 +140,12 @@ describeWithData(
        * costs minutes of pose estimation.
        */
       const onlyOn = (database: Backend) => backend === database || !backends.includes(database);
+      /** Where the phones reach the app: it listens from the first test that pairs some on. */
+      const listening = async () => {
+        const address = test.app.server.address();
+        if (address && typeof address === 'object') return `http://127.0.0.1:${address.port}`;
+        return (await test.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
+      };
 
       it(
         'calibrates from rendered board videos: every camera calibrated, one calibration image each',
@@ -273,7 +279,7 @@ describeWithData(
           "uses a phone's own keypoints for its camera when they agree with the server's check, and detects that camera itself when they are shifted by 100 px, saying why",
           { timeout: 2 * PROCESSING_TIMEOUT_MS },
           async () => {
-            const baseUrl = (await test.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
+            const baseUrl = await listening();
             // One phone per calibrated camera, uploading in the cameras' order (recorded videos pair with them in order).
             const { phones } = await pairPhones(test, baseUrl, sessionId, DEMO_CAMERAS.length);
             // What a phone running our model sends: the engine's own detection of cam01's video at 30 Hz.
@@ -335,7 +341,7 @@ describeWithData(
           "detects a recorded trial's first videos while the last is still arriving, and its 3D result is the one without (issue 24)",
           { timeout: 2 * PROCESSING_TIMEOUT_MS },
           async () => {
-            const baseUrl = (await test.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
+            const baseUrl = await listening();
             const { phones } = await pairPhones(test, baseUrl, sessionId, DEMO_CAMERAS.length, 'arrival');
             await Promise.all(phones.map((phone) => phone.state()));
             const recorded = await api.call('GET', `/sessions/${sessionId}/record/?name=walk_arrival`);
