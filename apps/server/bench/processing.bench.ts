@@ -50,7 +50,7 @@ import {
   type TrialVideos,
 } from '../test/support/processing-fixtures.ts';
 import { codeIn, readOutbox } from '../test/support/outbox.ts';
-import { pairPhones, phoneKeypointsFile } from '../test/support/fake-phone.ts';
+import { pairPhones, phoneKeypointsFile, recordOnPhones } from '../test/support/fake-phone.ts';
 
 const DEMO_TRIAL_S = 1.7;
 /** Issue 24's goal is set on a 10 s trial from two phones. */
@@ -451,13 +451,7 @@ async function main(): Promise<void> {
     );
     const phoneKeypoints: (Awaited<ReturnType<typeof follow>> & { stallMs: number })[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      await Promise.all(phones.map((phone) => phone.state()));
-      const { id: trialId } = await get<{ id: string }>(
-        `/sessions/${pairSession}/record/?name=walk_10s_phones_${round}`,
-      );
-      const orders = await Promise.all(phones.map((phone) => phone.state()));
-      for (const [index, phone] of phones.entries()) phone.firstFrameMs = orders[index].recording!.start_at_ms;
-      await get(`/sessions/${pairSession}/stop/`);
+      const { trialId } = await recordOnPhones(phones, pairSession, `walk_10s_phones_${round}`, get);
       for (const [index, phone] of phones.entries()) await phone.upload(trialId, phoneFiles[index], 'keypoints');
       await phones[0].upload(trialId, readFileSync(tenSeconds[0].path));
       const lastUpload = phones[1].upload(trialId, readFileSync(tenSeconds[1].path));
@@ -477,13 +471,7 @@ async function main(): Promise<void> {
     // first camera is detected while the second arrives, so the clock from the last byte covers only the rest.
     const onArrival: (Awaited<ReturnType<typeof follow>> & { stallMs: number })[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      await Promise.all(phones.map((phone) => phone.state()));
-      const { id: trialId } = await get<{ id: string }>(
-        `/sessions/${pairSession}/record/?name=walk_10s_arrival_${round}`,
-      );
-      const orders = await Promise.all(phones.map((phone) => phone.state()));
-      for (const [index, phone] of phones.entries()) phone.firstFrameMs = orders[index].recording!.start_at_ms;
-      await get(`/sessions/${pairSession}/stop/`);
+      const { trialId } = await recordOnPhones(phones, pairSession, `walk_10s_arrival_${round}`, get);
       await phones[0].upload(trialId, readFileSync(tenSeconds[0].path));
       await new Promise((resolve) => setTimeout(resolve, SECOND_UPLOAD_AFTER_S * 1000));
       const lastUpload = phones[1].upload(trialId, readFileSync(tenSeconds[1].path));

@@ -16,7 +16,7 @@ import { schema } from '@kinetrace/db';
 import { readTrc } from '@kinetrace/mocap/formats/trc';
 import { detectPoseInVideo } from '@kinetrace/mocap/pose/video-pose';
 import { describeWithData } from '../../../packages/mocap/test/reference-data.ts';
-import { pairPhones, phoneKeypointsFile } from './support/fake-phone.ts';
+import { pairPhones, phoneKeypointsFile, recordOnPhones } from './support/fake-phone.ts';
 import {
   DEMO_BOARD_QUERY,
   DEMO_SUBJECT,
@@ -287,15 +287,8 @@ describeWithData(
             const phoneFile = (shiftPx: number) =>
               phoneKeypointsFile(detected, { model: 'blazepose-lite', backend: 'test' }, { shiftPx });
             const recordWithPhones = async (name: string, shiftPx: number) => {
-              await Promise.all(phones.map((phone) => phone.state())); // polling: connected
-              const recorded = await api.call('GET', `/sessions/${sessionId}/record/?name=${name}`);
-              expect(recorded.statusCode, recorded.body).toBe(200);
-              const trialId = (recorded.json() as { id: string }).id;
-              const orders = await Promise.all(phones.map((phone) => phone.state()));
+              const { trialId, orders } = await recordOnPhones(phones, sessionId, name, api.get);
               expect(orders.map((order) => order.recording?.phone_keypoints)).toEqual(phones.map(() => true));
-              // The phones start together, as told.
-              for (const [index, phone] of phones.entries()) phone.firstFrameMs = orders[index].recording!.start_at_ms;
-              await api.call('GET', `/sessions/${sessionId}/stop/`);
               expect((await phones[0].upload(trialId, phoneFile(shiftPx), 'keypoints')).status).toBe(204);
               for (const [index, phone] of phones.entries())
                 expect((await phone.upload(trialId, readFileSync(videos.trial[index].path))).status).toBe(204);
@@ -343,13 +336,7 @@ describeWithData(
           async () => {
             const baseUrl = await listening();
             const { phones } = await pairPhones(test, baseUrl, sessionId, DEMO_CAMERAS.length, 'arrival');
-            await Promise.all(phones.map((phone) => phone.state()));
-            const recorded = await api.call('GET', `/sessions/${sessionId}/record/?name=walk_arrival`);
-            expect(recorded.statusCode, recorded.body).toBe(200);
-            const trialId = (recorded.json() as { id: string }).id;
-            const orders = await Promise.all(phones.map((phone) => phone.state()));
-            for (const [index, phone] of phones.entries()) phone.firstFrameMs = orders[index].recording!.start_at_ms;
-            await api.call('GET', `/sessions/${sessionId}/stop/`);
+            const { trialId } = await recordOnPhones(phones, sessionId, 'walk_arrival', api.get);
             const { db } = test.backends.database;
             const videoRows = () => db.select().from(schema.trialVideos).where(eq(schema.trialVideos.trialId, trialId));
 

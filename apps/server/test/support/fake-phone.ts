@@ -171,6 +171,26 @@ export async function pairPhones(
   return { phones, pairingToken: row.pairingToken };
 }
 
+/**
+ * The session records trial `name` on its paired `phones` and stops, as the web app's Record and Stop do
+ * (`get` reads the API as the session's owner): the phones, polling, receive their order and start together.
+ * Answers the trial's id and each phone's order.
+ */
+export async function recordOnPhones(
+  phones: readonly FakePhone[],
+  sessionId: string,
+  name: string,
+  get: (url: string) => Promise<unknown>,
+) {
+  await Promise.all(phones.map((phone) => phone.state())); // polling: connected
+  const recorded = (await get(`/sessions/${sessionId}/record/?name=${name}`)) as { id?: string };
+  if (typeof recorded.id !== 'string') throw new Error(`trial not recorded: ${JSON.stringify(recorded)}`);
+  const orders = await Promise.all(phones.map((phone) => phone.state()));
+  for (const [index, phone] of phones.entries()) phone.firstFrameMs = orders[index].recording!.start_at_ms;
+  await get(`/sessions/${sessionId}/stop/`);
+  return { trialId: recorded.id, orders };
+}
+
 /** A new session of the user holding `token`, with `count` phones paired to it (the app listening at `baseUrl`). */
 export async function newSessionWithPhones(test: TestApp, baseUrl: string, token: string, count = 2) {
   const created = await test.call({ method: 'GET', url: '/api/sessions/new/', headers: authHeader(token) });
