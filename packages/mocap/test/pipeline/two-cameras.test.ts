@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KeypointsMissingError } from '../../src/pipeline/processing-error.ts';
+import { projectPoint } from '../../src/camera/camera.ts';
 import { reconstructTrial } from '../../src/pipeline/reconstruct-trial.ts';
 import { DEMO_FILES, DEMO_SUBJECT } from '../model-fitting/pose2sim-demo-chain.ts';
 import { describeWithData } from '../reference-data.ts';
@@ -119,6 +120,79 @@ describeWithData(
         // The other leg is 0.2-0.4 m away; two cameras place the same keypoint within about 0.1 m of four.
         expect(distancesM[distancesM.length >> 1], name).toBeLessThan(0.12);
       }
+    });
+
+    it("undoes cam02's mirrored view of the balancing trial on two facing cameras: each limb where four cameras put it, counted against cam02", () => {
+      // In frames 41-62 BlazePose names every keypoint of cam02's view the wrong way round (the man has
+      // turned on the beam); no third camera can out-vote it on cam02+cam04 (docs/pose.md, step 3).
+      const mirrored = { from: 41, to: 62 };
+      const keypointsOf = (names: readonly string[]) =>
+        reconstructTrial(
+          names.map((name) => detections.cameras[CAMERAS.indexOf(name)]),
+          names.map((name) => detections.balancing[CAMERAS.indexOf(name)]),
+          { trialName: 'balancing' },
+        );
+      const four = keypointsOf(CAMERAS).keypoints;
+      const { keypoints: pair, report } = keypointsOf(['cam02', 'cam04']);
+      const point = (trajectories: typeof four, frame: number, name: string) => {
+        const at = (frame * trajectories.markerNames.length + trajectories.markerNames.indexOf(name)) * 3;
+        return trajectories.positionsM.subarray(at, at + 3);
+      };
+      const distanceM = (a: ArrayLike<number>, b: ArrayLike<number>) =>
+        Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+      const other = (name: string) => (name.startsWith('L') ? 'R' : 'L') + name.slice(1);
+
+      // The detections are mirrored there: cam02's "left" ankle is where four cameras' right ankle reprojects.
+      const cam02 = detections.balancing[CAMERAS.indexOf('cam02')];
+      const camera02 = detections.cameras[CAMERAS.indexOf('cam02')];
+      const detected = (frame: number, name: string) => {
+        const at = (frame * cam02.keypointNames.length + (cam02.keypointNames as readonly string[]).indexOf(name)) * 3;
+        return [cam02.data[at], cam02.data[at + 1]];
+      };
+      let mirroredFrames = 0;
+      for (let frame = mirrored.from; frame <= mirrored.to; frame++) {
+        const pixels = (name: string) => projectPoint(camera02, point(four, frame, name));
+        const ankle = detected(frame, 'LAnkle');
+        const [left, right] = [pixels('LAnkle'), pixels('RAnkle')];
+        const px = (a: readonly number[]) => Math.hypot(a[0] - ankle[0], a[1] - ankle[1]);
+        if (left && right && px(right) < px(left) / 4) mirroredFrames++;
+      }
+      expect(mirroredFrames).toBeGreaterThanOrEqual(18);
+
+      for (const name of [
+        'LShoulder',
+        'RShoulder',
+        'LElbow',
+        'LHip',
+        'RHip',
+        'LKnee',
+        'RKnee',
+        'LAnkle',
+        'RAnkle',
+        'LHeel',
+        'RHeel',
+      ]) {
+        const distancesM: number[] = [];
+        for (let frame = mirrored.from; frame <= mirrored.to; frame++) {
+          const [mine, same, opposite] = [
+            point(pair, frame, name),
+            point(four, frame, name),
+            point(four, frame, other(name)),
+          ];
+          if (Number.isNaN(mine[0]) || Number.isNaN(same[0])) continue;
+          // Never the other side's place (the ankles are 0.5-0.9 m apart there).
+          expect(distanceM(mine, same), `${name}, frame ${frame}`).toBeLessThan(distanceM(mine, opposite));
+          distancesM.push(distanceM(mine, same));
+        }
+        expect(distancesM.length, name).toBeGreaterThanOrEqual(15);
+        distancesM.sort((a, b) => a - b);
+        expect(distancesM[distancesM.length >> 1], name).toBeLessThan(0.12);
+      }
+      const swapped = Object.fromEntries(report.cameras.map((camera) => [camera.name, camera.sidesSwapped]));
+      // The right elbow is missing there (its two rays meet too narrowly, step 4); the rest is seen.
+      // Frames × body parts (head, arms, legs): at least the mirrored stretch's arms and legs.
+      expect(swapped.cam02).toBeGreaterThanOrEqual(2 * 18);
+      expect(swapped.cam04).toBe(0);
     });
 
     it('stops with a user error naming the keypoints and the camera when one of two cameras never sees the knees', async () => {
