@@ -10,6 +10,7 @@
  * two views change in triangulation, synchronisation and filtering) and the four cameras' keypoints
  * through the pair's model (what they change in the neutral and its scaling), and the
  * synchronisation lag the pair found (the demo's cameras are synchronised in hardware: 0).
+ * BENCH_POSE_MODEL detects with another model than the default.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,7 @@ import {
   segmentFigures,
   type SetupRun,
 } from '../test/pipeline/two-camera-pairs.ts';
+import { benchPoseModel } from '../test/pose/detection-cache.ts';
 import { referencePath, sharedDataDir } from '../test/reference-data.ts';
 
 const missing = [DEMO_FILES.staticVideos, DEMO_FILES.balancingVideos, DEMO_FILES.calibration].filter(
@@ -36,7 +38,7 @@ if (missing.length > 0) {
 } else {
   const root = mkdtempSync(join(tmpdir(), 'kinetrace-two-cameras-bench-'));
   try {
-    const detections = await detectDemo();
+    const detections = await detectDemo(benchPoseModel());
     const degrees = (comparisons: CoordinateComparison[]) =>
       comparisons
         .map(
@@ -72,7 +74,7 @@ if (missing.length > 0) {
     };
     const four = await runSetup(detections, CAMERAS, join(root, 'four'));
     console.log(
-      'two cameras, Pose2Sim demo balancing trial: cameras | segment SD median, worst (mm; goal ≤ 20, ≤ 40 on pairs, ≤ 15 on four) | quality | scaling',
+      `two cameras, Pose2Sim demo balancing trial (${detections.poseModel}): cameras | segment SD median, worst (mm; goal ≤ 20, ≤ 40 on pairs, ≤ 15 on four) | quality | scaling`,
     );
     console.log(row(CAMERAS.join('+'), four));
     for (const pair of PAIRS) {

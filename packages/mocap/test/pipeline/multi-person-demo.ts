@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { CameraModel } from '../../src/camera/camera.ts';
 import { readQualisysCalibration } from '../../src/camera/formats/qualisys.ts';
 import { reconstructTrial, type Reconstruction } from '../../src/pipeline/reconstruct-trial.ts';
+import { DEFAULT_POSE_MODEL, type PoseModelName } from '../../src/pose/pose-model.ts';
 import type { Keypoints2D } from '../../src/pose/types.ts';
 import { CHECKED_SEGMENTS, segmentLengths } from '../../src/report/segment-lengths.ts';
 import { detectedPoses } from '../pose/detection-cache.ts';
@@ -38,12 +39,13 @@ export interface MultiPersonDemo {
 }
 
 /** The calibration and each video's 2D keypoints (detected once for every test file: detectedPoses). */
-export async function detectMultiPersonDemo(): Promise<MultiPersonDemo> {
+export async function detectMultiPersonDemo(poseModel: PoseModelName = DEFAULT_POSE_MODEL): Promise<MultiPersonDemo> {
   const cameras = readQualisysCalibration(
     readFileSync(referencePath(`${MULTI_PERSON_DEMO}/calibration/Calib.qca.txt`), 'utf8'),
   );
   const detected = await detectedPoses(
     MULTI_PERSON_CAMERAS.map((name) => referencePath(`${MULTI_PERSON_DEMO}/videos/${name}.mp4`)),
+    { model: poseModel },
   );
   return { cameras, detected };
 }

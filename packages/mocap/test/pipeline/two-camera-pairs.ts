@@ -8,6 +8,7 @@ import { compareMotions, type CoordinateComparison } from '../../src/ik/compare-
 import { fitTrial } from '../../src/model-fitting/fit-trial.ts';
 import { readOsim } from '../../src/model/read-osim.ts';
 import { processTrial } from '../../src/pipeline/process-trial.ts';
+import { DEFAULT_POSE_MODEL, type PoseModelName } from '../../src/pose/pose-model.ts';
 import type { Keypoints2D } from '../../src/pose/types.ts';
 import type { QualityReport } from '../../src/report/quality-report.ts';
 import type { ReportWithModelFit } from '../../src/session/model-fit-report.ts';
@@ -38,17 +39,23 @@ export const PAIRS: readonly (readonly [string, string])[] = [
 
 export interface DemoDetections {
   cameras: CameraModel[];
+  /** The model the keypoints were detected with. */
+  poseModel: PoseModelName;
   static: Keypoints2D[];
   balancing: Keypoints2D[];
 }
 
 /** The demo's calibration and each video's 2D keypoints (detected once for every test file: detectedPoses). */
-export async function detectDemo(): Promise<DemoDetections> {
+export async function detectDemo(poseModel: PoseModelName = DEFAULT_POSE_MODEL): Promise<DemoDetections> {
   const cameras = readQualisysCalibration(readFileSync(referencePath(DEMO_FILES.calibration), 'utf8'));
   const detect = (folder: string) =>
-    detectedPoses(CAMERAS.map((cameraName) => referencePath(folder, `${cameraName}.mp4`)));
+    detectedPoses(
+      CAMERAS.map((cameraName) => referencePath(folder, `${cameraName}.mp4`)),
+      { model: poseModel },
+    );
   return {
     cameras,
+    poseModel,
     static: await detect(DEMO_FILES.staticVideos),
     balancing: await detect(DEMO_FILES.balancingVideos),
   };
@@ -68,7 +75,7 @@ export interface SetupRun {
 
 const SETTINGS: ProcessingSettings = {
   board: { rows: 4, cols: 5, squareSizeMm: 35, placement: 'Perpendicular' },
-  poseModel: 'blazepose-full',
+  poseModel: DEFAULT_POSE_MODEL,
   filterFrequency: 'default',
   // As `kinetrace scale` by default: the legs of the demo's T-pose are upright, and the placer leaves the arms free.
   scalingSetup: 'upright_standing_pose',
@@ -91,7 +98,7 @@ export async function runNeutral(
       videos: videos(cameraNames, DEMO_FILES.staticVideos),
       cameraSolutions: cameraNames.map((name) => [detections.cameras[CAMERAS.indexOf(name)]]),
       subject: DEMO_SUBJECT,
-      settings: SETTINGS,
+      settings: { ...SETTINGS, poseModel: detections.poseModel },
       outDir,
     },
     { estimatePose: fromCache(cameraNames, keypoints) },
@@ -131,7 +138,7 @@ export async function runSetup(
       cameras: neutral.outcome.cameras,
       scaledModelOsim: neutral.outcome.scaledModelOsim,
       subject: DEMO_SUBJECT,
-      settings: SETTINGS,
+      settings: { ...SETTINGS, poseModel: detections.poseModel },
       outDir: balancingDir,
       trialName: 'balancing',
     },

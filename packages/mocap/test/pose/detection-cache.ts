@@ -16,7 +16,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
-import { DEFAULT_POSE_MODEL, POSE_INPUT_MAX_SIDE_PX, type PoseModelName } from '../../src/pose/pose-model.ts';
+import {
+  DEFAULT_POSE_MODEL,
+  POSE_INPUT_MAX_SIDE_PX,
+  POSE_MODEL_NAMES,
+  type PoseModelName,
+} from '../../src/pose/pose-model.ts';
 import { PoseWorkerPool } from '../../src/pose/pose-worker-pool.ts';
 import { packagedModelsDir } from '../../src/pose/packaged-models.ts';
 import type { Keypoints2D } from '../../src/pose/types.ts';
@@ -35,6 +40,18 @@ export interface DetectionSettings {
   workers?: number;
   /** Longer side the frames are decoded at (default POSE_INPUT_MAX_SIDE_PX). */
   maxSidePx?: number;
+}
+
+/**
+ * The model a bench of the later stages detects the demo with: BENCH_POSE_MODEL, or the default (so that
+ * what a chain's figures owe to the detector can be measured: `BENCH_POSE_MODEL=blazepose-heavy npm run bench -- two-cameras`).
+ */
+export function benchPoseModel(): PoseModelName {
+  const requested = process.env.BENCH_POSE_MODEL;
+  if (requested === undefined || requested === '') return DEFAULT_POSE_MODEL;
+  if (!(POSE_MODEL_NAMES as readonly string[]).includes(requested))
+    throw new Error(`BENCH_POSE_MODEL must be one of ${POSE_MODEL_NAMES.join(', ')}, not "${requested}"`);
+  return requested as PoseModelName;
 }
 
 const cacheDir = fileURLToPath(new URL('../../../../.tmp/pose-detections', import.meta.url));
