@@ -18,6 +18,11 @@ export interface RunTrialOptions {
   poses?: PosePoolKeeper;
   /** Engine threads kept between trials (default: a thread started for this trial). */
   engines?: EngineThreads;
+  /**
+   * Ends the attempt as ours when it aborts (the server stops): its engine thread is ended, the trial is queued
+   * to run again while retries remain, as after a crash, and a follow-up under way is reported failed.
+   */
+  signal?: AbortSignal;
 }
 
 /** Seconds an attempt spent in each step, for the log and the benchmark: where the time goes besides the engine. */
@@ -82,15 +87,21 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
   };
   let inputs: TrialInputs | undefined;
   let timer: NodeJS.Timeout | undefined;
-  // Past the time limit, the engine's thread is ended.
+  // Past the time limit, or when `options.signal` aborts, the engine's thread is ended.
   const stop = new AbortController();
   try {
     const timeLimit = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const error = new TimeLimitError(`Processing exceeded its ${Math.round(options.timeLimitS)} s limit`);
+      const end = (error: Error) => {
         stop.abort(error);
         reject(error);
-      }, options.timeLimitS * 1000);
+      };
+      timer = setTimeout(
+        () => end(new TimeLimitError(`Processing exceeded its ${Math.round(options.timeLimitS)} s limit`)),
+        options.timeLimitS * 1000,
+      );
+      const { signal } = options;
+      if (signal?.aborted) end(signal.reason as Error);
+      else signal?.addEventListener('abort', () => end(signal.reason as Error), { once: true });
     });
     const run = async () => {
       const read = await timed('inputsS', () => io.readInputs(join(workDir, 'inputs')));

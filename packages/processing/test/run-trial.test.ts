@@ -202,7 +202,7 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
     await poses.close();
   });
 
-  it('runs the engine in a thread whose frames go to the caller’s pose pool; its user errors keep their message, and the time limit ends it', async () => {
+  it('runs the engine in a thread whose frames go to the caller’s pose pool; its user errors keep their message, and the time limit or a server stop ends it', async () => {
     // Two short videos in which the caller's pool finds nobody, or never answers.
     const videos = ['cam01', 'cam02'].map((cameraName) => {
       const path = join(uploads, `${cameraName}-blank.mp4`);
@@ -229,7 +229,7 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
       frameSizes.push(`${image.width}x${image.height}`);
       return { found: false, keypoints: new Float32Array(VIDEO_KEYPOINTS.length * 3), trackingRegion: null };
     }) as PoseWorkerPool['infer'];
-    const attempt = (infer: PoseWorkerPool['infer'], timeLimitS: number) => {
+    const attempt = (infer: PoseWorkerPool['infer'], timeLimitS: number, signal?: AbortSignal) => {
       const recording = recordingIO(() => inputs);
       const poses = new PosePoolKeeper(
         0,
@@ -241,6 +241,7 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
         timeLimitS,
         poses,
         engines,
+        signal,
       }).then((outcome) => ({ outcome, failures: recording.failures }));
     };
 
@@ -255,6 +256,20 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
 
     const hung = await attempt(() => new Promise(() => undefined), 1);
     expect(hung.outcome).toMatchObject({ status: 'internal-error', error: expect.any(TimeLimitError) });
+
+    // The server stops while the thread waits for a frame: the attempt ends at once, as ours (run again after a restart).
+    const stopping = new AbortController();
+    const serverStop = new Error('the server stops');
+    const stopped = await attempt(
+      () => {
+        stopping.abort(serverStop);
+        return new Promise(() => undefined);
+      },
+      60,
+      stopping.signal,
+    );
+    expect(stopped.outcome).toMatchObject({ status: 'internal-error', error: serverStop });
+    expect(stopped.failures).toMatchObject([{ kind: 'internal', error: serverStop }]);
   });
 
   it('an attempt that fails after the engine’s results (a progress write, storing them) ends their follow-up, leaving no rejection unhandled', async () => {

@@ -100,6 +100,12 @@ export interface BegunAttempt {
 export function createProcessingService(deps: ProcessingServiceDeps) {
   const { trials, sessions, queue, repository, log, now } = deps;
   const running = new Set<string>();
+  /**
+   * Aborts the attempts under way when the server stops: each is queued to run again, as after a crash. Left to
+   * run, an attempt could mark its trial done during the queue's graceful stop, its follow-up then cut off with
+   * the database, and the retried job would find a done trial and leave that follow-up "running" for ever.
+   */
+  const stopping = new AbortController();
   const poses = new PosePoolKeeper(POSE_POOL_IDLE_MS);
   const engines = new EngineThreads(ENGINE_THREAD_IDLE_MS);
   const arrivals = createDetectionsOnArrival({
@@ -312,6 +318,7 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
         timeLimitS: begun.timeLimitS,
         poses,
         engines,
+        signal: stopping.signal,
       });
       // Where the time went (`npm run bench` reads it): the queue's pickup, each step of the attempt.
       if (outcome.status === 'done')
@@ -376,10 +383,11 @@ export function createProcessingService(deps: ProcessingServiceDeps) {
 
     /** Recovers interrupted attempts now and every 30 s until stop(). */
     startRecovery: () => recovery.start(),
-    /** Stops recovery and gives the pose model's and the engine's memory back (once a still-running attempt ends). */
+    /** Stops recovery, ends the attempts under way (queued again) and gives the pose model's and the engine's memory back. */
     async stop(): Promise<void> {
       recovery.stop();
       arrivals.stop();
+      stopping.abort(new Error('the server stops'));
       await Promise.all([poses.close(), engines.close()]);
     },
 
