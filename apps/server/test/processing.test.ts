@@ -351,8 +351,8 @@ describeWithData(
             expect((await api.trial(trialId)).status).toBe('uploading');
             const last = phones.length - 1;
             expect((await phones[last].upload(trialId, readFileSync(videos.trial[last].path))).status).toBe(204);
-            const processed = async () => {
-              const done = await api.waitFor(trialId);
+            const processed = async (id = trialId) => {
+              const done = await api.waitFor(id);
               expect(done.status, String(done.meta.error_msg)).toBe('done');
               const file = async (tag: string) => {
                 const result = done.results.find((candidate) => candidate.tag === tag)!;
@@ -403,6 +403,19 @@ describeWithData(
             expect(differenceM).toBeLessThan(0.001);
             const missing = (positionsM: Float64Array) => Array.from(positionsM, (value) => Number.isNaN(value));
             expect(missing(whole.markers.positionsM)).toEqual(missing(early.markers.positionsM));
+
+            // Uploaded one right after another: processing waits for the detections still under way, and uses them.
+            const together = await recordOnPhones(phones, sessionId, 'walk_arrival_together', api.get);
+            for (const [index, phone] of phones.entries())
+              expect((await phone.upload(together.trialId, readFileSync(videos.trial[index].path))).status).toBe(204);
+            const detectedWhenLastArrived = (
+              await db.select().from(schema.trialVideos).where(eq(schema.trialVideos.trialId, together.trialId))
+            ).filter((video) => video.parameters.detected_on_arrival).length;
+            expect(detectedWhenLastArrived).toBeLessThan(earlyCameras.length);
+            const waited = await processed(together.trialId);
+            expect(waited.settings.detectedOnArrival).toEqual(earlyCameras);
+            // The next tests start with no follow-up of this trial's still running.
+            await api.waitFor(together.trialId, (trial) => trial.meta.follow_up === undefined);
           },
         );
 
