@@ -89,20 +89,23 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
   let timer: NodeJS.Timeout | undefined;
   // Past the time limit, or when `options.signal` aborts, the engine's thread is ended.
   const stop = new AbortController();
+  let endAttempt!: (error: Error) => void;
+  const { signal } = options;
+  const onSignal = () => endAttempt(signal!.reason as Error);
   try {
-    const timeLimit = new Promise<never>((_, reject) => {
-      const end = (error: Error) => {
+    const attemptEnded = new Promise<never>((_, reject) => {
+      endAttempt = (error: Error) => {
         stop.abort(error);
         reject(error);
       };
-      timer = setTimeout(
-        () => end(new TimeLimitError(`Processing exceeded its ${Math.round(options.timeLimitS)} s limit`)),
-        options.timeLimitS * 1000,
-      );
-      const { signal } = options;
-      if (signal?.aborted) end(signal.reason as Error);
-      else signal?.addEventListener('abort', () => end(signal.reason as Error), { once: true });
     });
+    timer = setTimeout(
+      () => endAttempt(new TimeLimitError(`Processing exceeded its ${Math.round(options.timeLimitS)} s limit`)),
+      options.timeLimitS * 1000,
+    );
+    // The signal outlives the attempt (the server's): its listener goes with the attempt.
+    if (signal?.aborted) onSignal();
+    else signal?.addEventListener('abort', onSignal, { once: true });
     const run = async () => {
       const read = await timed('inputsS', () => io.readInputs(join(workDir, 'inputs')));
       inputs = read;
@@ -140,11 +143,11 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
     };
     const running = run();
     running.catch(() => undefined); // once past its time limit, the attempt's own end is of no interest
-    const results = await Promise.race([running, timeLimit]);
+    const results = await Promise.race([running, attemptEnded]);
     const followUp = results.followUp;
     await timed('resultsS', () => io.complete(results.files, followUp && { followUp: followUp.stage }));
     if (!followUp) return { status: 'done', steps };
-    const failure = await timed('followUpS', () => finishFollowUp(io, followUp, timeLimit, followUpProgress));
+    const failure = await timed('followUpS', () => finishFollowUp(io, followUp, attemptEnded, followUpProgress));
     return { status: 'done', followUp: { stage: followUp.stage, ...(failure && { failure }) }, steps };
   } catch (error) {
     await progress.flush().catch(() => undefined);
@@ -157,6 +160,7 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
     return { status: 'internal-error', error, steps };
   } finally {
     clearTimeout(timer);
+    signal?.removeEventListener('abort', onSignal);
     // A follow-up still running when the attempt failed (its results could not be stored) ends with it.
     if (!stop.signal.aborted) stop.abort(new Error('the attempt is over'));
     if (!options.engines) await engines.close();
@@ -166,17 +170,17 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
 
 /**
  * The follow-up of a done trial to its end: its results added, or its failure reported (the engine's thread
- * tried it twice when the fault was ours; the time limit ends it too). Answers the failure, if any; never throws,
+ * tried it twice when the fault was ours; the time limit or the server stopping ends it too). Answers the failure, if any; never throws,
  * as the trial is done whatever happens here.
  */
 async function finishFollowUp(
   io: TrialIO,
   followUp: NonNullable<EngineResults['followUp']>,
-  timeLimit: Promise<never>,
+  attemptEnded: Promise<never>,
   progress: ReturnType<typeof progressWriter<FollowUpStage>>,
 ): Promise<TrialFailure | undefined> {
   try {
-    const files = await Promise.race([followUp.files, timeLimit]);
+    const files = await Promise.race([followUp.files, attemptEnded]);
     await progress.flush();
     await io.addResults(files);
     return undefined;

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -245,7 +246,10 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
       }).then((outcome) => ({ outcome, failures: recording.failures }));
     };
 
-    const unseen = await attempt(nobody, 60);
+    // The server's signal outlives its attempts: each takes its listener away when it ends.
+    const server = new AbortController();
+    const unseen = await attempt(nobody, 60, server.signal);
+    expect(getEventListeners(server.signal, 'abort')).toHaveLength(0);
     expect(frameSizes.length).toBeGreaterThan(0);
     expect(new Set(frameSizes)).toEqual(new Set(['64x48']));
     expect(unseen.outcome.status).toBe('user-error');
