@@ -338,7 +338,8 @@ describeWithData(
             const { phones } = await pairPhones(test, baseUrl, sessionId, DEMO_CAMERAS.length, 'arrival');
             const { trialId } = await recordOnPhones(phones, sessionId, 'walk_arrival', api.get);
             const { db } = test.backends.database;
-            const videoRows = () => db.select().from(schema.trialVideos).where(eq(schema.trialVideos.trialId, trialId));
+            const videoRows = (id = trialId) =>
+              db.select().from(schema.trialVideos).where(eq(schema.trialVideos.trialId, id));
 
             // The phones upload one after the other; all but the last one's video is detected before the last is in.
             for (const [index, phone] of phones.slice(0, -1).entries())
@@ -408,9 +409,9 @@ describeWithData(
             const together = await recordOnPhones(phones, sessionId, 'walk_arrival_together', api.get);
             for (const [index, phone] of phones.entries())
               expect((await phone.upload(together.trialId, readFileSync(videos.trial[index].path))).status).toBe(204);
-            const detectedWhenLastArrived = (
-              await db.select().from(schema.trialVideos).where(eq(schema.trialVideos.trialId, together.trialId))
-            ).filter((video) => video.parameters.detected_on_arrival).length;
+            const detectedWhenLastArrived = (await videoRows(together.trialId)).filter(
+              (video) => video.parameters.detected_on_arrival,
+            ).length;
             expect(detectedWhenLastArrived).toBeLessThan(earlyCameras.length);
             const waited = await processed(together.trialId);
             expect(waited.settings.detectedOnArrival).toEqual(earlyCameras);

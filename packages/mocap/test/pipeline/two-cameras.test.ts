@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KeypointsMissingError } from '../../src/pipeline/processing-error.ts';
 import { projectPoint } from '../../src/camera/camera.ts';
+import { markerTrack } from '../../src/augmenter/marker-augmenter.ts';
 import { reconstructTrial } from '../../src/pipeline/reconstruct-trial.ts';
+import { keypointOffset, type Keypoints2D } from '../../src/pose/types.ts';
 import { DEMO_FILES, DEMO_SUBJECT } from '../model-fitting/pose2sim-demo-chain.ts';
 import { describeWithData } from '../reference-data.ts';
 import {
@@ -38,6 +40,32 @@ describeWithData(
         pairs.set(name, { neutral: neutral.report, balancing: await runBalancingKeypoints(detections, pair) });
       }
     }, 900_000);
+
+    /** A trial of the demo reconstructed with the named cameras, from the detections made once. */
+    const reconstructDemo = (
+      trial: 'static' | 'balancing',
+      names: readonly string[],
+      options: Parameters<typeof reconstructTrial>[2],
+    ) =>
+      reconstructTrial(
+        names.map((name) => detections.cameras[CAMERAS.indexOf(name)]),
+        names.map((name) => detections[trial][CAMERAS.indexOf(name)]),
+        options,
+      );
+    /** Each frame's distance between two keypoint tracks (markerTrack), NaN where either is missing. */
+    const distancesM = (a: Float64Array, b: Float64Array) =>
+      Array.from({ length: a.length / 3 }, (_, frame) =>
+        Math.hypot(
+          a[frame * 3] - b[frame * 3],
+          a[frame * 3 + 1] - b[frame * 3 + 1],
+          a[frame * 3 + 2] - b[frame * 3 + 2],
+        ),
+      );
+    /** Where `keypoints` (one camera's 2D detections) put keypoint `name` in `frame`, px. */
+    const detectedAt = (keypoints: Keypoints2D, frame: number, name: string) => {
+      const at = keypointOffset(keypoints, frame, (keypoints.keypointNames as readonly string[]).indexOf(name));
+      return [keypoints.data[at], keypoints.data[at + 1]];
+    };
 
     it('scales the model on every pair, and keeps the balancing trial body-like (rated good, median segment SD ≤ 20 mm)', () => {
       for (const [name, run] of pairs) {
@@ -92,33 +120,19 @@ describeWithData(
       // and tracked the fold from frame to frame, reading the person upside down (uprightRegion). The
       // folded "neck" turned the body's up sideways, and the correctly labelled legs were named the wrong way round.
       const cam02 = detections.static[CAMERAS.indexOf('cam02')];
-      const y = (frame: number, name: string) =>
-        cam02.data[
-          (frame * cam02.keypointNames.length + (cam02.keypointNames as readonly string[]).indexOf(name)) * 3 + 1
-        ];
+      const y = (frame: number, name: string) => detectedAt(cam02, frame, name)[1];
       for (let frame = 0; frame < cam02.frameCount; frame++)
         expect(y(frame, 'Nose'), `frame ${frame}`).toBeLessThan(Math.min(y(frame, 'RHip'), y(frame, 'LHip')));
       const legs = ['RHip', 'LHip', 'RKnee', 'LKnee', 'RAnkle', 'LAnkle', 'RHeel', 'LHeel', 'RBigToe', 'LBigToe'];
-      const staticKeypoints = (names: readonly string[]) =>
-        reconstructTrial(
-          names.map((name) => detections.cameras[CAMERAS.indexOf(name)]),
-          names.map((name) => detections.static[CAMERAS.indexOf(name)]),
-          { trialName: 'static', neutral: true, synchronise: false },
-        ).keypoints;
-      const pair = staticKeypoints(['cam02', 'cam04']);
-      const four = staticKeypoints(CAMERAS);
+      const options = { trialName: 'static', neutral: true, synchronise: false };
+      const pair = reconstructDemo('static', ['cam02', 'cam04'], options).keypoints;
+      const four = reconstructDemo('static', CAMERAS, options).keypoints;
       for (const name of legs) {
-        const k = pair.markerNames.indexOf(name);
-        const distancesM: number[] = [];
-        for (let frame = 0; frame < pair.timesS.length; frame++) {
-          const at = (frame * pair.markerNames.length + k) * 3;
-          const [p, q] = [pair.positionsM, four.positionsM];
-          const distanceM = Math.hypot(p[at] - q[at], p[at + 1] - q[at + 1], p[at + 2] - q[at + 2]);
-          if (!Number.isNaN(distanceM)) distancesM.push(distanceM);
-        }
-        distancesM.sort((a, b) => a - b);
+        const seen = distancesM(markerTrack(pair, name)!, markerTrack(four, name)!)
+          .filter((distanceM) => !Number.isNaN(distanceM))
+          .sort((a, b) => a - b);
         // The other leg is 0.2-0.4 m away; two cameras place the same keypoint within about 0.1 m of four.
-        expect(distancesM[distancesM.length >> 1], name).toBeLessThan(0.12);
+        expect(seen[seen.length >> 1], name).toBeLessThan(0.12);
       }
     });
 
@@ -126,33 +140,18 @@ describeWithData(
       // In frames 41-62 BlazePose names every keypoint of cam02's view the wrong way round (the man has
       // turned on the beam); no third camera can out-vote it on cam02+cam04 (docs/pose.md, step 3).
       const mirrored = { from: 41, to: 62 };
-      const keypointsOf = (names: readonly string[]) =>
-        reconstructTrial(
-          names.map((name) => detections.cameras[CAMERAS.indexOf(name)]),
-          names.map((name) => detections.balancing[CAMERAS.indexOf(name)]),
-          { trialName: 'balancing' },
-        );
-      const four = keypointsOf(CAMERAS).keypoints;
-      const { keypoints: pair, report } = keypointsOf(['cam02', 'cam04']);
-      const point = (trajectories: typeof four, frame: number, name: string) => {
-        const at = (frame * trajectories.markerNames.length + trajectories.markerNames.indexOf(name)) * 3;
-        return trajectories.positionsM.subarray(at, at + 3);
-      };
-      const distanceM = (a: ArrayLike<number>, b: ArrayLike<number>) =>
-        Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+      const four = reconstructDemo('balancing', CAMERAS, { trialName: 'balancing' }).keypoints;
+      const { keypoints: pair, report } = reconstructDemo('balancing', ['cam02', 'cam04'], { trialName: 'balancing' });
       const other = (name: string) => (name.startsWith('L') ? 'R' : 'L') + name.slice(1);
 
       // The detections are mirrored there: cam02's "left" ankle is where four cameras' right ankle reprojects.
       const cam02 = detections.balancing[CAMERAS.indexOf('cam02')];
       const camera02 = detections.cameras[CAMERAS.indexOf('cam02')];
-      const detected = (frame: number, name: string) => {
-        const at = (frame * cam02.keypointNames.length + (cam02.keypointNames as readonly string[]).indexOf(name)) * 3;
-        return [cam02.data[at], cam02.data[at + 1]];
-      };
       let mirroredFrames = 0;
       for (let frame = mirrored.from; frame <= mirrored.to; frame++) {
-        const pixels = (name: string) => projectPoint(camera02, point(four, frame, name));
-        const ankle = detected(frame, 'LAnkle');
+        const pixels = (name: string) =>
+          projectPoint(camera02, markerTrack(four, name)!.subarray(frame * 3, frame * 3 + 3));
+        const ankle = detectedAt(cam02, frame, 'LAnkle');
         const [left, right] = [pixels('LAnkle'), pixels('RAnkle')];
         const px = (a: readonly number[]) => Math.hypot(a[0] - ankle[0], a[1] - ankle[1]);
         if (left && right && px(right) < px(left) / 4) mirroredFrames++;
@@ -172,21 +171,19 @@ describeWithData(
         'LHeel',
         'RHeel',
       ]) {
-        const distancesM: number[] = [];
+        const mine = markerTrack(pair, name)!;
+        const toSame = distancesM(mine, markerTrack(four, name)!);
+        const toOpposite = distancesM(mine, markerTrack(four, other(name))!);
+        const seen: number[] = [];
         for (let frame = mirrored.from; frame <= mirrored.to; frame++) {
-          const [mine, same, opposite] = [
-            point(pair, frame, name),
-            point(four, frame, name),
-            point(four, frame, other(name)),
-          ];
-          if (Number.isNaN(mine[0]) || Number.isNaN(same[0])) continue;
+          if (Number.isNaN(toSame[frame])) continue;
           // Never the other side's place (the ankles are 0.5-0.9 m apart there).
-          expect(distanceM(mine, same), `${name}, frame ${frame}`).toBeLessThan(distanceM(mine, opposite));
-          distancesM.push(distanceM(mine, same));
+          expect(toSame[frame], `${name}, frame ${frame}`).toBeLessThan(toOpposite[frame]);
+          seen.push(toSame[frame]);
         }
-        expect(distancesM.length, name).toBeGreaterThanOrEqual(15);
-        distancesM.sort((a, b) => a - b);
-        expect(distancesM[distancesM.length >> 1], name).toBeLessThan(0.12);
+        expect(seen.length, name).toBeGreaterThanOrEqual(15);
+        seen.sort((a, b) => a - b);
+        expect(seen[seen.length >> 1], name).toBeLessThan(0.12);
       }
       const swapped = Object.fromEntries(report.cameras.map((camera) => [camera.name, camera.sidesSwapped]));
       // The right elbow is missing there (its two rays meet too narrowly, step 4); the rest is seen.
