@@ -66,6 +66,11 @@ const MIN_LINKS_FOR_HEIGHT = 3;
 const MAX_DEVIATION_M = 0.1;
 const MAX_DEVIATION_SHARE = 0.4;
 
+/** Whether a link this long, where its reference length is `referenceM`, puts one of its ends off the body. */
+export function isOffBody(lengthM: number, referenceM: number): boolean {
+  return Math.abs(lengthM - referenceM) > Math.max(MAX_DEVIATION_M, MAX_DEVIATION_SHARE * referenceM);
+}
+
 export function removeSegmentOutliers(
   positions: Float64Array,
   frameCount: number,
@@ -115,7 +120,7 @@ export function removeSegmentOutliers(
         if (Number.isNaN(value)) return;
         linked[link[0]]++;
         linked[link[1]]++;
-        if (Math.abs(value - medians[l]) > Math.max(MAX_DEVIATION_M, MAX_DEVIATION_SHARE * medians[l])) {
+        if (isOffBody(value, medians[l])) {
           off[link[0]]++;
           off[link[1]]++;
         }

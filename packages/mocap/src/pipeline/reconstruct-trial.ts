@@ -18,6 +18,7 @@ import { synchronise, type SyncResult } from '../sync/synchronise.ts';
 import { fillShortGaps } from '../triangulation/fill-gaps.ts';
 import { summariseReprojectionErrors } from '../triangulation/reprojection-summary.ts';
 import { sideGroups } from '../triangulation/side-consistency.ts';
+import { footLinks } from '../triangulation/rigid-feet.ts';
 import { bodyLandmarks } from '../triangulation/side-orientation.ts';
 import { DEFAULT_MIN_CONFIDENCE, triangulate, type Triangulation } from '../triangulation/triangulate.ts';
 import { chooseCameraSolutions } from './choose-camera-solutions.ts';
@@ -168,6 +169,7 @@ export function reconstructTrial(
     maxReprojectionErrorPx: options.maxReprojectionErrorPx,
     sideGroups: sideGroups(keypointNames),
     bodyLandmarks: bodyLandmarks(keypointNames),
+    footLinks: footLinks(keypointNames),
     onProgress: (done, total) => options.onProgress?.('triangulate', done, total),
   });
   const keypointCount = keypointNames.length;

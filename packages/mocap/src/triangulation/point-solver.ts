@@ -114,6 +114,70 @@ export class PointSolver {
     return Math.min(degrees, 180 - degrees);
   }
 
+  /**
+   * Moves `point` (in place) to where it best explains both camera views of `observation` in
+   * `cameraMask` and its distances to other points: Gauss-Newton on the views' pixel residuals
+   * (confidence-weighted, as `solve` weights them) over `pixelSigma`, and each link's difference to
+   * its length over `lengthSigmaM`, the links being the first `linkCount` of `linkEndsM` (x, y, z of
+   * each other end) and `linkLengthsM`. Stops at the last good step when one is degenerate or the
+   * point goes behind a camera. Allocation-free.
+   */
+  solveWithLengths(
+    observation: number,
+    cameraMask: number,
+    point: Float64Array,
+    linkEndsM: Float64Array,
+    linkLengthsM: Float64Array,
+    linkCount: number,
+    pixelSigma: number,
+    lengthSigmaM: number,
+  ): void {
+    const H = this.normalMatrix;
+    const g = this.solution;
+    for (let iteration = 0; iteration < GAUSS_NEWTON_ITERATIONS; iteration++) {
+      H.fill(0, 0, 9);
+      g.fill(0, 0, 3);
+      const [X, Y, Z] = point;
+      for (let c = 0; c < this.normalised.length; c++) {
+        if (!(cameraMask & (1 << c))) continue;
+        const P = this.projections[c];
+        const view = this.normalised[c];
+        const depth = P[8] * X + P[9] * Y + P[10] * Z + P[11];
+        if (!(depth > 0)) return;
+        const weight = view[observation * 3 + 2] / pixelSigma;
+        for (let axis = 0; axis < 2; axis++) {
+          const row = axis * 4;
+          const focal = axis === 0 ? this.focalX[c] : this.focalY[c];
+          const projected = (P[row] * X + P[row + 1] * Y + P[row + 2] * Z + P[row + 3]) / depth;
+          const scale = (weight * focal) / depth;
+          addNormalRow(
+            H,
+            g,
+            scale * (P[row] - projected * P[8]),
+            scale * (P[row + 1] - projected * P[9]),
+            scale * (P[row + 2] - projected * P[10]),
+            weight * focal * (projected - view[observation * 3 + axis]),
+          );
+        }
+      }
+      for (let l = 0; l < linkCount; l++) {
+        const [dx, dy, dz] = [X - linkEndsM[l * 3], Y - linkEndsM[l * 3 + 1], Z - linkEndsM[l * 3 + 2]];
+        const distanceM = Math.hypot(dx, dy, dz);
+        if (distanceM < 1e-6) continue;
+        const scale = 1 / (distanceM * lengthSigmaM);
+        addNormalRow(H, g, dx * scale, dy * scale, dz * scale, (distanceM - linkLengthsM[l]) / lengthSigmaM);
+      }
+      // H is symmetric (upper triangle filled): the step H⁻¹g by Cramer's rule.
+      const [a, b, c, d, e, f] = [H[0], H[1], H[2], H[4], H[5], H[8]];
+      const [A, B, C] = [d * f - e * e, c * e - b * f, b * e - c * d];
+      const determinant = a * A + b * B + c * C;
+      if (!(Math.abs(determinant) > 1e-12)) return;
+      point[0] -= (A * g[0] + B * g[1] + C * g[2]) / determinant;
+      point[1] -= (B * g[0] + (a * f - c * c) * g[1] + (b * c - a * e) * g[2]) / determinant;
+      point[2] -= (C * g[0] + (b * c - a * e) * g[1] + (a * d - b * b) * g[2]) / determinant;
+    }
+  }
+
   /** Exchanges camera c's detections of two observations (a left and a right keypoint seen swapped). */
   swap(c: number, first: number, second: number): void {
     const view = this.normalised[c];
@@ -122,11 +186,27 @@ export class PointSolver {
   }
 }
 
+/** Enough for a point that starts at its triangulation, within centimetres of the optimum. */
+const GAUSS_NEWTON_ITERATIONS = 3;
+
 /** Number of cameras in a bit mask of cameras (as `seenBy` returns). */
 export function popCount(mask: number): number {
   let count = 0;
   for (let rest = mask; rest; rest &= rest - 1) count++;
   return count;
+}
+
+/** Adds the residual row (j0, j1, j2 | r) to a 3×3 normal matrix's upper triangle H and its gradient g. */
+function addNormalRow(H: Float64Array, g: Float64Array, j0: number, j1: number, j2: number, residual: number): void {
+  H[0] += j0 * j0;
+  H[1] += j0 * j1;
+  H[2] += j0 * j2;
+  H[4] += j1 * j1;
+  H[5] += j1 * j2;
+  H[8] += j2 * j2;
+  g[0] += j0 * residual;
+  g[1] += j1 * residual;
+  g[2] += j2 * residual;
 }
 
 /** Adds (w·(u·P_row3 − P_row))ᵀ(…) to the 4×4 normal matrix, for u the image coordinate of that row. */

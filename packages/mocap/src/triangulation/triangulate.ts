@@ -1,6 +1,7 @@
 import type { CameraModel } from '../camera/camera.ts';
 import { PointSolver, popCount } from './point-solver.ts';
 import { errorStatistics } from './reprojection-summary.ts';
+import { holdFeetRigid, type FootLink } from './rigid-feet.ts';
 import { correctSideSwaps, type SideGroup } from './side-consistency.ts';
 import type { BodyLandmarks } from './side-orientation.ts';
 
@@ -21,7 +22,8 @@ import type { BodyLandmarks } from './side-orientation.ts';
  * not even two agree the point is left missing, for the gap filling to bridge; so is a point from
  * two views whose rays meet at too small an angle to measure its depth (MIN_TWO_VIEW_ANGLE_DEG). With `sideGroups`,
  * each camera's left/right labels are first made consistent with the other cameras
- * (correctSideSwaps).
+ * (correctSideSwaps). With `footLinks` and the automatic threshold, the feet two views alone place
+ * are then held to their shape (holdFeetRigid).
  */
 export interface TriangulationOptions {
   /** 2D detections below this confidence are ignored. 0.4 is OpenCap's threshold (DESIGN §2 step 5). */
@@ -39,6 +41,11 @@ export interface TriangulationOptions {
   sideGroups?: readonly SideGroup[];
   /** The landmarks that name the sides by body geometry where no third camera can vote (orientSides). */
   bodyLandmarks?: BodyLandmarks;
+  /**
+   * The foot links held to their trial length after triangulating (holdFeetRigid), with the
+   * automatic threshold: a threshold given is Pose2Sim's triangulation as it is.
+   */
+  footLinks?: readonly FootLink[];
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -102,6 +109,7 @@ export function triangulate(
 
   const pointsWorldM = new Float64Array(frameCount * keypointCount * 3).fill(Number.NaN);
   const camerasUsed = new Uint8Array(frameCount * keypointCount);
+  const cameraMasks = new Uint32Array(frameCount * keypointCount);
   const reprojectionErrorPx = new Float32Array(frameCount * keypointCount * cameraCount).fill(Number.NaN);
   const excludedPerCamera = new Uint32Array(cameraCount);
   let rejectedPoints = 0;
@@ -164,19 +172,22 @@ export function triangulate(
         continue;
       }
       pointsWorldM.set(solver.point, observation * 3);
-      let used = 0;
-      for (let c = 0; c < cameraCount; c++) {
-        if (mask & (1 << c)) {
-          reprojectionErrorPx[observation * cameraCount + c] = solver.reprojectionError(c, observation);
-          used++;
-        } else if (seen & (1 << c)) {
-          excludedPerCamera[c]++;
-        }
-      }
-      camerasUsed[observation] = used;
+      cameraMasks[observation] = mask;
+      camerasUsed[observation] = popCount(mask);
+      for (let c = 0; c < cameraCount; c++) if (!(mask & (1 << c)) && seen & (1 << c)) excludedPerCamera[c]++;
     }
     if (options.onProgress && (frame % progressEvery === 0 || frame === frameCount - 1))
       options.onProgress(frame + 1, frameCount);
+  }
+  if (options.footLinks && automatic)
+    holdFeetRigid(solver, pointsWorldM, cameraMasks, frameCount, keypointCount, options.footLinks);
+  // Each view's error at the point as it ends up (the feet held may have moved).
+  for (let observation = 0; observation < frameCount * keypointCount; observation++) {
+    if (cameraMasks[observation] === 0) continue;
+    const point = pointsWorldM.subarray(observation * 3, observation * 3 + 3);
+    for (let c = 0; c < cameraCount; c++)
+      if (cameraMasks[observation] & (1 << c))
+        reprojectionErrorPx[observation * cameraCount + c] = solver.reprojectionError(c, observation, point);
   }
   return {
     frameCount,
