@@ -6,6 +6,7 @@ import { DEFAULT_POSE_MODEL, type PoseModelName } from '../../src/pose/pose-mode
 import type { Keypoints2D } from '../../src/pose/types.ts';
 import { CHECKED_SEGMENTS, segmentLengths } from '../../src/report/segment-lengths.ts';
 import { detectedPoses } from '../pose/detection-cache.ts';
+import { isFootSegment, worstSegment } from './two-camera-pairs.ts';
 import { referencePath } from '../reference-data.ts';
 
 /**
@@ -62,6 +63,8 @@ export function reconstructMultiPerson(demo: MultiPersonDemo, set: readonly numb
 export interface BodyFigures {
   medianSdM: number;
   worst: { name: string; sdM: number };
+  /** The worst of the segments off the feet (segmentFigures). */
+  worstOffFeet: { name: string; sdM: number };
   /** Largest change of a segment's length between consecutive frames where it exists, m. */
   largestJump: { name: string; jumpM: number; frame: number };
 }
@@ -73,7 +76,8 @@ export function bodyFigures(result: Reconstruction): BodyFigures {
   const segments = segmentLengths(positionsM, markerNames, frameCount);
   const sds = segments.map((segment) => segment.sdM).sort((a, b) => a - b);
   const middle = sds.length >> 1;
-  const worst = segments.reduce((a, b) => (b.sdM > a.sdM ? b : a));
+  const worst = worstSegment(segments);
+  const worstOffFeet = worstSegment(segments.filter((segment) => !isFootSegment(segment.name)));
   const largestJump = { name: '', jumpM: 0, frame: -1 };
   const width = markerNames.length * 3;
   for (const segment of CHECKED_SEGMENTS) {
@@ -94,6 +98,7 @@ export function bodyFigures(result: Reconstruction): BodyFigures {
   return {
     medianSdM: sds.length % 2 ? sds[middle] : (sds[middle - 1] + sds[middle]) / 2,
     worst: { name: worst.name, sdM: worst.sdM },
+    worstOffFeet: { name: worstOffFeet.name, sdM: worstOffFeet.sdM },
     largestJump,
   };
 }
@@ -102,7 +107,7 @@ export function bodyFigures(result: Reconstruction): BodyFigures {
 export function describeMultiPerson(label: string, result: Reconstruction): string {
   const figures = bodyFigures(result);
   return (
-    `${label.padEnd(24)} segment SD median ${(figures.medianSdM * 1000).toFixed(1)} mm, worst ${(figures.worst.sdM * 1000).toFixed(1)} mm (${figures.worst.name}), ` +
+    `${label.padEnd(24)} segment SD median ${(figures.medianSdM * 1000).toFixed(1)} mm, worst ${(figures.worst.sdM * 1000).toFixed(1)} mm (${figures.worst.name}; off the feet ${(figures.worstOffFeet.sdM * 1000).toFixed(1)} ${figures.worstOffFeet.name}), ` +
     `largest jump ${(figures.largestJump.jumpM * 1000).toFixed(0)} mm (${figures.largestJump.name}, frame ${figures.largestJump.frame}); ` +
     `reprojection per camera ${result.report.cameras.map((camera) => camera.reprojectionErrorPx?.medianPx.toFixed(1)).join('/')} px; ` +
     `people ${result.report.people.found}, subject not told apart ${result.report.people.subjectNotToldApart.map((stretch) => stretch.frames).join('+') || 0} frames`

@@ -198,16 +198,30 @@ function trialStartS(report: QualityReport, keypoints: readonly Keypoints2D[]): 
 export interface SegmentFigures {
   medianSdMm: number;
   worst: { name: string; sdMm: number };
+  /** The worst of the segments off the feet: the feet's lengths are held where two views alone place them (holdFeetRigid). */
+  worstOffFeet: { name: string; sdMm: number };
 }
 
 export function segmentFigures(report: QualityReport): SegmentFigures {
   const sds = report.segments.map((segment) => segment.sdM * 1000).sort((a, b) => a - b);
   const middle = sds.length >> 1;
-  const worst = report.segments.reduce((a, b) => (b.sdM > a.sdM ? b : a));
+  const worst = worstSegment(report.segments);
+  const worstOffFeet = worstSegment(report.segments.filter((segment) => !isFootSegment(segment.name)));
   return {
     medianSdMm: sds.length % 2 ? sds[middle] : (sds[middle - 1] + sds[middle]) / 2,
     worst: { name: worst.name, sdMm: worst.sdM * 1000 },
+    worstOffFeet: { name: worstOffFeet.name, sdMm: worstOffFeet.sdM * 1000 },
   };
+}
+
+/** The segment whose length varies most. */
+export function worstSegment<T extends { name: string; sdM: number }>(segments: readonly T[]): T {
+  return segments.reduce((a, b) => (b.sdM > a.sdM ? b : a));
+}
+
+/** The report's ankle-heel and heel-toe segments (CHECKED_SEGMENTS): RHindfoot, RFoot and the left ones. */
+export function isFootSegment(name: string): boolean {
+  return /foot$/i.test(name);
 }
 
 /** Frames from the four cameras' balancing frame 0 to a pair's, on the shared clock. */
