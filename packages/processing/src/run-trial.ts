@@ -147,7 +147,9 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
     const followUp = results.followUp;
     await timed('resultsS', () => io.complete(results.files, followUp && { followUp: followUp.stage }));
     if (!followUp) return { status: 'done', steps };
-    const failure = await timed('followUpS', () => finishFollowUp(io, followUp, attemptEnded, followUpProgress));
+    const failure = await timed('followUpS', () =>
+      finishFollowUp(io, followUp, attemptEnded, followUpProgress, signal),
+    );
     return { status: 'done', followUp: { stage: followUp.stage, ...(failure && { failure }) }, steps };
   } catch (error) {
     await progress.flush().catch(() => undefined);
@@ -170,14 +172,16 @@ export async function runTrial(trialId: string, io: TrialIO, options: RunTrialOp
 
 /**
  * The follow-up of a done trial to its end: its results added, or its failure reported (the engine's thread
- * tried it twice when the fault was ours; the time limit or the server stopping ends it too). Answers the failure, if any; never throws,
- * as the trial is done whatever happens here.
+ * tried it twice when the fault was ours; the time limit or the server stopping, `serverStop`, ends it too:
+ * the latter reported as interrupted). Answers the failure, if any; never throws, as the trial is done
+ * whatever happens here.
  */
 async function finishFollowUp(
   io: TrialIO,
   followUp: NonNullable<EngineResults['followUp']>,
   attemptEnded: Promise<never>,
   progress: ReturnType<typeof progressWriter<FollowUpStage>>,
+  serverStop: AbortSignal | undefined,
 ): Promise<TrialFailure | undefined> {
   try {
     const files = await Promise.race([followUp.files, attemptEnded]);
@@ -187,8 +191,11 @@ async function finishFollowUp(
   } catch (error) {
     await progress.flush().catch(() => undefined);
     const message = userMessageOf(error);
+    const interrupted = serverStop?.aborted === true && error === serverStop.reason;
     const failure: TrialFailure =
-      message === undefined ? { kind: 'internal', error, willRetry: false } : { kind: 'user', message, error };
+      message === undefined
+        ? { kind: 'internal', error, willRetry: false, ...(interrupted && { interrupted }) }
+        : { kind: 'user', message, error };
     await io.followUpFailed(failure).catch(() => undefined);
     return failure;
   }

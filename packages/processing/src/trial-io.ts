@@ -62,7 +62,9 @@ export interface ResultFile {
  * or our fault (retried while attempts remain).
  */
 export type TrialFailure =
-  { kind: 'user'; message: string; error: unknown } | { kind: 'internal'; error: unknown; willRetry: boolean };
+  | { kind: 'user'; message: string; error: unknown }
+  /** `interrupted`: the server stopped it, which is no fault of the trial's nor of ours. */
+  | { kind: 'internal'; error: unknown; willRetry: boolean; interrupted?: boolean };
 
 /** The trial cannot be processed until the user does something (calibrate, record the neutral): the message says what. */
 export class TrialInputError extends Error {

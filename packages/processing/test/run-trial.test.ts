@@ -276,25 +276,26 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
     expect(stopped.failures).toMatchObject([{ kind: 'internal', error: serverStop }]);
   });
 
+  // An engine that reports progress, and whose synchronised videos end only when the attempt aborts them, as
+  // the engine thread's do.
+  const abortedFollowUp = {
+    run: async (_inputs: TrialInputs, _outDir: string, engine: EngineRunOptions) => {
+      engine.onProgress('pose', 0.5);
+      return {
+        files: [],
+        followUp: {
+          stage: 'sync_videos' as const,
+          files: new Promise<never>((_, reject) =>
+            engine.signal.addEventListener('abort', () => reject(engine.signal.reason)),
+          ),
+        },
+      };
+    },
+    close: async () => undefined,
+  } as unknown as EngineThreads;
+
   it('an attempt that fails after the engine’s results (a progress write, storing them) ends their follow-up, leaving no rejection unhandled', async () => {
     const storeError = new Error('the server is stopping');
-    // An engine that reports progress, and whose synchronised videos end only when the attempt aborts them, as
-    // the engine thread's do.
-    const abortedFollowUp = {
-      run: async (_inputs: TrialInputs, _outDir: string, engine: EngineRunOptions) => {
-        engine.onProgress('pose', 0.5);
-        return {
-          files: [],
-          followUp: {
-            stage: 'sync_videos' as const,
-            files: new Promise<never>((_, reject) =>
-              engine.signal.addEventListener('abort', () => reject(engine.signal.reason)),
-            ),
-          },
-        };
-      },
-      close: async () => undefined,
-    } as unknown as EngineThreads;
     const unhandled: unknown[] = [];
     const record = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', record);
@@ -318,6 +319,36 @@ describe('runTrial: which failures are the user’s, and what they read', () => 
     } finally {
       process.off('unhandledRejection', record);
     }
+  });
+
+  it('a server stop during the follow-up leaves the trial done and reports the follow-up interrupted, not failed', async () => {
+    const server = new AbortController();
+    const serverStop = new Error('the server stops');
+    const { io, failures } = recordingIO(() => walkTrial([]));
+    io.complete = async () => {
+      server.abort(serverStop);
+    };
+    const outcome = await runTrial('t1', io, {
+      workRoot: join(root, 'work'),
+      finalAttempt: false,
+      timeLimitS: 60,
+      engines: abortedFollowUp,
+      signal: server.signal,
+    });
+    expect(outcome).toMatchObject({ status: 'done', followUp: { stage: 'sync_videos' } });
+    expect(failures).toEqual([{ kind: 'internal', error: serverStop, willRetry: false, interrupted: true }]);
+
+    // Its own end (the time limit) is no interruption.
+    const { io: slow, failures: slowFailures } = recordingIO(() => walkTrial([]));
+    await runTrial('t1', slow, {
+      workRoot: join(root, 'work'),
+      finalAttempt: false,
+      timeLimitS: 0.2,
+      engines: abortedFollowUp,
+      signal: new AbortController().signal,
+    });
+    expect(slowFailures).toMatchObject([{ kind: 'internal', willRetry: false }]);
+    expect(slowFailures[0]).not.toHaveProperty('interrupted');
   });
 
   it('times each step of an attempt', async () => {

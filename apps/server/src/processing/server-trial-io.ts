@@ -406,7 +406,11 @@ export function createServerTrialIO(deps: ServerTrialIODeps, attempt: Attempt) {
       await repository.failFollowUp(
         trial.id,
         attempt.id,
-        failure.kind === 'user' ? failure.message : processingMessages.syncVideosFailed,
+        failure.kind === 'user'
+          ? failure.message
+          : failure.interrupted
+            ? processingMessages.syncVideosInterrupted
+            : processingMessages.syncVideosFailed,
       );
     },
 
