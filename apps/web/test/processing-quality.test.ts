@@ -66,6 +66,8 @@ async function walkSettings(installDir: string): Promise<MainSettings> {
     scalingSetup: 'upright_standing_pose',
     subject: { heightM: 1.72, massKg: 69 },
     cameras: ['cam01', 'cam02'],
+    // The pose model ran on every other frame, as a 12 Hz filter needs (issue 24).
+    detectedHz: { cam01: 30, cam02: 30 },
     referenceCamera: 'cam01',
     frameRateHz: 60,
   };
@@ -245,7 +247,7 @@ describe('what processing runs and how good its results are, where the user look
       .getByRole('listitem')
       .allTextContents();
     expect(processedWith).toEqual([
-      "Keypoints: BlazePose full (the session's choice: HRNet (accurate)), from 2 cameras (cam01, cam02) at 60 fps, filtered at 12 Hz, the default for gait.",
+      "Keypoints: BlazePose full (the session's choice: HRNet (accurate)), from 2 cameras (cam01, cam02) at 60 fps, detected on 30 frames a second (the frames between filled), filtered at 12 Hz, the default for gait.",
       'Model: LaiUhlrich2022. The model shipped with Kinetrace, with markers at the video keypoints.',
       'Inverse kinematics, marker augmenter: none (keypoint IK). No augmenter weights are installed for "v0.3": inverse kinematics tracks the video keypoints directly.',
       'Scaling: Upright standing pose, subject 1.72 m, 69 kg.',

@@ -41,7 +41,8 @@ export function footLinks(keypointNames: readonly string[]): FootLink[] {
  * A view's detection noise and a foot link's length noise: the balance of the two (our choice, on
  * the Pose2Sim demo's pairs against four cameras: the eight ankle angles' RMS differences summed
  * 88.7° without the hold and 78.4° with it, no hip, knee or ankle figure worse by more than 0.1°;
- * holding every foot point, 5 or 20 mm instead of 10 moved the 24 figures' sum by under 2°, docs/pose.md).
+ * holding every foot point, 5 or 20 mm instead of 10 moved the 24 figures' sum by under 2°,
+ * docs/pose.md).
  */
 const PIXEL_SIGMA = 5;
 const LENGTH_SIGMA_M = 0.01;
@@ -54,8 +55,8 @@ const MAX_SWEEPS = 20;
 const SETTLED_M = 1e-4;
 
 /**
- * Re-solves the foot keypoints of `pointsWorldM` (frames × keypoints × 3) that two views alone placed, in place, from the views in
- * `cameraMasks` (per point, 0 when not triangulated) and the links' trial-median lengths.
+ * Re-solves, in place, the foot keypoints of `pointsWorldM` (frames × keypoints × 3) that two views
+ * alone placed, from those views (`cameraMasks`, per point) and the links' trial-median lengths.
  */
 export function holdFeetRigid(
   solver: PointSolver,

@@ -54,6 +54,21 @@ function keypointSourceWords(settings: MainSettingsView): string {
   return notUsed.length > 0 ? `${words} (the phone's keypoints were not used for ${notUsed.join('; ')})` : words;
 }
 
+/**
+ * The rate the pose model ran at, where it skipped frames (issue 24: what the trial's filter needs, the frames
+ * between filled), per camera where the rates differ; nothing where it ran on every frame.
+ */
+function detectionRateWords(settings: MainSettingsView): string {
+  const reduced = Object.entries(settings.detectedHz ?? {}).filter(([, hz]) => hz < settings.frameRateHz - 0.5);
+  if (reduced.length === 0) return '';
+  const rates = new Set(reduced.map(([, hz]) => Math.round(hz)));
+  const rate =
+    rates.size === 1 && reduced.length === Object.keys(settings.detectedHz ?? {}).length
+      ? `${[...rates][0]} frames a second`
+      : reduced.map(([camera, hz]) => `${Math.round(hz)} frames a second for ${camera}`).join(', ');
+  return `, detected on ${rate} (the frames between filled)`;
+}
+
 /** `main_settings` in words (issue 21): which pose model made the keypoints, which model they were fitted to, and how. */
 function ProcessedWith({ settings }: { settings: MainSettingsView }) {
   return (
@@ -64,7 +79,8 @@ function ProcessedWith({ settings }: { settings: MainSettingsView }) {
       <List size="sm" spacing={2}>
         <List.Item>
           Keypoints: {keypointSourceWords(settings)}, from {settings.cameras.length} cameras (
-          {settings.cameras.join(', ')}) at {Math.round(settings.frameRateHz)} fps, {filterWords(settings)}.
+          {settings.cameras.join(', ')}) at {Math.round(settings.frameRateHz)} fps{detectionRateWords(settings)},{' '}
+          {filterWords(settings)}.
         </List.Item>
         <List.Item>
           Model: {settings.openSimModel.used}. {settings.openSimModel.reason}
