@@ -11,21 +11,19 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { detectPose2D } from '../src/pose/detect-pose.ts';
-import {
-  DEFAULT_POSE_MODEL,
-  POSE_INPUT_MAX_SIDE_PX,
-  POSE_MODEL_NAMES,
-  type PoseModelName,
-} from '../src/pose/pose-model.ts';
+import { DEFAULT_POSE_MODEL, POSE_INPUT_MAX_SIDE_PX, POSE_MODEL_NAMES } from '../src/pose/pose-model.ts';
 import { PoseWorkerPool } from '../src/pose/pose-worker-pool.ts';
 import { decodeFrames } from '../src/video/decode.ts';
 import { probeVideo } from '../src/video/probe.ts';
+import { poseModelNamed } from '../test/pose/detection-cache.ts';
 
 const videosDir = resolve(
   fileURLToPath(new URL('../../../../shared/data/pose2sim_demo/Pose2Sim/Demo_SinglePerson/videos', import.meta.url)),
 );
 const videos = ['cam01', 'cam02', 'cam03', 'cam04'].map((camera) => resolve(videosDir, `${camera}.mp4`));
-const models = (process.env.BENCH_POSE_MODELS?.split(',') ?? POSE_MODEL_NAMES) as PoseModelName[];
+const models =
+  process.env.BENCH_POSE_MODELS?.split(',').map((name) => poseModelNamed(name.trim(), 'BENCH_POSE_MODELS')) ??
+  POSE_MODEL_NAMES;
 const workers = Number(process.env.BENCH_POSE_WORKERS ?? availableParallelism());
 const peakRssMb = () => (process.resourceUsage().maxRSS / 1024).toFixed(0);
 

@@ -49,9 +49,14 @@ export interface DetectionSettings {
 export function benchPoseModel(): PoseModelName {
   const requested = process.env.BENCH_POSE_MODEL;
   if (requested === undefined || requested === '') return DEFAULT_POSE_MODEL;
-  if (!(POSE_MODEL_NAMES as readonly string[]).includes(requested))
-    throw new Error(`BENCH_POSE_MODEL must be one of ${POSE_MODEL_NAMES.join(', ')}, not "${requested}"`);
-  return requested as PoseModelName;
+  return poseModelNamed(requested, 'BENCH_POSE_MODEL');
+}
+
+/** `name` as a pose model, or an error saying which names `variable` (an environment variable) takes. */
+export function poseModelNamed(name: string, variable: string): PoseModelName {
+  if (!(POSE_MODEL_NAMES as readonly string[]).includes(name))
+    throw new Error(`${variable} must name ${POSE_MODEL_NAMES.join(', ')}, not "${name}"`);
+  return name as PoseModelName;
 }
 
 const cacheDir = fileURLToPath(new URL('../../../../.tmp/pose-detections', import.meta.url));
