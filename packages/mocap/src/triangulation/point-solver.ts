@@ -120,7 +120,7 @@ export class PointSolver {
    * (confidence-weighted, as `solve` weights them) over `pixelSigma`, and each link's difference to
    * its length over `lengthSigmaM`, the links being the first `linkCount` of `linkEndsM` (x, y, z of
    * each other end) and `linkLengthsM`. Stops at the last good step when one is degenerate or the
-   * point goes behind a camera. Allocation-free.
+   * point goes behind a camera.
    */
   solveWithLengths(
     observation: number,
@@ -137,7 +137,9 @@ export class PointSolver {
     for (let iteration = 0; iteration < GAUSS_NEWTON_ITERATIONS; iteration++) {
       H.fill(0, 0, 9);
       g.fill(0, 0, 3);
-      const [X, Y, Z] = point;
+      const X = point[0];
+      const Y = point[1];
+      const Z = point[2];
       for (let c = 0; c < this.normalised.length; c++) {
         if (!(cameraMask & (1 << c))) continue;
         const P = this.projections[c];
@@ -161,20 +163,27 @@ export class PointSolver {
         }
       }
       for (let l = 0; l < linkCount; l++) {
-        const [dx, dy, dz] = [X - linkEndsM[l * 3], Y - linkEndsM[l * 3 + 1], Z - linkEndsM[l * 3 + 2]];
+        const dx = X - linkEndsM[l * 3];
+        const dy = Y - linkEndsM[l * 3 + 1];
+        const dz = Z - linkEndsM[l * 3 + 2];
         const distanceM = Math.hypot(dx, dy, dz);
         if (distanceM < 1e-6) continue;
         const scale = 1 / (distanceM * lengthSigmaM);
         addNormalRow(H, g, dx * scale, dy * scale, dz * scale, (distanceM - linkLengthsM[l]) / lengthSigmaM);
       }
-      // H is symmetric (upper triangle filled): the step H⁻¹g by Cramer's rule.
-      const [a, b, c, d, e, f] = [H[0], H[1], H[2], H[4], H[5], H[8]];
-      const [A, B, C] = [d * f - e * e, c * e - b * f, b * e - c * d];
-      const determinant = a * A + b * B + c * C;
+      // H is symmetric (upper triangle filled): the step H⁻¹g by its adjugate (Cramer's rule).
+      const [h00, h01, h02, h11, h12, h22] = [H[0], H[1], H[2], H[4], H[5], H[8]];
+      const a00 = h11 * h22 - h12 * h12;
+      const a01 = h02 * h12 - h01 * h22;
+      const a02 = h01 * h12 - h02 * h11;
+      const a11 = h00 * h22 - h02 * h02;
+      const a12 = h01 * h02 - h00 * h12;
+      const a22 = h00 * h11 - h01 * h01;
+      const determinant = h00 * a00 + h01 * a01 + h02 * a02;
       if (!(Math.abs(determinant) > 1e-12)) return;
-      point[0] -= (A * g[0] + B * g[1] + C * g[2]) / determinant;
-      point[1] -= (B * g[0] + (a * f - c * c) * g[1] + (b * c - a * e) * g[2]) / determinant;
-      point[2] -= (C * g[0] + (b * c - a * e) * g[1] + (a * d - b * b) * g[2]) / determinant;
+      point[0] -= (a00 * g[0] + a01 * g[1] + a02 * g[2]) / determinant;
+      point[1] -= (a01 * g[0] + a11 * g[1] + a12 * g[2]) / determinant;
+      point[2] -= (a02 * g[0] + a12 * g[1] + a22 * g[2]) / determinant;
     }
   }
 
@@ -186,7 +195,7 @@ export class PointSolver {
   }
 }
 
-/** Enough for a point that starts at its triangulation, within centimetres of the optimum. */
+/** Gauss-Newton steps a call: the point starts at its triangulation, near the optimum, and holdFeetRigid calls again until it settles. */
 const GAUSS_NEWTON_ITERATIONS = 3;
 
 /** Number of cameras in a bit mask of cameras (as `seenBy` returns). */
