@@ -1,7 +1,8 @@
 /**
  * The right person (issue 25): Pose2Sim's Demo_MultiPerson (a man balancing on the beam, a woman
- * beside it, a third person in the back) reconstructed on its four cameras and on the two pairs
- * where telling people apart is hardest, from one pose detection per video. Per setup: the 12
+ * beside it, a third person in the back) reconstructed on its four cameras, on the two pairs
+ * where telling people apart is hardest (the issue's) and on the two front-back pairs, from one pose
+ * detection per video. Per setup: the 12
  * segments' length SD (median and worst; goal ≤ 20 / ≤ 40 mm), the largest frame-to-frame change
  * of a segment's length (goal ≤ 0.15 m), and the median reprojection error per camera (goal: within
  * the single-person demo's, at most 15.9 px: another person in one camera is hundreds of pixels off).
@@ -20,6 +21,12 @@ import {
 import { benchPoseModel } from '../test/pose/detection-cache.ts';
 import { referencePath, sharedDataDir } from '../test/reference-data.ts';
 
+/** cam01+cam03 and cam02+cam04: two phones facing each other across the subject. */
+const FRONT_BACK_PAIRS = [
+  [0, 2],
+  [1, 3],
+];
+
 const missing = MULTI_PERSON_FILES.filter((path) => !existsSync(referencePath(path)));
 if (missing.length > 0) {
   console.log(`multi-person: skipped, reference data missing: ${missing.join(', ')} under ${sharedDataDir}`);
@@ -30,7 +37,7 @@ if (missing.length > 0) {
     `multi-person demo, the man on the beam (${poseModel}; goals: segment SD median ≤ 20 mm, worst ≤ 40 mm, no jump over 150 mm, ` +
       `each camera's reprojection within the single-person demo's ≤ ${SINGLE_PERSON_WORST_CAMERA_PX} px)`,
   );
-  for (const set of [[0, 1, 2, 3], ...MULTI_PERSON_PAIRS])
+  for (const set of [[0, 1, 2, 3], ...MULTI_PERSON_PAIRS, ...FRONT_BACK_PAIRS])
     console.log(
       describeMultiPerson(set.map((c) => MULTI_PERSON_CAMERAS[c]).join('+'), reconstructMultiPerson(demo, set)),
     );
