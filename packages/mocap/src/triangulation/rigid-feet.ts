@@ -4,17 +4,18 @@ import { popCount, type PointSolver } from './point-solver.ts';
 /**
  * The foot's keypoints held to one shape over the trial where two views alone place them. The
  * foot is one rigid body in the musculoskeletal model (calcn, with the toes on it), turning about
- * the ankle, so the heel and the big toe keep their distance to each other and, nearly, to the ankle
- * keypoint. Two views see the foot small and often end-on: a toe or heel detection wandering by
- * 5-15 px in one view slides the point centimetres along the other's line of sight, and the foot's
- * length with it (on the Pose2Sim demo's cam02+cam04, whose cam02 sees the feet from behind, the
- * left heel-to-toe length fell to 30-90 mm for 20 frames: 53 mm SD). Each foot keypoint triangulated
- * from exactly two views is solved again from them with its distances to the foot's other two
- * keypoints pulled towards their median over the trial (PointSolver.solveWithLengths): the views
- * still place it, within their noise, and the foot's shape picks the place among those. A point
- * three or more views agree on has its depth measured and is left as it is. A link off the body in
- * a frame (isOffBody: a mislabelled or wrong point) does not pull; the off-body check after
- * triangulation removes it.
+ * the ankle, so the heel and the big toe keep their distance to each other and, nearly, to the
+ * ankle keypoint (the toes bending at push-off shorten the heel-to-toe distance by about 1 cm at
+ * 40°, which the soft pull below, 10 mm, partly lets through). Two views see the foot small and
+ * often end-on: a toe or heel detection wandering by 5-15 px in one view slides the point
+ * centimetres along the other's line of sight, and the foot's length with it (on the Pose2Sim
+ * demo's cam02+cam04, whose cam02 sees the feet from behind, the left heel-to-toe length fell to
+ * 30-90 mm for 20 frames: 53 mm SD). Each foot keypoint triangulated from exactly two views is
+ * solved again from them with its distances to the foot's other two keypoints pulled towards their
+ * median over the trial (PointSolver.solveWithLengths): the views still place it, within their
+ * noise, and the foot's shape picks the place among those. A point three or more views agree on
+ * has its depth measured and is left as it is. A link off the body in a frame (isOffBody: a
+ * mislabelled or wrong point) does not pull; the off-body check after triangulation removes it.
  */
 export interface FootLink {
   /** Keypoint indices of the link's two ends. */
