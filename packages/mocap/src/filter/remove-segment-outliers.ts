@@ -66,6 +66,40 @@ const MIN_LINKS_FOR_HEIGHT = 3;
 const MAX_DEVIATION_M = 0.1;
 const MAX_DEVIATION_SHARE = 0.4;
 
+/** The distance between keypoints a and b in `frame` of `positions` (frames × keypoints × 3, m); NaN where either is missing. */
+export function linkLengthM(
+  positions: Float64Array,
+  keypointCount: number,
+  frame: number,
+  a: number,
+  b: number,
+): number {
+  const i = (frame * keypointCount + a) * 3;
+  const j = (frame * keypointCount + b) * 3;
+  return Math.hypot(
+    positions[i] - positions[j],
+    positions[i + 1] - positions[j + 1],
+    positions[i + 2] - positions[j + 2],
+  );
+}
+
+/** A link's median length over the frames where both its ends exist (linkLengthM); NaN where they never do. */
+export function trialMedianLengthM(
+  positions: Float64Array,
+  frameCount: number,
+  keypointCount: number,
+  a: number,
+  b: number,
+): number {
+  const lengths: number[] = [];
+  for (let frame = 0; frame < frameCount; frame++) {
+    const value = linkLengthM(positions, keypointCount, frame, a, b);
+    if (!Number.isNaN(value)) lengths.push(value);
+  }
+  lengths.sort((x, y) => x - y);
+  return lengths.length > 0 ? lengths[lengths.length >> 1] : Number.NaN;
+}
+
 /** Whether a link this long, where its reference length is `referenceM`, puts one of its ends off the body. */
 export function isOffBody(lengthM: number, referenceM: number): boolean {
   return Math.abs(lengthM - referenceM) > Math.max(MAX_DEVIATION_M, MAX_DEVIATION_SHARE * referenceM);
@@ -81,20 +115,8 @@ export function removeSegmentOutliers(
   const removedPerPoint = new Uint32Array(keypointCount);
   const present = LINKS.filter(([a, b]) => keypointNames.includes(a) && keypointNames.includes(b));
   const links = present.map(([a, b]) => [keypointNames.indexOf(a), keypointNames.indexOf(b)] as const);
-  const length = (frame: number, [a, b]: readonly [number, number]) => {
-    const i = (frame * keypointCount + a) * 3;
-    const j = (frame * keypointCount + b) * 3;
-    return Math.hypot(cleaned[i] - cleaned[j], cleaned[i + 1] - cleaned[j + 1], cleaned[i + 2] - cleaned[j + 2]);
-  };
-  const trialMedians = links.map((link) => {
-    const lengths: number[] = [];
-    for (let frame = 0; frame < frameCount; frame++) {
-      const value = length(frame, link);
-      if (!Number.isNaN(value)) lengths.push(value);
-    }
-    lengths.sort((x, y) => x - y);
-    return lengths.length > 0 ? lengths[lengths.length >> 1] : Number.NaN;
-  });
+  const length = (frame: number, [a, b]: readonly [number, number]) => linkLengthM(cleaned, keypointCount, frame, a, b);
+  const trialMedians = links.map(([a, b]) => trialMedianLengthM(cleaned, frameCount, keypointCount, a, b));
   const medians = plausibleLengths(
     trialMedians,
     present.map(([, , segment]) => (segment ? LINK_HEIGHT_SHARES[segment] : undefined)),

@@ -1,4 +1,4 @@
-import { isOffBody } from '../filter/remove-segment-outliers.ts';
+import { isOffBody, linkLengthM, trialMedianLengthM } from '../filter/remove-segment-outliers.ts';
 import { popCount, type PointSolver } from './point-solver.ts';
 
 /**
@@ -67,24 +67,7 @@ export function holdFeetRigid(
   keypointCount: number,
   links: readonly FootLink[],
 ): void {
-  const lengthM = (frame: number, a: number, b: number) => {
-    const i = (frame * keypointCount + a) * 3;
-    const j = (frame * keypointCount + b) * 3;
-    return Math.hypot(
-      pointsWorldM[i] - pointsWorldM[j],
-      pointsWorldM[i + 1] - pointsWorldM[j + 1],
-      pointsWorldM[i + 2] - pointsWorldM[j + 2],
-    );
-  };
-  const medians = links.map(({ from, to }) => {
-    const lengths: number[] = [];
-    for (let frame = 0; frame < frameCount; frame++) {
-      const value = lengthM(frame, from, to);
-      if (!Number.isNaN(value)) lengths.push(value);
-    }
-    lengths.sort((x, y) => x - y);
-    return lengths.length > 0 ? lengths[lengths.length >> 1] : Number.NaN;
-  });
+  const medians = links.map(({ from, to }) => trialMedianLengthM(pointsWorldM, frameCount, keypointCount, from, to));
   // Per foot keypoint, its links: the other end and the link's index.
   const footKeypoints = [...new Set(links.flatMap(({ from, to }) => [from, to]))].map((k) => ({
     k,
@@ -101,10 +84,10 @@ export function holdFeetRigid(
         if (popCount(cameraMasks[observation]) !== 2) continue;
         let pulling = 0;
         for (const { other, l } of foot.links) {
-          const value = lengthM(frame, foot.k, other);
+          const value = linkLengthM(pointsWorldM, keypointCount, frame, foot.k, other);
           if (Number.isNaN(medians[l]) || Number.isNaN(value) || isOffBody(value, medians[l])) continue;
-          const at = (frame * keypointCount + other) * 3;
-          linkEndsM.set(pointsWorldM.subarray(at, at + 3), pulling * 3);
+          const end = (frame * keypointCount + other) * 3;
+          linkEndsM.set(pointsWorldM.subarray(end, end + 3), pulling * 3);
           linkLengthsM[pulling++] = medians[l];
         }
         if (pulling === 0) continue;
