@@ -10,7 +10,10 @@
  * where that difference arises: the pair's keypoints through the four cameras' scaled model (what
  * two views change in triangulation, synchronisation and filtering) and the four cameras' keypoints
  * through the pair's model (what they change in the neutral and its scaling), and the
- * synchronisation lag the pair found (the demo's cameras are synchronised in hardware: 0).
+ * synchronisation lag the pair found (the demo's cameras are synchronised in hardware: 0). Then the
+ * same chain on 2D keypoints every view agrees on (the four cameras' reprojected into each camera:
+ * what two cameras add themselves), and with each view's median offset from them, or the rest of
+ * the detector's placement, put back (what the detector adds).
  * BENCH_POSE_MODEL detects with another model than the default.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -23,7 +26,9 @@ import {
   anglesAgainst,
   CAMERAS,
   detectDemo,
+  fourCameraKeypoints,
   PAIRS,
+  reprojectedDetections,
   runSetup,
   segmentFigures,
   type SetupRun,
@@ -47,6 +52,8 @@ if (missing.length > 0) {
             `${c.coordinate.replace(/_(flexion|angle)/, '')} ${c.rmsDifferenceDeg.toFixed(1)} (${c.rmsDifferenceWithoutOffsetDeg.toFixed(1)})`,
         )
         .join(', ');
+    const total = (comparisons: CoordinateComparison[]) =>
+      `sum ${comparisons.reduce((sum, c) => sum + c.rmsDifferenceDeg, 0).toFixed(1)}°, ${comparisons.filter((c) => c.rmsDifferenceDeg <= 5).length} of ${comparisons.length} within 5°`;
     const diagnosis = (run: SetupRun, four: SetupRun) => {
       const sources = angleErrorSources(run, four);
       const lags = run.balancing.cameras
@@ -78,11 +85,33 @@ if (missing.length > 0) {
       `two cameras, Pose2Sim demo balancing trial (${detections.poseModel}): cameras | segment SD median, worst, worst off the feet (mm; goal ≤ 20, ≤ 40 on pairs, ≤ 15 on four) | quality | scaling`,
     );
     console.log(row(CAMERAS.join('+'), four));
+    const pairAngles: CoordinateComparison[] = [];
     for (const pair of PAIRS) {
       const run = await runSetup(detections, pair, join(root, pair.join('-'))).catch((error: unknown) =>
         error instanceof Error ? error : new Error(String(error)),
       );
       console.log(row(pair.join('+'), run, four));
+      if (!(run instanceof Error)) pairAngles.push(...anglesAgainst(run, four));
+    }
+    console.log(`${''.padEnd(24)} the pairs' ${pairAngles.length} angles: ${total(pairAngles)}`);
+
+    // The same chain on 2D keypoints every view agrees on, then with the detector's own placement
+    // of each keypoint put back in two parts: what two cameras add, and what the detector adds.
+    console.log(
+      "two cameras on four cameras' keypoints reprojected into each camera (where it detected them), with the detector's placement kept: angles vs four cameras on the same keypoints, RMS deg",
+    );
+    const fourKeypoints = await fourCameraKeypoints(detections);
+    for (const keep of ['none', 'median offset', 'without median offset'] as const) {
+      const input = reprojectedDetections(detections, fourKeypoints, keep);
+      const dir = join(root, keep.replaceAll(' ', '-'));
+      const reference = await runSetup(input, CAMERAS, join(dir, 'four'));
+      const angles: CoordinateComparison[] = [];
+      for (const pair of PAIRS) {
+        const pairAngles = anglesAgainst(await runSetup(input, pair, join(dir, pair.join('-'))), reference);
+        console.log(`${keep.padEnd(22)} ${pair.join('+').padEnd(12)} ${degrees(pairAngles)}`);
+        angles.push(...pairAngles);
+      }
+      console.log(`${keep.padEnd(22)} ${''.padEnd(12)} ${total(angles)}`);
     }
   } finally {
     rmSync(root, { recursive: true, force: true });

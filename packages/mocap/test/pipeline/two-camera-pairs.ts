@@ -9,10 +9,12 @@ import { fitTrial } from '../../src/model-fitting/fit-trial.ts';
 import { readOsim } from '../../src/model/read-osim.ts';
 import { processTrial } from '../../src/pipeline/process-trial.ts';
 import { DEFAULT_POSE_MODEL, type PoseModelName } from '../../src/pose/pose-model.ts';
-import type { Keypoints2D } from '../../src/pose/types.ts';
+import { keypointOffset, type Keypoints2D } from '../../src/pose/types.ts';
+import { projectPoint } from '../../src/camera/camera.ts';
+import { medianPx } from '../../src/triangulation/reprojection-summary.ts';
 import type { QualityReport } from '../../src/report/quality-report.ts';
 import type { ReportWithModelFit } from '../../src/session/model-fit-report.ts';
-import { processMovement } from '../../src/session/process-movement.ts';
+import { processMovementResultsFirst } from '../../src/session/process-movement.ts';
 import { ikSettingsForModel } from '../../src/model-fitting/fit-neutral.ts';
 import { processNeutral } from '../../src/session/process-neutral.ts';
 import type { ProcessingSettings, SessionVideo } from '../../src/session/types.ts';
@@ -107,23 +109,40 @@ export async function runNeutral(
 }
 
 /**
- * The balancing trial's 3D keypoints and quality report with the named cameras, as processMovement
- * reconstructs them (without its IK and synchronised videos).
+ * A trial of the demo reconstructed with the named cameras as the session chain does it:
+ * processNeutral's settings for the static trial (no synchronisation), processMovement's for the
+ * balancing trial (without their scaling, IK and synchronised videos).
  */
-export async function runBalancingKeypoints(detections: DemoDetections, cameraNames: readonly string[]) {
-  const keypoints = cameraNames.map((name) => detections.balancing[CAMERAS.indexOf(name)]);
-  const result = await processTrial(
+export function reconstructDemoTrial(
+  detections: DemoDetections,
+  cameraNames: readonly string[],
+  trial: 'static' | 'balancing',
+) {
+  const keypoints = cameraNames.map((name) => detections[trial][CAMERAS.indexOf(name)]);
+  return processTrial(
     {
-      trialName: 'balancing',
+      trialName: trial,
       cameras: cameraNames.map((name) => detections.cameras[CAMERAS.indexOf(name)]),
-      videos: videos(cameraNames, DEMO_FILES.balancingVideos),
+      videos: videos(cameraNames, trial === 'static' ? DEMO_FILES.staticVideos : DEMO_FILES.balancingVideos),
     },
-    { estimatePose: fromCache(cameraNames, keypoints), filterFrequency: SETTINGS.filterFrequency, isGait: false },
+    {
+      estimatePose: fromCache(cameraNames, keypoints),
+      filterFrequency: SETTINGS.filterFrequency,
+      isGait: false,
+      ...(trial === 'static' ? { synchronise: false, neutral: true } : {}),
+    },
   );
-  return result.report;
 }
 
-/** The neutral and the balancing trial of the demo with the named cameras, into `outDir`. */
+/** The balancing trial's quality report with the named cameras (reconstructDemoTrial). */
+export async function runBalancingKeypoints(detections: DemoDetections, cameraNames: readonly string[]) {
+  return (await reconstructDemoTrial(detections, cameraNames, 'balancing')).report;
+}
+
+/**
+ * The neutral and the balancing trial of the demo with the named cameras, into `outDir` (the
+ * balancing trial's results without its synchronised videos, which nothing here reads).
+ */
 export async function runSetup(
   detections: DemoDetections,
   cameraNames: readonly string[],
@@ -132,7 +151,7 @@ export async function runSetup(
   const neutral = await runNeutral(detections, cameraNames, join(outDir, 'neutral'));
   const balancingDir = join(outDir, 'balancing');
   const keypoints = cameraNames.map((name) => detections.balancing[CAMERAS.indexOf(name)]);
-  await processMovement(
+  await processMovementResultsFirst(
     {
       videos: videos(cameraNames, DEMO_FILES.balancingVideos),
       cameras: neutral.outcome.cameras,
@@ -258,4 +277,86 @@ export function angleErrorSources(
     ),
     model: compareMotions(angles(four.balancingKeypoints, pair.scaledModelOsim), four.motion, FLEXION_COORDINATES),
   };
+}
+
+/**
+ * What is kept of the detector's own placement of each keypoint in reprojectedDetections: nothing
+ * (`none`); each view's median offset per keypoint over the trial, constant (`median offset`); or
+ * the rest, the detections less that offset (`without median offset`).
+ */
+export type DetectorPlacement = 'none' | 'median offset' | 'without median offset';
+
+/** The four cameras' 3D keypoints of both trials (reconstructDemoTrial), for reprojectedDetections. */
+export async function fourCameraKeypoints(detections: DemoDetections) {
+  const [still, balancing] = await Promise.all([
+    reconstructDemoTrial(detections, CAMERAS, 'static'),
+    reconstructDemoTrial(detections, CAMERAS, 'balancing'),
+  ]);
+  return { static: still, balancing };
+}
+
+/**
+ * The demo's detections moved to where the four cameras' 3D keypoints reproject into each camera:
+ * 2D keypoints on which every view agrees, in the frames and for the keypoints each camera
+ * detected (their confidences kept), so that what a pair's chain gives on them is what two cameras
+ * add themselves. `keep` puts part of the detector's own placement back (DetectorPlacement).
+ */
+export function reprojectedDetections(
+  detections: DemoDetections,
+  four: Awaited<ReturnType<typeof fourCameraKeypoints>>,
+  keep: DetectorPlacement,
+): DemoDetections {
+  const reprojected = (trial: 'static' | 'balancing') =>
+    detections[trial].map((keypoints, camera) => {
+      const points = four[trial].keypoints;
+      const startS = trialStartS(four[trial].report, detections[trial]);
+      const offsetS = four[trial].report.cameras[camera].sync.offsetS;
+      const width = keypoints.keypointNames.length;
+      const markers = keypoints.keypointNames.map((name) => points.markerNames.indexOf(name));
+      // Per frame and keypoint: where the four cameras' point reprojects, NaN where it has none.
+      const at = new Float64Array(keypoints.frameCount * width * 2).fill(Number.NaN);
+      for (let frame = 0; frame < keypoints.frameCount; frame++) {
+        const pointFrame = Math.round((keypoints.timestampsS[frame] + offsetS - startS) * points.frameRateHz);
+        if (pointFrame < 0 || pointFrame >= points.timesS.length) continue;
+        markers.forEach((marker, k) => {
+          if (marker < 0) return;
+          const from = (pointFrame * points.markerNames.length + marker) * 3;
+          const pixel = projectPoint(detections.cameras[camera], points.positionsM.subarray(from, from + 3));
+          if (pixel && Number.isFinite(pixel[0])) at.set(pixel, (frame * width + k) * 2);
+        });
+      }
+      const detected = (frame: number, k: number) => {
+        const offset = keypointOffset(keypoints, frame, k);
+        return keypoints.data[offset + 2] > 0 && Number.isFinite(keypoints.data[offset]);
+      };
+      const medianOffset = keypoints.keypointNames.map((_, k) =>
+        [0, 1].map((axis) => {
+          const offsets: number[] = [];
+          for (let frame = 0; frame < keypoints.frameCount; frame++) {
+            const there = at[(frame * width + k) * 2 + axis];
+            if (detected(frame, k) && Number.isFinite(there))
+              offsets.push(keypoints.data[keypointOffset(keypoints, frame, k) + axis] - there);
+          }
+          return medianPx(offsets) ?? 0;
+        }),
+      );
+      const data = new Float32Array(keypoints.data);
+      for (let frame = 0; frame < keypoints.frameCount; frame++)
+        for (let k = 0; k < width; k++) {
+          if (!detected(frame, k)) continue;
+          const offset = keypointOffset(keypoints, frame, k);
+          const there = at.subarray((frame * width + k) * 2, (frame * width + k) * 2 + 2);
+          if (!Number.isFinite(there[0])) data.set([Number.NaN, Number.NaN, 0], offset);
+          else
+            for (const axis of [0, 1])
+              data[offset + axis] =
+                keep === 'none'
+                  ? there[axis]
+                  : keep === 'median offset'
+                    ? there[axis] + medianOffset[k][axis]
+                    : keypoints.data[offset + axis] - medianOffset[k][axis];
+        }
+      return { ...keypoints, data, otherPeople: undefined };
+    });
+  return { ...detections, static: reprojected('static'), balancing: reprojected('balancing') };
 }

@@ -7,15 +7,19 @@ import { projectPoint } from '../../src/camera/camera.ts';
 import { markerTrack } from '../../src/augmenter/marker-augmenter.ts';
 import { reconstructTrial } from '../../src/pipeline/reconstruct-trial.ts';
 import { keypointOffset, type Keypoints2D } from '../../src/pose/types.ts';
-import { DEMO_FILES, DEMO_SUBJECT } from '../model-fitting/pose2sim-demo-chain.ts';
+import { DEMO_FILES, DEMO_SUBJECT, FLEXION_COORDINATES } from '../model-fitting/pose2sim-demo-chain.ts';
 import { describeWithData } from '../reference-data.ts';
 import {
+  anglesAgainst,
   CAMERAS,
   type DemoDetections,
   detectDemo,
+  fourCameraKeypoints,
   PAIRS,
+  reprojectedDetections,
   runBalancingKeypoints,
   runNeutral,
+  runSetup,
   segmentFigures,
 } from './two-camera-pairs.ts';
 import type { QualityReport } from '../../src/report/quality-report.ts';
@@ -192,6 +196,23 @@ describeWithData(
       expect(swapped.cam02).toBeGreaterThanOrEqual(2 * 18);
       expect(swapped.cam04).toBe(0);
     });
+
+    it("adds little to the angles itself: on 2D keypoints every view agrees on (four cameras' reprojected), every pair's hip, knee and ankle within 5° RMS of four cameras'", async () => {
+      // The detector's own placement is what parts the pairs' angles from four cameras' on the real
+      // detections (npm run bench -- two-cameras); this is the chain's share: sync, triangulation,
+      // gap filling and the filter with two views, the neutral's scaling, and IK.
+      const input = reprojectedDetections(detections, await fourCameraKeypoints(detections), 'none');
+      const four = await runSetup(input, CAMERAS, join(root, 'agreeing', 'four'));
+      for (const pair of PAIRS) {
+        const angles = anglesAgainst(await runSetup(input, pair, join(root, 'agreeing', pair.join('-'))), four);
+        console.log(
+          `${pair.join('+')} on agreeing keypoints: ${angles.map((c) => `${c.coordinate} ${c.rmsDifferenceDeg.toFixed(1)}`).join(', ')}`,
+        );
+        expect(angles.map((c) => c.coordinate)).toEqual(FLEXION_COORDINATES);
+        for (const angle of angles)
+          expect(angle.rmsDifferenceDeg, `${pair.join('+')} ${angle.coordinate}`).toBeLessThanOrEqual(5);
+      }
+    }, 300_000);
 
     it('stops with a user error naming the keypoints and the camera when one of two cameras never sees the knees', async () => {
       const failed = await runNeutral(detections, ['cam03', 'cam04'], join(root, 'no-knees'), [
