@@ -6,7 +6,7 @@ import { DEFAULT_POSE_MODEL, type PoseModelName } from '../../src/pose/pose-mode
 import type { Keypoints2D } from '../../src/pose/types.ts';
 import { CHECKED_SEGMENTS, segmentLengths } from '../../src/report/segment-lengths.ts';
 import { detectedPoses } from '../pose/detection-cache.ts';
-import { isFootSegment, worstSegment } from './two-camera-pairs.ts';
+import { segmentSpread } from './two-camera-pairs.ts';
 import { referencePath } from '../reference-data.ts';
 
 /**
@@ -73,11 +73,7 @@ export interface BodyFigures {
 export function bodyFigures(result: Reconstruction): BodyFigures {
   const { positionsM, markerNames, timesS } = result.keypoints;
   const frameCount = timesS.length;
-  const segments = segmentLengths(positionsM, markerNames, frameCount);
-  const sds = segments.map((segment) => segment.sdM).sort((a, b) => a - b);
-  const middle = sds.length >> 1;
-  const worst = worstSegment(segments);
-  const worstOffFeet = worstSegment(segments.filter((segment) => !isFootSegment(segment.name)));
+  const { medianSdM, worst, worstOffFeet } = segmentSpread(segmentLengths(positionsM, markerNames, frameCount));
   const largestJump = { name: '', jumpM: 0, frame: -1 };
   const width = markerNames.length * 3;
   for (const segment of CHECKED_SEGMENTS) {
@@ -96,7 +92,7 @@ export function bodyFigures(result: Reconstruction): BodyFigures {
     }
   }
   return {
-    medianSdM: sds.length % 2 ? sds[middle] : (sds[middle - 1] + sds[middle]) / 2,
+    medianSdM,
     worst: { name: worst.name, sdM: worst.sdM },
     worstOffFeet: { name: worstOffFeet.name, sdM: worstOffFeet.sdM },
     largestJump,

@@ -222,24 +222,30 @@ export interface SegmentFigures {
 }
 
 export function segmentFigures(report: QualityReport): SegmentFigures {
-  const sds = report.segments.map((segment) => segment.sdM * 1000).sort((a, b) => a - b);
-  const middle = sds.length >> 1;
-  const worst = worstSegment(report.segments);
-  const worstOffFeet = worstSegment(report.segments.filter((segment) => !isFootSegment(segment.name)));
+  const { medianSdM, worst, worstOffFeet } = segmentSpread(report.segments);
   return {
-    medianSdMm: sds.length % 2 ? sds[middle] : (sds[middle - 1] + sds[middle]) / 2,
+    medianSdMm: medianSdM * 1000,
     worst: { name: worst.name, sdMm: worst.sdM * 1000 },
     worstOffFeet: { name: worstOffFeet.name, sdMm: worstOffFeet.sdM * 1000 },
   };
 }
 
+/** The median of the segments' length SDs, m; the segment that varies most; and the one that varies most off the feet. */
+export function segmentSpread<T extends { name: string; sdM: number }>(segments: readonly T[]) {
+  return {
+    medianSdM: medianPx(segments.map((segment) => segment.sdM)) ?? Number.NaN,
+    worst: worstSegment(segments),
+    worstOffFeet: worstSegment(segments.filter((segment) => !isFootSegment(segment.name))),
+  };
+}
+
 /** The segment whose length varies most. */
-export function worstSegment<T extends { name: string; sdM: number }>(segments: readonly T[]): T {
+function worstSegment<T extends { name: string; sdM: number }>(segments: readonly T[]): T {
   return segments.reduce((a, b) => (b.sdM > a.sdM ? b : a));
 }
 
 /** The report's ankle-heel and heel-toe segments (CHECKED_SEGMENTS): RHindfoot, RFoot and the left ones. */
-export function isFootSegment(name: string): boolean {
+function isFootSegment(name: string): boolean {
   return /foot$/i.test(name);
 }
 
