@@ -134,11 +134,6 @@ export function reconstructDemoTrial(
   );
 }
 
-/** The balancing trial's quality report with the named cameras (reconstructDemoTrial). */
-export async function runBalancingKeypoints(detections: DemoDetections, cameraNames: readonly string[]) {
-  return (await reconstructDemoTrial(detections, cameraNames, 'balancing')).report;
-}
-
 /**
  * The neutral and the balancing trial of the demo with the named cameras, into `outDir` (the
  * balancing trial's results without its synchronised videos, which nothing here reads).
@@ -312,10 +307,10 @@ export function reprojectedDetections(
   four: Awaited<ReturnType<typeof fourCameraKeypoints>>,
   keep: DetectorPlacement,
 ): DemoDetections {
-  const reprojected = (trial: 'static' | 'balancing') =>
-    detections[trial].map((keypoints, camera) => {
-      const points = four[trial].keypoints;
-      const startS = trialStartS(four[trial].report, detections[trial]);
+  const reprojected = (trial: 'static' | 'balancing') => {
+    const points = four[trial].keypoints;
+    const startS = trialStartS(four[trial].report, detections[trial]);
+    return detections[trial].map((keypoints, camera) => {
       const offsetS = four[trial].report.cameras[camera].sync.offsetS;
       const width = keypoints.keypointNames.length;
       const markers = keypoints.keypointNames.map((name) => points.markerNames.indexOf(name));
@@ -364,5 +359,6 @@ export function reprojectedDetections(
         }
       return { ...keypoints, data, otherPeople: undefined };
     });
+  };
   return { ...detections, static: reprojected('static'), balancing: reprojected('balancing') };
 }
